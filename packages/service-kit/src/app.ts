@@ -1,0 +1,95 @@
+import express, { type Express, type Router } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Registry } from 'prom-client';
+import { errorHandler, notFoundHandler } from './errors';
+import { Lifecycle } from './lifecycle';
+import type { Logger } from './logger';
+import { createMetricsRegistry, httpMetricsMiddleware } from './metrics';
+import { assignRequestId } from './request-id';
+
+export interface ServiceAppOptions {
+  name: string;
+  logger: Logger;
+  /** Mounts the service's own routes; called after the shared middleware. */
+  routes: (app: Express) => void;
+  lifecycle?: Lifecycle;
+  metrics?: Registry;
+  /** JSON (and form) body size limit; larger bodies get 413. */
+  bodyLimit?: string;
+  /** Also parse application/x-www-form-urlencoded bodies (OAuth token endpoints). */
+  urlencoded?: boolean;
+  /** Express "trust proxy" setting: which client address counts behind proxies. */
+  trustProxy?: boolean | number | string;
+  /** Replaces the default JSON 404 (the API gateway renders its own). */
+  notFound?: express.RequestHandler;
+}
+
+export interface ServiceApp {
+  app: Express;
+  lifecycle: Lifecycle;
+  metrics: Registry;
+}
+
+/** An Express app with the plumbing every service shares; it never listens. */
+export function createServiceApp(options: ServiceAppOptions): ServiceApp {
+  const lifecycle = options.lifecycle ?? new Lifecycle();
+  const metrics = options.metrics ?? createMetricsRegistry(options.name);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? false);
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: options.logger,
+      genReqId: assignRequestId,
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      // Probes would drown the log; their failures still show up through readiness.
+      autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactQuery(req.url),
+          remoteAddress: req.remoteAddress,
+        }),
+      },
+    }),
+  );
+  app.use(httpMetricsMiddleware(metrics));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    if (lifecycle.isShuttingDown) {
+      res.status(503).json({ status: 'shutting_down', checks: {} });
+      return;
+    }
+    const { ready, checks } = await lifecycle.checkReadiness();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('content-type', metrics.contentType);
+    res.send(await metrics.metrics());
+  });
+
+  const limit = options.bodyLimit ?? '100kb';
+  app.use(express.json({ limit }));
+  if (options.urlencoded) app.use(express.urlencoded({ limit, extended: false }));
+
+  options.routes(app);
+
+  app.use(options.notFound ?? notFoundHandler);
+  app.use(errorHandler);
+  return { app, lifecycle, metrics };
+}
+
+const SECRET_QUERY_PARAMS = /([?&](?:access_token|id_token|code|otp|password|client_secret|token)=)[^&]*/gi;
+
+/** Tokens can arrive in query strings (the gateway accepts `access_token`); keep them out of logs. */
+export function redactQuery(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMS, '$1[REDACTED]');
+}
+
+export type { Router };

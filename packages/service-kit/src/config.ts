@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not satisfy a service's config schema. */
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses `env` with the service's schema; the error names every bad variable and why. */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const variable = issue.path.length > 0 ? issue.path.join('.') : '(environment)';
+    return `${variable}: ${issue.message}`;
+  });
+  throw new ConfigError(problems);
+}
+
+/** For main.ts: prints the problems and exits 1 instead of starting half-configured. */
+export function loadConfigOrExit<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.output<S> {
+  try {
+    return loadConfig(schema, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** Reusable env field parsers: env values are strings, these turn them into typed values. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  host: () => z.string().min(1).default('0.0.0.0'),
+  logLevel: () =>
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  nodeEnv: () => z.string().default('development'),
+  boolean: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** Express's trust-proxy setting: true/false, a hop count, or a list of addresses/CIDRs. */
+  trustProxy: () =>
+    z
+      .string()
+      .default('false')
+      .transform((v): boolean | number | string => {
+        if (v === 'true') return true;
+        if (v === 'false' || v === '') return false;
+        if (/^\d+$/.test(v)) return Number(v);
+        return v;
+      }),
+  url: () => z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+};

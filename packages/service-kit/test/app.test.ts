@@ -1,0 +1,205 @@
+import request from 'supertest';
+import { z } from 'zod';
+import { createServiceApp, HttpError, parseOrThrow, validate } from '../src';
+import { capturingLogger } from './helpers';
+
+function buildTestApp(options: { redact?: string[] } = {}) {
+  const captured = capturingLogger(options.redact);
+  const service = createServiceApp({
+    name: 'test',
+    logger: captured.logger,
+    urlencoded: true,
+    routes: (app) => {
+      app.post('/echo', (req, res) => {
+        res.json({ received: req.body });
+      });
+      app.post('/typed', validate({ body: z.object({ name: z.string().min(1), age: z.number().int() }) }), (_req, res) => {
+        res.json(res.locals.body);
+      });
+      app.get('/items/:id', (req, res) => {
+        const query = parseOrThrow(z.object({ limit: z.coerce.number().int().max(10) }), req.query);
+        res.json({ id: req.params.id, limit: query.limit });
+      });
+      app.get('/teapot', () => {
+        throw new HttpError(418, 'teapot', 'I am a teapot', { headers: { 'retry-after': '7' } });
+      });
+      app.get('/boom', async () => {
+        throw new Error('database password is hunter2');
+      });
+      app.post('/log-body', (req, res) => {
+        req.log.info({ body: req.body }, 'received body');
+        req.log.error({ err: new Error('failed'), payload: req.body }, 'handling failed');
+        res.status(204).end();
+      });
+    },
+  });
+  return { ...service, ...captured };
+}
+
+describe('service app', () => {
+  it('answers /healthz while the process is alive', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('reports ready when every readiness check passes', async () => {
+    const { app, lifecycle } = buildTestApp();
+    lifecycle.addReadinessCheck('database', () => undefined);
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok' } });
+  });
+
+  it('reports not ready with the failing check named', async () => {
+    const { app, lifecycle } = buildTestApp();
+    lifecycle.addReadinessCheck('database', async () => {
+      throw new Error('connection refused');
+    });
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: 'not_ready', checks: { database: 'connection refused' } });
+  });
+
+  it('fails readiness once shutdown has begun', async () => {
+    const { app, lifecycle } = buildTestApp();
+    lifecycle.beginShutdown();
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.status).toBe('shutting_down');
+  });
+
+  it('generates a request id when none is sent and echoes one that is', async () => {
+    const { app } = buildTestApp();
+    const generated = await request(app).get('/healthz');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await request(app).get('/healthz').set('x-request-id', 'trace-123');
+    expect(echoed.headers['x-request-id']).toBe('trace-123');
+  });
+
+  it('replaces a request id that is not a sane token', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).get('/healthz').set('x-request-id', 'bad id\twith spaces');
+    expect(res.headers['x-request-id']).not.toBe('bad id\twith spaces');
+  });
+
+  it('parses JSON and form bodies', async () => {
+    const { app } = buildTestApp();
+    const json = await request(app).post('/echo').send({ a: 1 });
+    expect(json.body).toEqual({ received: { a: 1 } });
+    const form = await request(app).post('/echo').type('form').send('a=1&b=two');
+    expect(form.body).toEqual({ received: { a: '1', b: 'two' } });
+  });
+
+  it('rejects malformed JSON with a 400 JSON error', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).post('/echo').set('content-type', 'application/json').send('{"a":');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('not valid JSON') });
+  });
+
+  it('rejects a JSON body that is not an object or array', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).post('/echo').set('content-type', 'application/json').send('"just a string"');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
+  });
+
+  it('rejects a body over 100 kB with a 413 JSON error', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).post('/echo').send({ blob: 'x'.repeat(101 * 1024) });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: 'payload_too_large', error_description: expect.any(String) });
+  });
+
+  it('turns a validation failure into a 400 naming each field path', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).post('/typed').send({ name: '', age: 1.5 });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
+    expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['age', 'name']);
+    expect(res.body.error_description).toContain('name:');
+  });
+
+  it('hands typed values to the route after validation', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).post('/typed').send({ name: 'Ada', age: 36, extra: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ name: 'Ada', age: 36 });
+  });
+
+  it('validates query strings the same way', async () => {
+    const { app } = buildTestApp();
+    expect((await request(app).get('/items/7?limit=3')).body).toEqual({ id: '7', limit: 3 });
+    const res = await request(app).get('/items/7?limit=99');
+    expect(res.status).toBe(400);
+    expect(res.body.details[0].path).toBe('limit');
+  });
+
+  it('renders an HttpError with its status, code, description and headers', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).get('/teapot');
+    expect(res.status).toBe(418);
+    expect(res.headers['retry-after']).toBe('7');
+    expect(res.body).toEqual({ error: 'teapot', error_description: 'I am a teapot' });
+  });
+
+  it('answers an unexpected error with a generic 500 and keeps the details in the log', async () => {
+    const { app, lines } = buildTestApp();
+    const res = await request(app).get('/boom');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'server_error', error_description: 'Internal server error' });
+    expect(JSON.stringify(res.body)).not.toContain('hunter2');
+    expect(lines()).toContain('database password is hunter2');
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const { app } = buildTestApp();
+    const res = await request(app).get('/nope');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', error_description: 'No route for GET /nope' });
+  });
+
+  it('never writes a secret from the request body or headers to the log', async () => {
+    const { app, lines } = buildTestApp({ redact: ['phone_pin'] });
+    await request(app)
+      .post('/log-body')
+      .set('authorization', 'Bearer sekret-bearer-token')
+      .set('cookie', 'session=sekret-cookie')
+      .send({
+        password: 'sekret-password',
+        otp: '918273',
+        client_secret: 'sekret-client',
+        nested: { secret: 'sekret-nested', deeper: { password: 'sekret-deep' } },
+        phone_pin: 'sekret-pin',
+        visible: 'plain-value',
+      });
+    const output = lines();
+    expect(output).toContain('plain-value');
+    for (const secret of ['sekret-bearer-token', 'sekret-cookie', 'sekret-password', '918273', 'sekret-client', 'sekret-nested', 'sekret-deep', 'sekret-pin']) {
+      expect(output).not.toContain(secret);
+    }
+    expect(output).toContain('[REDACTED]');
+  });
+
+  it('keeps tokens in query strings out of the request log', async () => {
+    const { app, lines } = buildTestApp();
+    await request(app).get('/items/1?limit=1&access_token=sekret-query-token');
+    expect(lines()).not.toContain('sekret-query-token');
+    expect(lines()).toContain('access_token=[REDACTED]');
+  });
+
+  it('exposes Prometheus metrics with request durations by route and status', async () => {
+    const { app } = buildTestApp();
+    await request(app).get('/items/42?limit=1');
+    await request(app).get('/nope');
+    const res = await request(app).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.text).toContain('process_cpu_user_seconds_total');
+    expect(res.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/items\/:id"[^}]*status_code="200"/);
+    expect(res.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="unmatched"[^}]*status_code="404"/);
+    expect(res.text).not.toContain('/items/42');
+  });
+});

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { ConfigError, env, loadConfig } from '../src';
+
+const schema = z.object({
+  PORT: env.port(4000),
+  LOG_LEVEL: env.logLevel(),
+  FEATURE: env.boolean(false),
+  TRUST_PROXY: env.trustProxy(),
+  UPSTREAM_URL: env.url().optional(),
+});
+
+describe('loadConfig', () => {
+  it('applies defaults when variables are absent', () => {
+    expect(loadConfig(schema, {})).toEqual({ PORT: 4000, LOG_LEVEL: 'info', FEATURE: false, TRUST_PROXY: false });
+  });
+
+  it('coerces string values into typed ones', () => {
+    const config = loadConfig(schema, { PORT: '8080', FEATURE: 'true', TRUST_PROXY: '2', UPSTREAM_URL: 'https://x.example/' });
+    expect(config).toMatchObject({ PORT: 8080, FEATURE: true, TRUST_PROXY: 2, UPSTREAM_URL: 'https://x.example/' });
+  });
+
+  it('names every bad variable and why', () => {
+    let caught: unknown;
+    try {
+      loadConfig(schema, { PORT: 'eighty', LOG_LEVEL: 'loud', UPSTREAM_URL: 'ftp://x' });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const problems = (caught as ConfigError).problems;
+    expect(problems).toHaveLength(3);
+    expect(problems.some((p) => p.startsWith('PORT: '))).toBe(true);
+    expect(problems.some((p) => p.startsWith('LOG_LEVEL: '))).toBe(true);
+    expect(problems.some((p) => p.startsWith('UPSTREAM_URL: '))).toBe(true);
+    expect((caught as Error).message).toContain('PORT');
+  });
+
+  it('keeps a list of addresses as the trust-proxy value', () => {
+    expect(loadConfig(schema, { TRUST_PROXY: 'loopback, 10.0.0.0/8' }).TRUST_PROXY).toBe('loopback, 10.0.0.0/8');
+  });
+});

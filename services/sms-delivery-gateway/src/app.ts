@@ -1,0 +1,18 @@
+import { createServiceApp, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import type { Config } from './config';
+
+export interface AppDependencies {
+  config: Config;
+  logger: Logger;
+}
+
+/** Builds the sms-delivery-gateway app from its dependencies; never listens. */
+export function buildApp({ logger }: AppDependencies): ServiceApp {
+  return createServiceApp({
+    name: 'sms-delivery-gateway',
+    logger,
+    routes: () => {
+      // Endpoints arrive with the service's own issue.
+    },
+  });
+}
