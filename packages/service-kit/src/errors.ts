@@ -1,10 +1,6 @@
+import { type ErrorDetail, toErrorDetails } from '@smsauth/contracts';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
-
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
 
 /**
  * An error meant for the client: `status`, a public `error` code and `error_description`.
@@ -36,17 +32,10 @@ export class HttpError extends Error {
   }
 }
 
-export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
-  return issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(root)',
-    message: issue.message,
-  }));
-}
-
 /** 400 invalid_request listing every failing field path. */
 export function validationError(error: z.ZodError, code = 'invalid_request'): HttpError {
-  const details = issuesToDetails(error.issues);
-  const description = details.map((d) => `${d.path}: ${d.message}`).join('; ');
+  const details = toErrorDetails(error.issues);
+  const description = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
   return new HttpError(400, code, description, { details });
 }
 

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { DeliveryRequestInfoSchema } from './delivery';
+import { PhoneNumberSchema } from './phone';
+
+/**
+ * One message kept by the delivery gateway's development outbox
+ * (`GET /outbox/messages`). `sender` is null when the delivery request had none.
+ */
+export const OutboxMessageSchema = z.object({
+  id: z.string(),
+  recipient: PhoneNumberSchema,
+  sender: z.string().nullable(),
+  body: z.string(),
+  /** ISO 8601 time the gateway accepted the message. */
+  received_at: z.iso.datetime(),
+});
+export type OutboxMessage = z.infer<typeof OutboxMessageSchema>;
+
+/** `GET /outbox/messages` answer: newest first. */
+export const OutboxMessageListSchema = z.array(OutboxMessageSchema);
+export type OutboxMessageList = z.infer<typeof OutboxMessageListSchema>;
+
+/** `GET /outbox/messages` query: optionally only the messages for one recipient. */
+export const OutboxQuerySchema = z.object({
+  recipient: PhoneNumberSchema.optional(),
+});
+export type OutboxQuery = z.infer<typeof OutboxQuerySchema>;
+
+/**
+ * What the gateway's `webhook` provider POSTs to the operator's `WEBHOOK_URL`: the
+ * delivery request as received, plus the gateway's message id (also sent as the
+ * `Idempotency-Key` header when the delivery carried one).
+ */
+export const WebhookDeliverySchema = z.object({
+  id: z.string(),
+  recipient: PhoneNumberSchema,
+  body: z.string(),
+  sender: z.string().nullable(),
+  req: DeliveryRequestInfoSchema.optional(),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
+/** The `Idempotency-Key` header value accepted by the delivery gateway. */
+export const IdempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, { message: 'must be 1-255 visible ASCII characters' });

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+
+// Token requests are not strict: RFC 6749 §3.2 says unrecognized parameters MUST be ignored.
+// `username` and codes stay plain strings: a malformed phone number or code is a wrong
+// credential (401/invalid_grant with WRONG_CODE_DESCRIPTION), not a malformed request.
+
+/** 2.5: legacy resource-owner endpoint `POST /oauth/ro`. */
+export const RoTokenRequestSchema = z.object({
+  client_id: z.string().min(1),
+  connection: z.string().min(1),
+  grant_type: z.literal('password'),
+  /** The phone number. */
+  username: z.string().min(1),
+  /** The one-time code. */
+  password: z.string().min(1),
+  scope: z.string().default('openid'),
+  device: z.string().optional(),
+  id_token: z.string().optional(),
+});
+export type RoTokenRequest = z.infer<typeof RoTokenRequestSchema>;
+
+/** 2.6 (lower-case `bearer`, as shown). */
+export const RoTokenResponseSchema = z.object({
+  id_token: z.string().optional(),
+  access_token: z.string(),
+  token_type: z.literal('bearer'),
+  refresh_token: z.string().optional(),
+});
+export type RoTokenResponse = z.infer<typeof RoTokenResponseSchema>;
+
+export const PASSWORDLESS_OTP_GRANT = 'http://auth0.com/oauth/grant-type/passwordless/otp';
+
+/** `POST /oauth/token`, passwordless one-time-code grant; `realm` is the connection name. */
+export const OtpGrantRequestSchema = z.object({
+  grant_type: z.literal(PASSWORDLESS_OTP_GRANT),
+  client_id: z.string().min(1),
+  username: z.string().min(1),
+  otp: z.string().min(1),
+  realm: z.string().min(1),
+  audience: z.string().optional(),
+  scope: z.string().optional(),
+});
+export type OtpGrantRequest = z.infer<typeof OtpGrantRequestSchema>;
+
+/** Machine-to-machine token for an API (an API's "test token"). */
+export const ClientCredentialsRequestSchema = z.object({
+  grant_type: z.literal('client_credentials'),
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+  audience: z.string().min(1),
+  scope: z.string().optional(),
+});
+export type ClientCredentialsRequest = z.infer<typeof ClientCredentialsRequestSchema>;
+
+export const RefreshTokenRequestSchema = z.object({
+  grant_type: z.literal('refresh_token'),
+  client_id: z.string().min(1),
+  refresh_token: z.string().min(1),
+  client_secret: z.string().optional(),
+});
+export type RefreshTokenRequest = z.infer<typeof RefreshTokenRequestSchema>;
+
+/**
+ * Any `/oauth/token` body. An unknown `grant_type` fails with an issue at path
+ * `grant_type` (code `invalid_union`): answer `unsupported_grant_type`.
+ */
+export const OAuthTokenRequestSchema = z.discriminatedUnion('grant_type', [
+  OtpGrantRequestSchema,
+  ClientCredentialsRequestSchema,
+  RefreshTokenRequestSchema,
+]);
+export type OAuthTokenRequest = z.infer<typeof OAuthTokenRequestSchema>;
+
+export const OAuthTokenResponseSchema = z.object({
+  access_token: z.string(),
+  id_token: z.string().optional(),
+  token_type: z.literal('Bearer'),
+  /** Seconds. */
+  expires_in: z.int().positive(),
+  refresh_token: z.string().optional(),
+  scope: z.string().optional(),
+});
+export type OAuthTokenResponse = z.infer<typeof OAuthTokenResponseSchema>;
+
+export const UserInfoResponseSchema = z.object({
+  sub: z.string(),
+  phone_number: z.string(),
+  phone_number_verified: z.boolean(),
+});
+export type UserInfoResponse = z.infer<typeof UserInfoResponseSchema>;
+
+/** Seconds since the epoch. */
+const NumericDateSchema = z.int().nonnegative();
+
+/** ID token claims; `aud` is the client_id, `iss` is `{auth_url}/` with the trailing slash. */
+export const IdTokenClaimsSchema = z.object({
+  iss: z.string(),
+  sub: z.string(),
+  aud: z.string(),
+  iat: NumericDateSchema,
+  exp: NumericDateSchema,
+  phone_number: z.string(),
+  phone_number_verified: z.boolean(),
+  nonce: z.string().optional(),
+});
+export type IdTokenClaims = z.infer<typeof IdTokenClaimsSchema>;
+
+/** Access token claims; M2M tokens have `sub` `<client_id>@clients` and `gty` `client-credentials`. */
+export const AccessTokenClaimsSchema = z.object({
+  iss: z.string(),
+  sub: z.string(),
+  aud: z.union([z.string(), z.array(z.string()).min(1)]),
+  azp: z.string().optional(),
+  scope: z.string().optional(),
+  iat: NumericDateSchema,
+  exp: NumericDateSchema,
+  gty: z.string().optional(),
+});
+export type AccessTokenClaims = z.infer<typeof AccessTokenClaimsSchema>;
+
+/** HS256 token on delivery requests when `options.gateway_authentication` is set. */
+export const GatewayDeliveryTokenClaimsSchema = z.object({
+  sub: z.string(),
+  aud: z.string(),
+  iat: NumericDateSchema,
+  exp: NumericDateSchema,
+});
+export type GatewayDeliveryTokenClaims = z.infer<typeof GatewayDeliveryTokenClaimsSchema>;

@@ -1,0 +1,21 @@
+import { contractJsonSchemas, contractSchemas, toJsonSchema, ConnectionCreateSchema } from '../src';
+
+describe('JSON Schema', () => {
+  it.each(Object.keys(contractSchemas))('converts %s', (name) => {
+    const schema = contractJsonSchemas[name as keyof typeof contractJsonSchemas];
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(schema.type ?? schema.anyOf ?? schema.oneOf).toBeDefined();
+  });
+
+  it('shows defaulted fields as optional, since callers may leave them out', () => {
+    const options = toJsonSchema(ConnectionCreateSchema).properties?.options as { required?: string[] };
+    expect(options.required).toEqual(['name', 'strategy', 'provider', 'gateway_url', 'template']);
+  });
+
+  it('keeps the @@password@@ rule as a standard pattern', () => {
+    const options = toJsonSchema(ConnectionCreateSchema).properties?.options as {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    expect(options.properties.template).toEqual({ type: 'string', pattern: '@@password@@' });
+  });
+});
