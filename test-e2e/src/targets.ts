@@ -1,15 +1,49 @@
-/** Where the suite points: the spec's names, each overridable from the environment. */
+/**
+ * Where the suite points, with the spec's names. Either all come from the environment (a
+ * deployment under test) or the global setup launched the stack and filled them in.
+ */
 export interface Targets {
   authUrl: string;
   gatewayUrl: string;
   baseUrl: string;
+  /** The gateway's delivery URL as the identity service reaches it (differs inside a container network). */
+  gatewayDeliveryUrl: string;
+  adminClientId: string;
+  adminClientSecret: string;
+  apiAudience: string;
+  /** The gateway's bearer secret, when its authentication is on. */
+  gatewayAuthSecret?: string;
+  gatewayAuthAudience?: string;
+  gatewayAuthSubject?: string;
+  outboxToken?: string;
+  /** A gateway whose provider always fails, for the delivery-failure case. */
+  failingGatewayDeliveryUrl?: string;
+  /** Set only when the suite launched the stack: lets a test restart a service. */
+  controlUrl?: string;
 }
 
-export function targetsFromEnv(env: Record<string, string | undefined> = process.env): Targets | undefined {
-  if (!env.AUTH_URL) return undefined;
+const trim = (url: string) => url.replace(/\/$/, '');
+
+export function targetsFromEnv(env: Record<string, string | undefined> = process.env): Targets {
+  const required = (name: string): string => {
+    const value = env[name];
+    if (!value) throw new Error(`${name} is not set: set the targets (AUTH_URL, GATEWAY_URL, BASE_URL, ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET) or let the suite launch the stack`);
+    return value;
+  };
+  const gatewayUrl = trim(required('GATEWAY_URL'));
   return {
-    authUrl: env.AUTH_URL.replace(/\/$/, ''),
-    gatewayUrl: (env.GATEWAY_URL ?? 'http://localhost:4100').replace(/\/$/, ''),
-    baseUrl: (env.BASE_URL ?? 'http://localhost:4200').replace(/\/$/, ''),
+    authUrl: trim(required('AUTH_URL')),
+    gatewayUrl,
+    baseUrl: trim(required('BASE_URL')),
+    gatewayDeliveryUrl: env.GATEWAY_DELIVERY_URL ?? `${gatewayUrl}/sms`,
+    adminClientId: required('ADMIN_CLIENT_ID'),
+    adminClientSecret: required('ADMIN_CLIENT_SECRET'),
+    apiAudience: env.API_AUDIENCE ?? 'https://airport-api.example.com',
+    gatewayAuthSecret: env.GATEWAY_AUTH_SECRET || undefined,
+    gatewayAuthAudience: env.GATEWAY_AUTH_AUDIENCE || undefined,
+    gatewayAuthSubject: env.GATEWAY_AUTH_SUBJECT || undefined,
+    outboxToken: env.OUTBOX_TOKEN || undefined,
+    failingGatewayDeliveryUrl: env.FAILING_GATEWAY_DELIVERY_URL || undefined,
+    controlUrl: env.E2E_CONTROL_URL || undefined,
   };
 }

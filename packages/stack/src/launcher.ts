@@ -1,0 +1,169 @@
+import { join } from 'node:path';
+import { freePort } from './ports';
+import { repoRoot, type RunningService, type ServiceName, startService, stopService, waitForReady } from './processes';
+import { seedDemoTenant, type SeededTenant } from './seed';
+import { loadOrCreateState, saveState } from './state';
+
+export const DEFAULT_API_AUDIENCE = 'https://airport-api.example.com';
+export const GATEWAY_AUTH_SUBJECT = 'smsauth-identity';
+
+export interface LaunchOptions {
+  ports?: { identity: number; gateway: number; airport: number };
+  /** Where the PGlite database and the stack's generated secrets live. */
+  dataDir?: string;
+  /** Overrides the identity database (default: PGlite in dataDir). */
+  databaseUrl?: string;
+  apiAudience?: string;
+  /** Print each service's log lines with a prefix. */
+  echo?: boolean;
+  /** Also run a gateway whose provider always fails (the e2e suite's provider-failure case). */
+  withFailingGateway?: boolean;
+  env?: Record<string, string | undefined>;
+}
+
+export interface StackUrls {
+  authUrl: string;
+  gatewayUrl: string;
+  baseUrl: string;
+  /** The gateway's delivery endpoint as the identity service calls it. */
+  gatewayDeliveryUrl: string;
+  failingGatewayDeliveryUrl?: string;
+}
+
+export interface LaunchedStack {
+  urls: StackUrls;
+  tenant: SeededTenant;
+  adminClientId: string;
+  adminClientSecret: string;
+  gatewayAuthSecret: string;
+  apiAudience: string;
+  services: Map<string, RunningService>;
+  restart(name: ServiceName): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface ServicePlan {
+  key: string;
+  name: ServiceName;
+  port: number;
+  env: Record<string, string>;
+}
+
+/** Starts identity, gateway and airport-api as processes, waits for readiness, seeds the demo tenant. */
+export async function launchStack(options: LaunchOptions = {}): Promise<LaunchedStack> {
+  const env = options.env ?? process.env;
+  const ports = options.ports ?? { identity: 4000, gateway: 4100, airport: 4200 };
+  const dataDir = options.dataDir ?? join(repoRoot, '.data');
+  const state = loadOrCreateState(join(dataDir, 'stack.json'), env);
+  const apiAudience = options.apiAudience ?? env.API_AUDIENCE ?? DEFAULT_API_AUDIENCE;
+  const authUrl = `http://localhost:${ports.identity}`;
+  const gatewayUrl = `http://localhost:${ports.gateway}`;
+  const urls: StackUrls = {
+    authUrl,
+    gatewayUrl,
+    baseUrl: `http://localhost:${ports.airport}`,
+    gatewayDeliveryUrl: `${gatewayUrl}/sms`,
+  };
+  const common = { HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info' };
+
+  const plans: ServicePlan[] = [
+    {
+      key: 'identity',
+      name: 'identity',
+      port: ports.identity,
+      env: {
+        ...common,
+        AUTH_URL: authUrl,
+        DATABASE_URL: options.databaseUrl ?? `pglite:${join(dataDir, 'identity')}`,
+        ADMIN_CLIENT_ID: state.adminClientId,
+        ADMIN_CLIENT_SECRET: state.adminClientSecret,
+        GATEWAY_URL_POLICY: 'any',
+      },
+    },
+    {
+      key: 'sms-delivery-gateway',
+      name: 'sms-delivery-gateway',
+      port: ports.gateway,
+      env: {
+        ...common,
+        SMS_PROVIDER: 'outbox',
+        GATEWAY_AUTH_SECRET: state.gatewayAuthSecret,
+        GATEWAY_AUTH_AUDIENCE: urls.gatewayDeliveryUrl,
+        GATEWAY_AUTH_SUBJECT: GATEWAY_AUTH_SUBJECT,
+      },
+    },
+    {
+      key: 'airport-api',
+      name: 'airport-api',
+      port: ports.airport,
+      env: { ...common, AUTH_URL: authUrl, API_AUDIENCE: apiAudience },
+    },
+  ];
+  if (options.withFailingGateway) {
+    const port = await freePort();
+    const deadPort = await freePort();
+    urls.failingGatewayDeliveryUrl = `http://localhost:${port}/sms`;
+    plans.push({
+      key: 'failing-gateway',
+      name: 'sms-delivery-gateway',
+      port,
+      // The webhook provider points at a port where nothing listens: every delivery fails.
+      env: { ...common, SMS_PROVIDER: 'webhook', WEBHOOK_URL: `http://127.0.0.1:${deadPort}/nowhere` },
+    });
+  }
+
+  const services = new Map<string, RunningService>();
+  const start = async (plan: ServicePlan) => {
+    const service = startService(plan.name, { ...plan.env, PORT: String(plan.port) }, { echo: options.echo, label: plan.key });
+    services.set(plan.key, service);
+    await waitForReady(`http://127.0.0.1:${plan.port}`, service);
+  };
+  const stop = async () => {
+    await Promise.all([...services.values()].map((s) => stopService(s)));
+  };
+
+  try {
+    // identity first: the airport API fetches its JWKS at start.
+    await start(plans[0]!);
+    await Promise.all(plans.slice(1).map(start));
+    const tenant = await seedDemoTenant({
+      authUrl,
+      adminClientId: state.adminClientId,
+      adminClientSecret: state.adminClientSecret,
+      gatewayDeliveryUrl: urls.gatewayDeliveryUrl,
+      gatewayAuthSecret: state.gatewayAuthSecret,
+      gatewayAuthAudience: urls.gatewayDeliveryUrl,
+      gatewayAuthSubject: GATEWAY_AUTH_SUBJECT,
+      apiAudience,
+      m2mClientId: state.m2mClientId,
+      m2mClientSecret: state.m2mClientSecret,
+    });
+    saveState(join(dataDir, 'stack.json'), {
+      ...state,
+      m2mClientId: tenant.m2mClientId,
+      m2mClientSecret: tenant.m2mClientSecret,
+      demoClientId: tenant.demoClientId,
+    });
+
+    return {
+      urls,
+      tenant,
+      adminClientId: state.adminClientId,
+      adminClientSecret: state.adminClientSecret,
+      gatewayAuthSecret: state.gatewayAuthSecret,
+      apiAudience,
+      services,
+      stop,
+      async restart(name) {
+        const plan = plans.find((p) => p.key === name);
+        const running = services.get(name);
+        if (!plan || !running) throw new Error(`unknown service ${name}`);
+        await stopService(running);
+        await start(plan);
+      },
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

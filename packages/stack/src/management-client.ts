@@ -1,0 +1,141 @@
+/**
+ * A small client of the identity service's management API (`/api/v2`, Auth0 shapes),
+ * authenticated with a client-credentials token. Used to seed tenants and by the e2e suite.
+ */
+export class ManagementApiError extends Error {
+  constructor(
+    public readonly status: number,
+    public readonly body: unknown,
+    what: string,
+  ) {
+    super(`${what} failed with HTTP ${status}: ${JSON.stringify(body)}`);
+    this.name = 'ManagementApiError';
+  }
+}
+
+export interface ClientRecord {
+  client_id: string;
+  name: string;
+  app_type: string;
+  client_secret?: string;
+  callbacks?: string[];
+}
+export interface ConnectionRecordLite {
+  id: string;
+  name: string;
+  enabled_clients: string[];
+  options: Record<string, unknown>;
+}
+export interface ResourceServerRecord {
+  id: string;
+  name: string;
+  identifier: string;
+}
+export interface ClientGrantRecord {
+  id: string;
+  client_id: string;
+  audience: string;
+  scope: string[];
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  id_token?: string;
+  refresh_token?: string;
+  scope?: string;
+}
+
+export async function requestJson(url: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const headers = new Headers(init.headers);
+  if (init.json !== undefined) headers.set('content-type', 'application/json');
+  headers.set('accept', 'application/json');
+  const res = await fetch(url, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** `client_credentials` at `/oauth/token`. */
+export async function clientCredentialsToken(authUrl: string, clientId: string, clientSecret: string, audience: string): Promise<TokenResponse> {
+  const res = await requestJson(`${authUrl}/oauth/token`, {
+    method: 'POST',
+    json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, audience },
+  });
+  if (res.status !== 200) throw new ManagementApiError(res.status, res.body, `client_credentials token for ${audience}`);
+  return res.body as TokenResponse;
+}
+
+export class ManagementClient {
+  private token?: { value: string; expiresAt: number };
+
+  constructor(
+    private readonly authUrl: string,
+    private readonly clientId: string,
+    private readonly clientSecret: string,
+  ) {}
+
+  private async accessToken(): Promise<string> {
+    if (!this.token || this.token.expiresAt - 30_000 < Date.now()) {
+      const res = await clientCredentialsToken(this.authUrl, this.clientId, this.clientSecret, `${this.authUrl}/api/v2/`);
+      this.token = { value: res.access_token, expiresAt: Date.now() + res.expires_in * 1000 };
+    }
+    return this.token.value;
+  }
+
+  async call<T>(method: string, path: string, json?: unknown, expected: number[] = [200, 201, 204]): Promise<T> {
+    const res = await requestJson(`${this.authUrl}/api/v2${path}`, {
+      method,
+      json,
+      headers: { authorization: `Bearer ${await this.accessToken()}` },
+    });
+    if (!expected.includes(res.status)) throw new ManagementApiError(res.status, res.body, `${method} /api/v2${path}`);
+    return res.body as T;
+  }
+
+  listClients(): Promise<ClientRecord[]> {
+    return this.call('GET', '/clients');
+  }
+  createClient(body: { name: string; app_type: string; callbacks?: string[]; grant_types?: string[] }): Promise<ClientRecord> {
+    return this.call('POST', '/clients', body);
+  }
+  rotateClientSecret(clientId: string): Promise<ClientRecord> {
+    return this.call('POST', `/clients/${encodeURIComponent(clientId)}/rotate-secret`);
+  }
+  listConnections(): Promise<ConnectionRecordLite[]> {
+    return this.call('GET', '/connections');
+  }
+  createConnection(body: { options: Record<string, unknown>; enabled_clients: string[] }): Promise<ConnectionRecordLite> {
+    return this.call('POST', '/connections', body);
+  }
+  updateConnection(id: string, body: { options?: Record<string, unknown>; enabled_clients?: string[] }): Promise<ConnectionRecordLite> {
+    return this.call('PATCH', `/connections/${encodeURIComponent(id)}`, body);
+  }
+  deleteConnection(id: string): Promise<void> {
+    return this.call('DELETE', `/connections/${encodeURIComponent(id)}`);
+  }
+  listResourceServers(): Promise<ResourceServerRecord[]> {
+    return this.call('GET', '/resource-servers');
+  }
+  createResourceServer(body: { name: string; identifier: string; scopes?: Array<{ value: string; description: string }> }): Promise<ResourceServerRecord> {
+    return this.call('POST', '/resource-servers', body);
+  }
+  listClientGrants(): Promise<ClientGrantRecord[]> {
+    return this.call('GET', '/client-grants');
+  }
+  createClientGrant(body: { client_id: string; audience: string; scope: string[] }): Promise<ClientGrantRecord> {
+    return this.call('POST', '/client-grants', body);
+  }
+  rotateSigningKey(): Promise<{ kid: string }> {
+    return this.call('POST', '/keys/signing/rotate');
+  }
+  listUsers(phoneNumber?: string): Promise<Array<{ user_id: string; phone_number: string; logins_count: number }>> {
+    return this.call('GET', `/users${phoneNumber ? `?q=${encodeURIComponent(phoneNumber)}` : ''}`);
+  }
+}

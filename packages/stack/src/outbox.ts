@@ -1,0 +1,19 @@
+/** Reads the newest code sent to a number from the gateway's dev outbox. */
+export async function readCodeFromOutbox(
+  gatewayUrl: string,
+  phoneNumber: string,
+  options: { outboxToken?: string; notBefore?: Date; timeoutMs?: number } = {},
+): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 5_000);
+  const headers: Record<string, string> = options.outboxToken ? { authorization: `Bearer ${options.outboxToken}` } : {};
+  for (;;) {
+    const res = await fetch(`${gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phoneNumber)}`, { headers });
+    if (!res.ok) throw new Error(`outbox answered ${res.status}: ${await res.text()}`);
+    const messages = (await res.json()) as Array<{ body: string; received_at: string }>;
+    const newest = messages.find((m) => !options.notBefore || new Date(m.received_at) >= options.notBefore);
+    const code = newest?.body.match(/\b(\d{4,10})\b/)?.[1];
+    if (code) return code;
+    if (Date.now() > deadline) throw new Error(`no code for ${phoneNumber} in the outbox`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

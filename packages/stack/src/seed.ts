@@ -1,0 +1,107 @@
+import { ManagementClient, type ClientRecord } from './management-client';
+
+export interface SeedOptions {
+  authUrl: string;
+  adminClientId: string;
+  adminClientSecret: string;
+  /** The gateway's /sms URL as the identity service reaches it. */
+  gatewayDeliveryUrl: string;
+  gatewayAuthSecret: string;
+  gatewayAuthAudience: string;
+  gatewayAuthSubject: string;
+  apiAudience: string;
+  connectionName?: string;
+  /** Known M2M credentials from an earlier run (the secret is only shown at creation). */
+  m2mClientId?: string;
+  m2mClientSecret?: string;
+}
+
+export interface SeededTenant {
+  demoClientId: string;
+  connectionName: string;
+  connectionId: string;
+  apiAudience: string;
+  m2mClientId: string;
+  m2mClientSecret: string;
+}
+
+export const DEMO_CLIENT_NAME = 'Demo';
+export const DEMO_M2M_CLIENT_NAME = 'Demo M2M';
+
+/**
+ * Creates the demo tenant through the management API, or brings an existing one back to the
+ * wanted state: running it twice changes nothing the second time.
+ */
+export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant> {
+  const api = new ManagementClient(options.authUrl, options.adminClientId, options.adminClientSecret);
+  const connectionName = options.connectionName ?? 'sms';
+
+  const clients = await api.listClients();
+  const demo = clients.find((c) => c.name === DEMO_CLIENT_NAME) ?? (await api.createClient({ name: DEMO_CLIENT_NAME, app_type: 'native' }));
+
+  const connectionOptions = {
+    name: connectionName,
+    strategy: 'sms',
+    provider: 'sms_gateway',
+    gateway_url: options.gatewayDeliveryUrl,
+    from: '+15550000000',
+    syntax: 'md_with_macros',
+    template: 'Your @@application.name@@ verification code is: @@password@@',
+    totp: { time_step: 300, length: 6 },
+    brute_force_protection: true,
+    disable_signup: false,
+    gateway_authentication: {
+      method: 'bearer',
+      subject: options.gatewayAuthSubject,
+      audience: options.gatewayAuthAudience,
+      secret: options.gatewayAuthSecret,
+      secret_base64_encoded: false,
+    },
+  };
+  const existing = (await api.listConnections()).find((c) => c.name === connectionName);
+  const enabledClients = [...new Set([...(existing?.enabled_clients ?? []), demo.client_id])];
+  const connection = existing
+    ? await api.updateConnection(existing.id, { options: connectionOptions, enabled_clients: enabledClients })
+    : await api.createConnection({ options: connectionOptions, enabled_clients: enabledClients });
+
+  const resourceServers = await api.listResourceServers();
+  if (!resourceServers.some((r) => r.identifier === options.apiAudience)) {
+    await api.createResourceServer({
+      name: 'Airport API',
+      identifier: options.apiAudience,
+      scopes: [{ value: 'read:airports', description: 'Look up airport names' }],
+    });
+  }
+
+  const m2m = await ensureM2mClient(api, clients, options);
+  const grants = await api.listClientGrants();
+  if (!grants.some((g) => g.client_id === m2m.clientId && g.audience === options.apiAudience)) {
+    await api.createClientGrant({ client_id: m2m.clientId, audience: options.apiAudience, scope: ['read:airports'] });
+  }
+
+  return {
+    demoClientId: demo.client_id,
+    connectionName,
+    connectionId: connection.id,
+    apiAudience: options.apiAudience,
+    m2mClientId: m2m.clientId,
+    m2mClientSecret: m2m.clientSecret,
+  };
+}
+
+async function ensureM2mClient(
+  api: ManagementClient,
+  clients: ClientRecord[],
+  options: SeedOptions,
+): Promise<{ clientId: string; clientSecret: string }> {
+  const existing = clients.find((c) => c.name === DEMO_M2M_CLIENT_NAME);
+  if (existing && existing.client_id === options.m2mClientId && options.m2mClientSecret) {
+    return { clientId: existing.client_id, clientSecret: options.m2mClientSecret };
+  }
+  // The secret is only shown at creation: without the remembered one, rotate to learn a new one.
+  const record = existing
+    ? await api.rotateClientSecret(existing.client_id)
+    : await api.createClient({ name: DEMO_M2M_CLIENT_NAME, app_type: 'non_interactive', grant_types: ['client_credentials'] });
+  if (!record.client_secret) throw new Error(`the identity service returned no client_secret for ${DEMO_M2M_CLIENT_NAME}`);
+  return { clientId: record.client_id, clientSecret: record.client_secret };
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// `pnpm start`: the whole stack on this machine, each service in its own process.
+import { join } from 'node:path';
+import { launchStack } from './launcher';
+import { repoRoot } from './processes';
+import { tryItInstructions } from './try-it';
+
+async function main(): Promise<void> {
+  const stack = await launchStack({ echo: true });
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await stack.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+  for (const [name, service] of stack.services) {
+    void service.exited.then(({ code }) => {
+      if (stopping) return;
+      console.error(`${name} exited unexpectedly (code ${code}); stopping the stack`);
+      void stopAll(1);
+    });
+  }
+
+  const { urls, tenant } = stack;
+  console.log(`
+smsauth is up.
+
+  identity              ${urls.authUrl}   (JWKS: ${urls.authUrl}/.well-known/jwks.json)
+  sms-delivery-gateway  ${urls.gatewayUrl}   (dev outbox: ${urls.gatewayUrl}/outbox/messages)
+  airport-api           ${urls.baseUrl}   (GET /airportName?iataCode=SFO)
+
+  demo client id        ${tenant.demoClientId}
+  connection            ${tenant.connectionName}
+  API audience          ${stack.apiAudience}
+  admin client id       ${stack.adminClientId}   (secret in ${join(repoRoot, '.data', 'stack.json')})
+
+Try it (or run \`pnpm demo\` in another terminal):
+
+${tryItInstructions(stack)}
+
+Press Ctrl-C to stop.
+`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
