@@ -8,3 +8,4 @@ export * from './openapi';
 export * from './gateway-rejection';
 export * from './json-schema';
 export * from './outbox';
+export * from './management';

@@ -203,3 +203,19 @@ describe('service app', () => {
     expect(res.text).not.toContain('/items/42');
   });
 });
+
+describe('query redaction', () => {
+  it('keeps the values of parameters a service names out of the access log', async () => {
+    const { capturingLogger: capture } = await import('./helpers');
+    const { logger, lines } = capture();
+    const { app } = createServiceApp({
+      name: 'test',
+      logger,
+      redactQueryParams: ['recipient'],
+      routes: (a) => a.get('/outbox', (_req, res) => void res.json([])),
+    });
+    await request(app).get('/outbox?recipient=%2B14155550123&limit=5');
+    expect(lines()).not.toContain('14155550123');
+    expect(lines()).toContain('recipient=[REDACTED]&limit=5');
+  });
+});

@@ -1,0 +1,111 @@
+import {
+  DeliveryRequestSchema,
+  OAuthErrorBodySchema,
+  OutboxMessageListSchema,
+  OutboxMessageSchema,
+  WebhookDeliverySchema,
+  toJsonSchema,
+} from '@smsauth/contracts';
+import type { z } from 'zod';
+
+export interface OpenApiOptions {
+  version: string;
+  authEnabled: boolean;
+  outboxRoutes: boolean;
+  outboxTokenRequired: boolean;
+}
+
+/** A component schema: the contracts JSON Schema without its `$schema` marker. */
+function component(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema) as Record<string, unknown>;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref('ErrorBody') } },
+});
+
+/** The gateway's OpenAPI 3.1 document (`GET /openapi.json`), schemas from @smsauth/contracts. */
+export function buildOpenApiDocument(options: OpenApiOptions): Record<string, unknown> {
+  const paths: Record<string, unknown> = {
+    '/sms': {
+      post: {
+        operationId: 'deliverSms',
+        summary: 'Deliver one SMS (the identity service calls this for every one-time code)',
+        ...(options.authEnabled ? { security: [{ deliveryToken: [] }] } : {}),
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'Repeating a delivery with the same key within 10 minutes returns the first outcome without sending again.',
+            schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('DeliveryRequest') } } },
+        responses: {
+          '200': { description: 'The provider accepted the message. Empty body.' },
+          '400': errorResponse('Invalid body or Idempotency-Key; `details` names each field.'),
+          '401': errorResponse('Missing or invalid bearer token (with WWW-Authenticate: Bearer).'),
+          '403': errorResponse('Caller address not in ALLOWED_IPS.'),
+          '413': errorResponse('Body over 100 kB.'),
+          '422': errorResponse('Idempotency-Key already used for a different message.'),
+          '500': errorResponse('`provider_error`: the provider refused or could not be reached; the description gives its reason.'),
+        },
+      },
+    },
+  };
+  if (options.outboxRoutes) {
+    const security = options.outboxTokenRequired ? { security: [{ outboxToken: [] }] } : {};
+    paths['/outbox/messages'] = {
+      get: {
+        operationId: 'listOutboxMessages',
+        summary: 'Messages kept by the outbox provider, newest first',
+        ...security,
+        parameters: [{ name: 'recipient', in: 'query', required: false, schema: { type: 'string', pattern: '^\\+[0-9]{1,15}$' } }],
+        responses: {
+          '200': { description: 'Messages', content: { 'application/json': { schema: ref('OutboxMessageList') } } },
+          '400': errorResponse('recipient is not an E.164 number.'),
+          '401': errorResponse('Missing or wrong OUTBOX_TOKEN.'),
+        },
+      },
+      delete: {
+        operationId: 'clearOutbox',
+        summary: 'Empty the outbox',
+        ...security,
+        responses: { '204': { description: 'Emptied.' }, '401': errorResponse('Missing or wrong OUTBOX_TOKEN.') },
+      },
+    };
+  }
+
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'smsauth SMS delivery gateway',
+      version: options.version,
+      description: 'Receives the identity service delivery POST and hands the SMS to a provider.',
+    },
+    paths,
+    components: {
+      schemas: {
+        DeliveryRequest: component(DeliveryRequestSchema),
+        ErrorBody: component(OAuthErrorBodySchema),
+        OutboxMessage: component(OutboxMessageSchema),
+        OutboxMessageList: component(OutboxMessageListSchema),
+        WebhookDelivery: component(WebhookDeliverySchema),
+      },
+      securitySchemes: {
+        deliveryToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'HS256 JWT signed with GATEWAY_AUTH_SECRET; iat required (at most 10 minutes old); aud/sub checked when configured.',
+        },
+        outboxToken: { type: 'http', scheme: 'bearer', description: 'The OUTBOX_TOKEN value.' },
+      },
+    },
+  };
+}

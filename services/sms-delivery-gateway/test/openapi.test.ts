@@ -1,0 +1,37 @@
+import request from 'supertest';
+import { DeliveryRequestSchema, OutboxMessageSchema, toJsonSchema } from '@smsauth/contracts';
+import { buildGateway } from './support/gateway';
+import { SECRET } from './support/tokens';
+
+const withoutDialect = (schema: object) => {
+  const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+  return rest;
+};
+
+describe('GET /openapi.json', () => {
+  it('describes POST /sms with the contracts DeliveryRequest schema', async () => {
+    const res = await request(buildGateway().app).get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.components.schemas.DeliveryRequest).toEqual(withoutDialect(toJsonSchema(DeliveryRequestSchema)));
+    expect(res.body.components.schemas.OutboxMessage).toEqual(withoutDialect(toJsonSchema(OutboxMessageSchema)));
+    expect(res.body.paths['/sms'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/DeliveryRequest',
+    });
+    expect(Object.keys(res.body.paths['/sms'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '500']));
+  });
+
+  it('marks POST /sms as bearer-protected only when authentication is on', async () => {
+    const open = (await request(buildGateway().app).get('/openapi.json')).body;
+    const secured = (await request(buildGateway({ GATEWAY_AUTH_SECRET: SECRET }).app).get('/openapi.json')).body;
+    expect(open.paths['/sms'].post.security).toBeUndefined();
+    expect(secured.paths['/sms'].post.security).toEqual([{ deliveryToken: [] }]);
+  });
+
+  it('lists the outbox endpoints only when they are served', async () => {
+    const outbox = (await request(buildGateway().app).get('/openapi.json')).body;
+    const webhook = (await request(buildGateway({ SMS_PROVIDER: 'webhook', WEBHOOK_URL: 'http://127.0.0.1:9/' }).app).get('/openapi.json')).body;
+    expect(outbox.paths['/outbox/messages']).toBeDefined();
+    expect(webhook.paths['/outbox/messages']).toBeUndefined();
+  });
+});
