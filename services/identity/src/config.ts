@@ -1,12 +1,67 @@
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
+import { passwordlessConfigShape, withGatewayUrlPolicyDefault } from './domain/passwordless/config-shape';
+
+const MIN_SECRET_LENGTH = 32;
+
+const optionalString = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v));
 
 /** Environment of the identity service; parsed once at start. */
-export const configSchema = z.object({
-  PORT: env.port(4000),
-  HOST: env.host(),
-  LOG_LEVEL: env.logLevel(),
-  NODE_ENV: env.nodeEnv(),
-});
+export const configSchema = z
+  .object({
+    PORT: env.port(4000),
+    HOST: env.host(),
+    LOG_LEVEL: env.logLevel(),
+    NODE_ENV: env.nodeEnv(),
+    /** Public base URL; the issuer is `${AUTH_URL}/`. Default http://localhost:{PORT}. */
+    AUTH_URL: env
+      .url()
+      .optional()
+      .transform((v) => v?.replace(/\/$/, '')),
+    DATABASE_URL: z
+      .string()
+      .regex(/^(postgres(ql)?:\/\/|pglite:.|memory:\/\/)/, {
+        message: 'must be postgres://..., postgresql://..., pglite:<directory> or memory://',
+      })
+      .default('pglite:.data/identity'),
+    ADMIN_CLIENT_ID: optionalString().pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional()),
+    ADMIN_CLIENT_SECRET: optionalString().pipe(
+      z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
+    ),
+    KEY_ENCRYPTION_SECRET: optionalString().pipe(
+      z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
+    ),
+    TRUST_PROXY: env.trustProxy(),
+    ...passwordlessConfigShape,
+  })
+  .superRefine((config, ctx) => {
+    if (Boolean(config.ADMIN_CLIENT_ID) !== Boolean(config.ADMIN_CLIENT_SECRET)) {
+      const missing = config.ADMIN_CLIENT_ID ? 'ADMIN_CLIENT_SECRET' : 'ADMIN_CLIENT_ID';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET must be set together' });
+    }
+    if (config.NODE_ENV === 'production' && !config.KEY_ENCRYPTION_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEY_ENCRYPTION_SECRET'],
+        message:
+          'is required when NODE_ENV=production: without it signing keys and gateway secrets would be stored unencrypted',
+      });
+    }
+  })
+  .transform((config) => withGatewayUrlPolicyDefault({ ...config, AUTH_URL: config.AUTH_URL ?? `http://localhost:${config.PORT}` }));
 
 export type Config = z.output<typeof configSchema>;
+
+/** `iss` of every token and the discovery `issuer`: AUTH_URL with a trailing slash. */
+export function issuerOf(config: Pick<Config, 'AUTH_URL'>): string {
+  return `${config.AUTH_URL}/`;
+}
+
+/** Audience of management API tokens. */
+export function managementAudienceOf(config: Pick<Config, 'AUTH_URL'>): string {
+  return `${config.AUTH_URL}/api/v2/`;
+}

@@ -1,9 +1,10 @@
 import { runService } from '@smsauth/service-kit';
-import { buildApp } from './app';
 import { configSchema } from './config';
+import { startIdentity } from './start';
 
 void runService({
   name: 'identity',
   configSchema,
-  build: async (config, logger) => buildApp({ config, logger }),
+  redact: ['private_key', 'privateKey', 'KEY_ENCRYPTION_SECRET', 'ADMIN_CLIENT_SECRET', 'gateway_secret'],
+  build: (config, logger) => startIdentity(config, logger),
 });

@@ -1,0 +1,214 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import type { DeliveryRequest } from '@smsauth/contracts';
+import type { Logger } from '@smsauth/service-kit';
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import {
+  checkGatewayUrlSyntax,
+  createGuardedLookup,
+  GatewayUrlRefusedError,
+  type GatewayUrlPolicy,
+  type ResolveHost,
+} from '../domain/passwordless/gateway-url-policy';
+import { SmsProviderError } from './sms-provider-error';
+
+export const DEFAULT_GATEWAY_TIMEOUT_MS = 30_000;
+
+/**
+ * The status decides; the body is only read (and dropped) so a keep-alive socket can be
+ * reused. Past this many bytes the socket is closed instead of reading on.
+ */
+const MAX_GATEWAY_RESPONSE_BYTES = 64 * 1024;
+
+export interface DeliverSmsRequest {
+  gatewayUrl: string;
+  /** Spec 2.2 body: {recipient, body, sender, req?}. */
+  payload: DeliveryRequest;
+  /** The gateway JWT (signGatewayToken); sent as `Authorization: Bearer`. */
+  authToken?: string;
+  /** Unique per start, so a gateway can drop a retried duplicate. */
+  idempotencyKey: string;
+  /** Whole-call deadline (connect, send, response); GATEWAY_TIMEOUT_MS. */
+  timeoutMs?: number;
+  policy: GatewayUrlPolicy;
+}
+
+export interface SmsGatewayClient {
+  /** Resolves when the gateway answered 200; otherwise rejects with SmsProviderError. */
+  deliverSms(request: DeliverSmsRequest): Promise<void>;
+  /** Closes the pooled keep-alive connections (for lifecycle.addCloser). */
+  close(): void;
+}
+
+export interface SmsGatewayClientDeps {
+  /** Defaults to a fresh axios instance. */
+  http?: AxiosInstance;
+  /** DNS used by the `public` policy's connect-time guard; tests inject one. */
+  resolveHost?: ResolveHost;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+type AgentPair = { httpAgent: http.Agent; httpsAgent: https.Agent };
+
+/**
+ * POSTs delivery requests to connection gateways. Never follows redirects (a 3xx is a
+ * failure, so a public gateway cannot bounce the request to an internal address), ignores
+ * proxy environment variables (a proxy would resolve the name itself, out of the guard's
+ * reach), and under the `public` policy connects only to addresses the guard has vetted.
+ * The message body (it holds the code) and the token are never logged.
+ */
+export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGatewayClient {
+  const client = deps.http ?? axios.create();
+  const agents: Record<GatewayUrlPolicy, AgentPair> = {
+    any: { httpAgent: new http.Agent({ keepAlive: true }), httpsAgent: new https.Agent({ keepAlive: true }) },
+    public: guardedAgents(deps.resolveHost),
+  };
+
+  async function deliverSms(request: DeliverSmsRequest): Promise<void> {
+    const timeoutMs = request.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+    const gateway = safeOrigin(request.gatewayUrl);
+    let failure: SmsProviderError;
+    try {
+      checkGatewayUrlSyntax(request.gatewayUrl, request.policy);
+      const response = await post(client, agents[request.policy], request, timeoutMs);
+      if (response.status === 200) return;
+      failure =
+        response.status === 401
+          ? SmsProviderError.authenticationFailed()
+          : SmsProviderError.unexpectedStatus(response.status);
+    } catch (err) {
+      failure = toSmsProviderError(err);
+      deps.logger?.warn(
+        { gateway, failure: failure.failure, code: errorCode(err), refusedAddressClass: refusedClass(err) },
+        'SMS gateway call failed',
+      );
+      throw failure;
+    }
+    deps.logger?.warn({ gateway, failure: failure.failure, status: failure.gatewayStatus }, 'SMS gateway call failed');
+    throw failure;
+  }
+
+  return {
+    deliverSms,
+    close() {
+      for (const pair of Object.values(agents)) {
+        pair.httpAgent.destroy();
+        pair.httpsAgent.destroy();
+      }
+    },
+  };
+}
+
+function guardedAgents(resolveHost?: ResolveHost): AgentPair {
+  const lookup = createGuardedLookup({ resolveHost });
+  // Agent options reach net.connect, and they override per-request options there.
+  return {
+    httpAgent: new http.Agent({ keepAlive: true, lookup }),
+    httpsAgent: new https.Agent({ keepAlive: true, lookup }),
+  };
+}
+
+async function post(
+  client: AxiosInstance,
+  agents: AgentPair,
+  request: DeliverSmsRequest,
+  timeoutMs: number,
+): Promise<{ status: number }> {
+  // `timeout` alone is an idle timer; the abort signal bounds the whole call, so a gateway
+  // trickling bytes cannot hold a start request open.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), timeoutMs);
+  try {
+    const response: AxiosResponse<Readable> = await client.request({
+      method: 'POST',
+      url: request.gatewayUrl,
+      data: request.payload,
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/plain, */*',
+        'Idempotency-Key': request.idempotencyKey,
+        ...(request.authToken ? { Authorization: `Bearer ${request.authToken}` } : {}),
+      },
+      timeout: timeoutMs,
+      signal: deadline.signal,
+      // The agents (and with them the SSRF guard) only exist in the Node http adapter.
+      adapter: 'http',
+      maxRedirects: 0,
+      proxy: false,
+      httpAgent: agents.httpAgent,
+      httpsAgent: agents.httpsAgent,
+      responseType: 'stream',
+      validateStatus: () => true,
+    });
+    await discardBody(response.data, MAX_GATEWAY_RESPONSE_BYTES);
+    return { status: response.status };
+  } catch (err) {
+    if (deadline.signal.aborted) throw new DeadlineExceeded();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads the body to its end (within the deadline) and drops it; closes the stream past `limit`. */
+function discardBody(body: Readable, limit: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let received = 0;
+    body.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) {
+        body.destroy();
+        resolve();
+      }
+    });
+    body.once('end', () => resolve());
+    body.once('error', reject);
+  });
+}
+
+class DeadlineExceeded extends Error {
+  constructor() {
+    super('SMS gateway deadline exceeded');
+  }
+}
+
+const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
+
+function toSmsProviderError(err: unknown): SmsProviderError {
+  if (err instanceof SmsProviderError) return err;
+  if (err instanceof DeadlineExceeded) return SmsProviderError.timeout();
+  if (refusedClass(err) !== undefined) return SmsProviderError.addressRefused();
+  if (axios.isAxiosError(err)) {
+    if (err.response) return SmsProviderError.unexpectedStatus(err.response.status);
+    if (err.code && TIMEOUT_CODES.has(err.code)) return SmsProviderError.timeout();
+  }
+  return SmsProviderError.unreachable();
+}
+
+function findCause(err: unknown, match: (e: unknown) => boolean): unknown {
+  for (let current = err, depth = 0; current && depth < 5; depth += 1) {
+    if (match(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function refusedClass(err: unknown): string | undefined {
+  const refused = findCause(err, (e) => e instanceof GatewayUrlRefusedError) as GatewayUrlRefusedError | undefined;
+  return refused ? (refused.addressClass ?? refused.reason) : undefined;
+}
+
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Origin only: a gateway URL may carry credentials in its path or query. */
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
+  }
+}

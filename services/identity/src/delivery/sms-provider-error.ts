@@ -1,0 +1,49 @@
+import { ErrorCodes, SmsProviderErrorDescriptions } from '@smsauth/contracts';
+import { HttpError } from '@smsauth/service-kit';
+
+/** Why a delivery failed; for logs and metrics (the caller only sees the description). */
+export type SmsProviderFailure =
+  | 'unexpected_status'
+  | 'authentication_failed'
+  | 'timeout'
+  | 'unreachable'
+  | 'address_refused';
+
+export const UNREACHABLE_GATEWAY_DESCRIPTION = 'Unable to reach the SMS gateway';
+export const REFUSED_GATEWAY_DESCRIPTION = 'Refused to call the SMS gateway: its address is not allowed';
+
+/**
+ * A failed delivery: HTTP 400 `sms_provider_error` (reference behaviour), so thrown from a
+ * route it renders as `{error: "sms_provider_error", error_description}` as it is.
+ */
+export class SmsProviderError extends HttpError {
+  constructor(
+    public readonly failure: SmsProviderFailure,
+    description: string,
+    /** The gateway's HTTP status, when it answered. */
+    public readonly gatewayStatus?: number,
+  ) {
+    super(400, ErrorCodes.SMS_PROVIDER_ERROR, description);
+    this.name = 'SmsProviderError';
+  }
+
+  static unexpectedStatus(status: number): SmsProviderError {
+    return new SmsProviderError('unexpected_status', SmsProviderErrorDescriptions.unexpectedGatewayResponse(status), status);
+  }
+
+  static authenticationFailed(): SmsProviderError {
+    return new SmsProviderError('authentication_failed', SmsProviderErrorDescriptions.GATEWAY_AUTH_FAILED, 401);
+  }
+
+  static timeout(): SmsProviderError {
+    return new SmsProviderError('timeout', SmsProviderErrorDescriptions.GATEWAY_TIMEOUT);
+  }
+
+  static unreachable(): SmsProviderError {
+    return new SmsProviderError('unreachable', UNREACHABLE_GATEWAY_DESCRIPTION);
+  }
+
+  static addressRefused(): SmsProviderError {
+    return new SmsProviderError('address_refused', REFUSED_GATEWAY_DESCRIPTION);
+  }
+}

@@ -1,0 +1,99 @@
+import {
+  applyConnectionOptionsPatch,
+  ConnectionCreateSchema,
+  ConnectionUpdateSchema,
+  redactConnectionOptions,
+  type ConnectionRecord,
+} from '@smsauth/contracts';
+import type { GatewayUrlPolicy, ResolveHost } from '../passwordless/gateway-url-policy';
+import { MissingReferenceError, UniqueViolationError, type IdentityStore, type StoredConnection } from '../../store';
+import { newId } from '../ids';
+import { checkGatewayUrlPolicy } from './gateway-url-check';
+import { conflict, invalidField, notFound, parseBody, validationFailed } from './validation';
+
+export function toConnectionRecord(connection: StoredConnection): ConnectionRecord {
+  return {
+    id: connection.id,
+    name: connection.name,
+    strategy: connection.strategy,
+    options: redactConnectionOptions(connection.options),
+    enabled_clients: connection.enabled_clients,
+    realms: [connection.name],
+  };
+}
+
+/** Every entry of enabled_clients must name an existing client: 400 naming the first unknown one. */
+async function checkEnabledClients(store: IdentityStore, clientIds: readonly string[]): Promise<void> {
+  const existing = new Set(await store.clients.existingIds(clientIds));
+  const index = clientIds.findIndex((id) => !existing.has(id));
+  if (index >= 0) throw invalidField(`enabled_clients.${index}`, `no client with id ${clientIds[index]}`);
+}
+
+function duplicateName(name: string) {
+  return conflict(`A connection with the name ${name} already exists`);
+}
+
+async function writeConnection<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof UniqueViolationError) throw duplicateName(name);
+    // A client deleted between the check and the write.
+    if (err instanceof MissingReferenceError) throw invalidField('enabled_clients', 'names a client that does not exist');
+    throw err;
+  }
+}
+
+/** What connection validation needs besides the store. */
+export interface ConnectionRules {
+  gatewayUrlPolicy: GatewayUrlPolicy;
+  /** DNS for the gateway URL policy; tests inject one. */
+  resolveHost?: ResolveHost;
+}
+
+export async function createConnection(store: IdentityStore, rules: ConnectionRules, body: unknown): Promise<ConnectionRecord> {
+  const input = parseBody(ConnectionCreateSchema, body);
+  await checkGatewayUrlPolicy(input.options.gateway_url, rules.gatewayUrlPolicy, rules.resolveHost);
+  await checkEnabledClients(store, input.enabled_clients);
+  if (await store.connections.findByName(input.options.name)) throw duplicateName(input.options.name);
+  const created = await writeConnection(input.options.name, () =>
+    store.transaction((tx) => tx.connections.insert({ id: newId('con'), options: input.options, enabled_clients: input.enabled_clients })),
+  );
+  return toConnectionRecord(created);
+}
+
+export async function getConnection(store: IdentityStore, id: string): Promise<StoredConnection> {
+  const connection = await store.connections.findById(id);
+  if (!connection) throw notFound('Connection');
+  return connection;
+}
+
+/** Options are merged into the stored ones (see applyConnectionOptionsPatch); enabled_clients replaces the list. */
+export async function updateConnection(store: IdentityStore, rules: ConnectionRules, id: string, body: unknown): Promise<ConnectionRecord> {
+  const patch = parseBody(ConnectionUpdateSchema, body);
+  // Before the transaction: DNS may be slow, and the row lock should not wait for it.
+  if (patch.options?.gateway_url !== undefined) {
+    await checkGatewayUrlPolicy(patch.options.gateway_url, rules.gatewayUrlPolicy, rules.resolveHost);
+  }
+  const updated = await store.transaction(async (tx) => {
+    const current = await tx.connections.findByIdForUpdate(id);
+    if (!current) throw notFound('Connection');
+    let options = current.options;
+    if (patch.options) {
+      const merged = applyConnectionOptionsPatch(current.options, patch.options);
+      if (!merged.success) throw validationFailed(merged.issues);
+      options = merged.options;
+    }
+    if (patch.enabled_clients) await checkEnabledClients(tx, patch.enabled_clients);
+    return writeConnection(current.name, () =>
+      tx.connections.update(id, { options: patch.options ? options : undefined, enabled_clients: patch.enabled_clients }),
+    );
+  });
+  if (!updated) throw notFound('Connection');
+  return toConnectionRecord(updated);
+}
+
+/** Deleting a connection deletes its users and their codes and tokens. */
+export async function deleteConnection(store: IdentityStore, id: string): Promise<void> {
+  if (!(await store.connections.delete(id))) throw notFound('Connection');
+}

@@ -1,0 +1,33 @@
+import jwt from 'jsonwebtoken';
+import { epochSeconds, type Clock } from '../clock';
+import type { KeyRing } from './key-ring';
+
+export interface SignOptions {
+  /** Lifetime in seconds; `exp` = `iat` + this. */
+  expiresInSeconds: number;
+  /** JOSE `typ` header, e.g. `at+jwt` for access tokens (RFC 9068); default `JWT`. */
+  typ?: string;
+}
+
+/**
+ * The one place JWTs are signed: RS256 with the current key's kid, `iss` = `{AUTH_URL}/`,
+ * `iat`/`exp` from the injected clock.
+ */
+export class TokenSigner {
+  constructor(
+    private readonly keyRing: KeyRing,
+    private readonly clock: Clock,
+    readonly issuer: string,
+  ) {}
+
+  async sign(claims: Record<string, unknown>, options: SignOptions): Promise<string> {
+    await this.keyRing.refreshIfStale();
+    const { kid, privateKey } = this.keyRing.currentKey();
+    const iat = epochSeconds(this.clock);
+    return jwt.sign({ ...claims, iss: this.issuer, iat, exp: iat + options.expiresInSeconds }, privateKey, {
+      algorithm: 'RS256',
+      keyid: kid,
+      header: { alg: 'RS256', typ: options.typ ?? 'JWT', kid },
+    });
+  }
+}

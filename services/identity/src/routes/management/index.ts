@@ -1,0 +1,141 @@
+import { Router } from 'express';
+import type { Clock } from '../../domain/clock';
+import * as clientGrants from '../../domain/management/client-grants';
+import * as clients from '../../domain/management/clients';
+import * as connections from '../../domain/management/connections';
+import * as resourceServers from '../../domain/management/resource-servers';
+import * as signingKeys from '../../domain/management/signing-keys';
+import * as userBlocks from '../../domain/management/user-blocks';
+import * as users from '../../domain/management/users';
+import type { KeyRing } from '../../domain/tokens/key-ring';
+import type { TokenVerifier } from '../../domain/tokens/verifier';
+import type { IdentityStore } from '../../store';
+import { authenticateManagementCaller, requireScope } from './auth';
+
+export interface ManagementDependencies {
+  store: IdentityStore;
+  keyRing: KeyRing;
+  verifier: TokenVerifier;
+  clock: Clock;
+  audience: string;
+  connectionRules: connections.ConnectionRules;
+}
+
+/** `/api/v2`: thin routes over domain/management; each names the scope it needs. */
+export function managementRouter(deps: ManagementDependencies): Router {
+  const { store, keyRing, clock, connectionRules: rules } = deps;
+  const router = Router();
+  router.use(authenticateManagementCaller(deps.verifier, deps.audience));
+  const can = requireScope;
+  const id = (value: string | string[] | undefined) => String(value);
+
+  router.get('/connections', can('read:connections'), async (req, res) => {
+    const list = (await store.connections.list()).filter((c) => req.query.name === undefined || c.name === req.query.name);
+    res.json(list.map(connections.toConnectionRecord));
+  });
+  router.post('/connections', can('create:connections'), async (req, res) => {
+    res.status(201).json(await connections.createConnection(store, rules, req.body));
+  });
+  router.get('/connections/:id', can('read:connections'), async (req, res) => {
+    res.json(connections.toConnectionRecord(await connections.getConnection(store, id(req.params.id))));
+  });
+  router.patch('/connections/:id', can('update:connections'), async (req, res) => {
+    res.json(await connections.updateConnection(store, rules, id(req.params.id), req.body));
+  });
+  router.delete('/connections/:id', can('delete:connections'), async (req, res) => {
+    await connections.deleteConnection(store, id(req.params.id));
+    res.status(204).end();
+  });
+
+  router.get('/clients', can('read:clients'), async (_req, res) => {
+    res.json((await store.clients.list()).map((c) => clients.toClientRecord(c)));
+  });
+  router.post('/clients', can('create:clients'), async (req, res) => {
+    res.status(201).json(await clients.createClient(store, req.body));
+  });
+  router.get('/clients/:id', can('read:clients'), async (req, res) => {
+    res.json(clients.toClientRecord(await clients.getClient(store, id(req.params.id))));
+  });
+  router.patch('/clients/:id', can('update:clients'), async (req, res) => {
+    res.json(await clients.updateClient(store, id(req.params.id), req.body));
+  });
+  router.post('/clients/:id/rotate-secret', can('update:clients'), async (req, res) => {
+    res.json(await clients.rotateClientSecret(store, id(req.params.id)));
+  });
+  router.delete('/clients/:id', can('delete:clients'), async (req, res) => {
+    await clients.deleteClient(store, id(req.params.id));
+    res.status(204).end();
+  });
+
+  router.get('/resource-servers', can('read:resource_servers'), async (_req, res) => {
+    res.json((await store.resourceServers.list()).map(resourceServers.toResourceServerRecord));
+  });
+  router.post('/resource-servers', can('create:resource_servers'), async (req, res) => {
+    res.status(201).json(await resourceServers.createResourceServer(store, req.body));
+  });
+  router.get('/resource-servers/:id', can('read:resource_servers'), async (req, res) => {
+    res.json(resourceServers.toResourceServerRecord(await resourceServers.getResourceServer(store, id(req.params.id))));
+  });
+  router.patch('/resource-servers/:id', can('update:resource_servers'), async (req, res) => {
+    res.json(await resourceServers.updateResourceServer(store, id(req.params.id), req.body));
+  });
+  router.delete('/resource-servers/:id', can('delete:resource_servers'), async (req, res) => {
+    await resourceServers.deleteResourceServer(store, id(req.params.id));
+    res.status(204).end();
+  });
+
+  router.get('/client-grants', can('read:client_grants'), async (req, res) => {
+    const filter = {
+      client_id: typeof req.query.client_id === 'string' ? req.query.client_id : undefined,
+      audience: typeof req.query.audience === 'string' ? req.query.audience : undefined,
+    };
+    res.json((await store.clientGrants.list(filter)).map(clientGrants.toClientGrantRecord));
+  });
+  router.post('/client-grants', can('create:client_grants'), async (req, res) => {
+    res.status(201).json(await clientGrants.createClientGrant(store, req.body));
+  });
+  router.get('/client-grants/:id', can('read:client_grants'), async (req, res) => {
+    res.json(clientGrants.toClientGrantRecord(await clientGrants.getClientGrant(store, id(req.params.id))));
+  });
+  router.patch('/client-grants/:id', can('update:client_grants'), async (req, res) => {
+    res.json(await clientGrants.updateClientGrant(store, id(req.params.id), req.body));
+  });
+  router.delete('/client-grants/:id', can('delete:client_grants'), async (req, res) => {
+    await clientGrants.deleteClientGrant(store, id(req.params.id));
+    res.status(204).end();
+  });
+
+  router.get('/users', can('read:users'), async (req, res) => {
+    res.json(await users.listUsers(store, req.query));
+  });
+  router.get('/users/:id', can('read:users'), async (req, res) => {
+    res.json(await users.getUser(store, id(req.params.id)));
+  });
+  router.delete('/users/:id', can('delete:users'), async (req, res) => {
+    await users.deleteUser(store, id(req.params.id));
+    res.status(204).end();
+  });
+
+  router.get('/user-blocks', can('read:user_blocks'), async (req, res) => {
+    res.json(await userBlocks.listUserBlocks(store, clock, req.query));
+  });
+  router.delete('/user-blocks', can('delete:user_blocks'), async (req, res) => {
+    await userBlocks.clearUserBlocks(store, req.query);
+    res.status(204).end();
+  });
+
+  router.get('/keys/signing', can('read:signing_keys'), async (_req, res) => {
+    res.json(await signingKeys.listSigningKeys(store));
+  });
+  router.post('/keys/signing/rotate', can('create:signing_keys'), async (_req, res) => {
+    res.status(201).json(await signingKeys.rotateSigningKey(store, keyRing));
+  });
+  router.get('/keys/signing/:kid', can('read:signing_keys'), async (req, res) => {
+    res.json(await signingKeys.getSigningKey(store, id(req.params.kid)));
+  });
+  router.put('/keys/signing/:kid/revoke', can('update:signing_keys'), async (req, res) => {
+    res.json(await signingKeys.revokeSigningKey(store, keyRing, id(req.params.kid)));
+  });
+
+  return router;
+}

@@ -1,0 +1,51 @@
+import type { Logger, ServiceApp } from '@smsauth/service-kit';
+import { buildApp, type AppDependencies } from './app';
+import { managementAudienceOf, type Config } from './config';
+import { bootstrapManagement } from './domain/bootstrap';
+import { systemClock } from './domain/clock';
+import { createSecretCipher } from './domain/crypto/secret-cipher';
+import { KeyRing } from './domain/tokens/key-ring';
+import { openStore, type IdentityStore, type SqlClient } from './store';
+
+export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'resolveHost'>> {
+  /** PostgreSQL schema to work in (tests isolate themselves); default public. */
+  schema?: string;
+  /** Where generated admin credentials are printed once; stdout by default. */
+  print?: (text: string) => void;
+}
+
+export interface StartedIdentity extends ServiceApp {
+  store: IdentityStore;
+  keyRing: KeyRing;
+  /** The raw database client (tests seed rows with it). */
+  sql: SqlClient;
+  /** Closes the database (also registered as a lifecycle closer). */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything main.ts does before listening: open and migrate the database, load (or create)
+ * the signing keys, bootstrap the management API and its admin client, build the app.
+ */
+export async function startIdentity(config: Config, logger: Logger, options: StartOptions = {}): Promise<StartedIdentity> {
+  const clock = options.clock ?? systemClock;
+  const cipher = createSecretCipher(config.KEY_ENCRYPTION_SECRET);
+  if (!cipher.encrypts) logger.warn('KEY_ENCRYPTION_SECRET is not set: signing keys and gateway secrets are stored unencrypted');
+  const opened = await openStore(config.DATABASE_URL, cipher, { schema: options.schema });
+  try {
+    const keyRing = await KeyRing.open(opened.store, clock);
+    await bootstrapManagement(opened.store, {
+      managementAudience: managementAudienceOf(config),
+      adminClientId: config.ADMIN_CLIENT_ID,
+      adminClientSecret: config.ADMIN_CLIENT_SECRET,
+      logger,
+      print: options.print,
+    });
+    const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost });
+    built.lifecycle.addCloser('database', () => opened.close());
+    return { ...built, store: opened.store, keyRing, sql: opened.sql, close: () => opened.close() };
+  } catch (err) {
+    await opened.close().catch(() => undefined);
+    throw err;
+  }
+}

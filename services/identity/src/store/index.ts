@@ -1,0 +1,80 @@
+import type { SecretCipher } from '../domain/crypto/secret-cipher';
+import { migrate } from './migrate';
+import { clientGrantsRepo } from './repos/client-grants';
+import { clientsRepo } from './repos/clients';
+import { connectionsRepo } from './repos/connections';
+import { rateLimitsRepo } from './repos/rate-limits';
+import { resourceServersRepo } from './repos/resource-servers';
+import { signingKeysRepo } from './repos/signing-keys';
+import { userBlocksRepo } from './repos/user-blocks';
+import { usersRepo } from './repos/users';
+import { openSqlClient, type SqlClient, type SqlExecutor } from './sql-client';
+
+export interface IdentityStore {
+  readonly clients: ReturnType<typeof clientsRepo>;
+  readonly connections: ReturnType<typeof connectionsRepo>;
+  readonly resourceServers: ReturnType<typeof resourceServersRepo>;
+  readonly clientGrants: ReturnType<typeof clientGrantsRepo>;
+  readonly users: ReturnType<typeof usersRepo>;
+  readonly userBlocks: ReturnType<typeof userBlocksRepo>;
+  readonly signingKeys: ReturnType<typeof signingKeysRepo>;
+  readonly rateLimits: ReturnType<typeof rateLimitsRepo>;
+  /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
+  transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
+  /** Serialises a critical section across instances; call inside transaction(), released at its end. */
+  lockForTransaction(name: string): Promise<void>;
+  /** Readiness: resolves when the database answers. */
+  ping(): Promise<void>;
+}
+
+function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityStore['transaction'] | undefined): IdentityStore {
+  const store: IdentityStore = {
+    clients: clientsRepo(db),
+    connections: connectionsRepo(db, cipher),
+    resourceServers: resourceServersRepo(db),
+    clientGrants: clientGrantsRepo(db),
+    users: usersRepo(db),
+    userBlocks: userBlocksRepo(db),
+    signingKeys: signingKeysRepo(db, cipher),
+    rateLimits: rateLimitsRepo(db),
+    transaction: transaction ?? ((fn) => fn(store)),
+    async lockForTransaction(name) {
+      await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
+    },
+    async ping() {
+      await db.query('SELECT 1');
+    },
+  };
+  return store;
+}
+
+export function createStore(sql: SqlClient, cipher: SecretCipher): IdentityStore {
+  return bindStore(sql, cipher, (fn) => sql.transaction((tx) => fn(bindStore(tx, cipher, undefined))));
+}
+
+export interface OpenedStore {
+  store: IdentityStore;
+  sql: SqlClient;
+  close(): Promise<void>;
+}
+
+/** Opens the database named by DATABASE_URL, applies migrations, and returns the store. */
+export async function openStore(databaseUrl: string, cipher: SecretCipher, options: { schema?: string } = {}): Promise<OpenedStore> {
+  const sql = await openSqlClient(databaseUrl, options);
+  try {
+    await migrate(sql, options.schema);
+  } catch (err) {
+    await sql.close().catch(() => undefined);
+    throw err;
+  }
+  return { store: createStore(sql, cipher), sql, close: () => sql.close() };
+}
+
+export { UniqueViolationError, MissingReferenceError } from './errors';
+export type { SqlClient, SqlExecutor } from './sql-client';
+export type { StoredClient } from './repos/clients';
+export type { StoredConnection } from './repos/connections';
+export type { StoredResourceServer } from './repos/resource-servers';
+export type { StoredClientGrant } from './repos/client-grants';
+export type { StoredUser } from './repos/users';
+export type { StoredSigningKey, NewSigningKey, PublicJwk } from './repos/signing-keys';

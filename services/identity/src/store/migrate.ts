@@ -1,0 +1,26 @@
+import { migrations as allMigrations, type Migration } from './migrations';
+import type { SqlClient } from './sql-client';
+
+/**
+ * Applies missing migrations in one transaction under a transaction-scoped advisory lock
+ * keyed by schema, so instances starting at the same moment apply each migration once:
+ * the second waits for the first to commit, then finds nothing left to do.
+ */
+export async function migrate(sql: SqlClient, schema = 'public', migrations: readonly Migration[] = allMigrations): Promise<number[]> {
+  return sql.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity-migrations:${schema}`]);
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((r) => r.version));
+    const newlyApplied: number[] = [];
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      await tx.exec(migration.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      newlyApplied.push(migration.version);
+    }
+    return newlyApplied;
+  });
+}

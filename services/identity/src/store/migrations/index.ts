@@ -1,0 +1,13 @@
+import * as initial from './001-initial';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Ordered; never edit an applied migration, add a new one. TypeScript modules rather than
+ * .sql files because tsc does not copy .sql files into dist/.
+ */
+export const migrations: readonly Migration[] = [{ version: 1, name: 'initial', sql: initial.sql }];

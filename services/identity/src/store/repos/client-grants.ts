@@ -1,0 +1,71 @@
+import type { SqlExecutor } from '../sql-client';
+import { translateConstraintErrors } from '../errors';
+
+export interface StoredClientGrant {
+  id: string;
+  client_id: string;
+  audience: string;
+  scope: string[];
+  created_at: Date;
+}
+
+export function clientGrantsRepo(db: SqlExecutor) {
+  return {
+    async insert(grant: { id: string; client_id: string; audience: string; scope: readonly string[] }): Promise<StoredClientGrant> {
+      const { rows } = await translateConstraintErrors(() =>
+        db.query<StoredClientGrant>(
+          'INSERT INTO client_grants (id, client_id, audience, scope) VALUES ($1, $2, $3, $4::jsonb) RETURNING *',
+          [grant.id, grant.client_id, grant.audience, JSON.stringify(grant.scope)],
+        ),
+      );
+      return rows[0]!;
+    },
+
+    /** Creates the grant or replaces its scope (bootstrap of the admin client). */
+    async upsert(grant: { id: string; client_id: string; audience: string; scope: readonly string[] }): Promise<StoredClientGrant> {
+      const { rows } = await db.query<StoredClientGrant>(
+        `INSERT INTO client_grants (id, client_id, audience, scope) VALUES ($1, $2, $3, $4::jsonb)
+         ON CONFLICT (client_id, audience) DO UPDATE SET scope = EXCLUDED.scope RETURNING *`,
+        [grant.id, grant.client_id, grant.audience, JSON.stringify(grant.scope)],
+      );
+      return rows[0]!;
+    },
+
+    async findById(id: string): Promise<StoredClientGrant | undefined> {
+      const { rows } = await db.query<StoredClientGrant>('SELECT * FROM client_grants WHERE id = $1', [id]);
+      return rows[0];
+    },
+
+    /** The grant that lets `clientId` obtain client_credentials tokens for `audience`. */
+    async find(clientId: string, audience: string): Promise<StoredClientGrant | undefined> {
+      const { rows } = await db.query<StoredClientGrant>(
+        'SELECT * FROM client_grants WHERE client_id = $1 AND audience = $2',
+        [clientId, audience],
+      );
+      return rows[0];
+    },
+
+    async list(filter: { client_id?: string; audience?: string } = {}): Promise<StoredClientGrant[]> {
+      const { rows } = await db.query<StoredClientGrant>(
+        `SELECT * FROM client_grants
+         WHERE ($1::text IS NULL OR client_id = $1) AND ($2::text IS NULL OR audience = $2)
+         ORDER BY created_at, id`,
+        [filter.client_id ?? null, filter.audience ?? null],
+      );
+      return rows;
+    },
+
+    async updateScope(id: string, scope: readonly string[]): Promise<StoredClientGrant | undefined> {
+      const { rows } = await db.query<StoredClientGrant>(
+        'UPDATE client_grants SET scope = $2::jsonb WHERE id = $1 RETURNING *',
+        [id, JSON.stringify(scope)],
+      );
+      return rows[0];
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const { rowCount } = await db.query('DELETE FROM client_grants WHERE id = $1', [id]);
+      return rowCount > 0;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { SqlExecutor } from '../sql-client';
+import { translateConstraintErrors } from '../errors';
+
+export interface StoredClient {
+  client_id: string;
+  name: string;
+  app_type: 'native' | 'spa' | 'regular_web' | 'non_interactive';
+  callbacks: string[];
+  allowed_origins: string[];
+  grant_types: string[];
+  default_audience: string | null;
+  secret_hash: string | null;
+  system_role: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at'>;
+export type ClientChanges = Partial<Omit<StoredClient, 'client_id' | 'created_at' | 'updated_at' | 'system_role'>>;
+
+const JSON_COLUMNS = new Set(['callbacks', 'allowed_origins', 'grant_types']);
+// Column names are interpolated into SQL: only these may ever appear there.
+const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash']);
+
+export function clientsRepo(db: SqlExecutor) {
+  return {
+    async insert(client: NewClient): Promise<StoredClient> {
+      const { rows } = await translateConstraintErrors(() =>
+        db.query<StoredClient>(
+          `INSERT INTO clients (client_id, name, app_type, callbacks, allowed_origins, grant_types,
+             default_audience, secret_hash, system_role)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9) RETURNING *`,
+          [
+            client.client_id,
+            client.name,
+            client.app_type,
+            JSON.stringify(client.callbacks),
+            JSON.stringify(client.allowed_origins),
+            JSON.stringify(client.grant_types),
+            client.default_audience,
+            client.secret_hash,
+            client.system_role,
+          ],
+        ),
+      );
+      return rows[0]!;
+    },
+
+    async findById(clientId: string): Promise<StoredClient | undefined> {
+      const { rows } = await db.query<StoredClient>('SELECT * FROM clients WHERE client_id = $1', [clientId]);
+      return rows[0];
+    },
+
+    async findBySystemRole(role: string): Promise<StoredClient | undefined> {
+      const { rows } = await db.query<StoredClient>('SELECT * FROM clients WHERE system_role = $1', [role]);
+      return rows[0];
+    },
+
+    async list(): Promise<StoredClient[]> {
+      const { rows } = await db.query<StoredClient>('SELECT * FROM clients ORDER BY created_at, client_id');
+      return rows;
+    },
+
+    /** The subset of `clientIds` that exist. */
+    async existingIds(clientIds: readonly string[]): Promise<string[]> {
+      if (clientIds.length === 0) return [];
+      const { rows } = await db.query<{ client_id: string }>(
+        'SELECT client_id FROM clients WHERE client_id = ANY($1::text[])',
+        [clientIds],
+      );
+      return rows.map((r) => r.client_id);
+    },
+
+    async update(clientId: string, changes: ClientChanges): Promise<StoredClient | undefined> {
+      const entries = Object.entries(changes).filter(([column, v]) => v !== undefined && UPDATABLE_COLUMNS.has(column));
+      if (entries.length === 0) return this.findById(clientId);
+      const sets = entries.map(([column], i) => `${column} = $${i + 2}${JSON_COLUMNS.has(column) ? '::jsonb' : ''}`);
+      const params = entries.map(([column, value]) => (JSON_COLUMNS.has(column) ? JSON.stringify(value) : value));
+      const { rows } = await db.query<StoredClient>(
+        `UPDATE clients SET ${sets.join(', ')}, updated_at = now() WHERE client_id = $1 RETURNING *`,
+        [clientId, ...params],
+      );
+      return rows[0];
+    },
+
+    async setSystemRole(clientId: string, role: string | null): Promise<void> {
+      await db.query('UPDATE clients SET system_role = $2, updated_at = now() WHERE client_id = $1', [clientId, role]);
+    },
+
+    async delete(clientId: string): Promise<boolean> {
+      const { rowCount } = await db.query('DELETE FROM clients WHERE client_id = $1', [clientId]);
+      return rowCount > 0;
+    },
+  };
+}

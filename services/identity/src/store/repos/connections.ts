@@ -1,0 +1,116 @@
+import type { ConnectionOptions } from '@smsauth/contracts';
+import type { SecretCipher } from '../../domain/crypto/secret-cipher';
+import type { SqlExecutor } from '../sql-client';
+import { translateConstraintErrors } from '../errors';
+
+export interface StoredConnection {
+  id: string;
+  name: string;
+  strategy: 'sms';
+  /** Complete options, gateway_authentication.secret included (opened). */
+  options: ConnectionOptions;
+  enabled_clients: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface ConnectionRow extends Omit<StoredConnection, 'options'> {
+  options: ConnectionOptions;
+  gateway_secret: string | null;
+}
+
+const SELECT_CONNECTION = `
+  SELECT c.*, COALESCE(
+    (SELECT json_agg(cc.client_id ORDER BY cc.position) FROM connection_clients cc WHERE cc.connection_id = c.id),
+    '[]'::json) AS enabled_clients
+  FROM connections c`;
+
+export function connectionsRepo(db: SqlExecutor, cipher: SecretCipher) {
+  const secretContext = (id: string) => `connection:${id}:gateway_secret`;
+
+  const fromRow = (row: ConnectionRow): StoredConnection => {
+    const { gateway_secret, ...rest } = row;
+    const options = { ...row.options };
+    if (options.gateway_authentication && gateway_secret) {
+      options.gateway_authentication = {
+        ...options.gateway_authentication,
+        secret: cipher.open(gateway_secret, secretContext(row.id)),
+      };
+    }
+    return { ...rest, options };
+  };
+
+  /** Splits the gateway secret off the options so it is stored sealed in its own column. */
+  const toColumns = (id: string, options: ConnectionOptions) => {
+    const auth = options.gateway_authentication;
+    if (!auth) return { optionsJson: JSON.stringify(options), sealedSecret: null };
+    const { secret, ...shown } = auth;
+    return {
+      optionsJson: JSON.stringify({ ...options, gateway_authentication: shown }),
+      sealedSecret: cipher.seal(secret, secretContext(id)),
+    };
+  };
+
+  const replaceEnabledClients = async (id: string, clientIds: readonly string[]) => {
+    await db.query('DELETE FROM connection_clients WHERE connection_id = $1', [id]);
+    if (clientIds.length === 0) return;
+    await db.query(
+      `INSERT INTO connection_clients (connection_id, client_id, position)
+       SELECT $1, client_id, ordinality FROM unnest($2::text[]) WITH ORDINALITY AS t(client_id, ordinality)`,
+      [id, [...new Set(clientIds)]],
+    );
+  };
+
+  const findWhere = async (where: string, params: unknown[]) => {
+    const { rows } = await db.query<ConnectionRow>(`${SELECT_CONNECTION} WHERE ${where}`, params);
+    return rows[0] ? fromRow(rows[0]) : undefined;
+  };
+
+  return {
+    /** Call inside a transaction: the row and its enabled_clients are written together. */
+    async insert(connection: { id: string; options: ConnectionOptions; enabled_clients: readonly string[] }): Promise<StoredConnection> {
+      const { optionsJson, sealedSecret } = toColumns(connection.id, connection.options);
+      await translateConstraintErrors(async () => {
+        await db.query(
+          `INSERT INTO connections (id, name, strategy, options, gateway_secret) VALUES ($1, $2, $3, $4::jsonb, $5)`,
+          [connection.id, connection.options.name, connection.options.strategy, optionsJson, sealedSecret],
+        );
+        await replaceEnabledClients(connection.id, connection.enabled_clients);
+      });
+      return (await this.findById(connection.id))!;
+    },
+
+    findById: (id: string) => findWhere('c.id = $1', [id]),
+
+    /** The connection clients name in `connection` / `realm`. */
+    findByName: (name: string) => findWhere('c.name = $1', [name]),
+
+    /** Locks the row until the transaction ends (read-modify-write of options). */
+    findByIdForUpdate: (id: string) => findWhere('c.id = $1 FOR UPDATE OF c', [id]),
+
+    async list(): Promise<StoredConnection[]> {
+      const { rows } = await db.query<ConnectionRow>(`${SELECT_CONNECTION} ORDER BY c.created_at, c.id`);
+      return rows.map(fromRow);
+    },
+
+    /** Call inside a transaction. */
+    async update(id: string, changes: { options?: ConnectionOptions; enabled_clients?: readonly string[] }): Promise<StoredConnection | undefined> {
+      await translateConstraintErrors(async () => {
+        if (changes.options) {
+          const { optionsJson, sealedSecret } = toColumns(id, changes.options);
+          await db.query(
+            'UPDATE connections SET options = $2::jsonb, gateway_secret = $3, updated_at = now() WHERE id = $1',
+            [id, optionsJson, sealedSecret],
+          );
+        }
+        if (changes.enabled_clients) await replaceEnabledClients(id, changes.enabled_clients);
+      });
+      return this.findById(id);
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const { rowCount } = await db.query('DELETE FROM connections WHERE id = $1', [id]);
+      return rowCount > 0;
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { SqlExecutor } from '../sql-client';
+import { translateConstraintErrors } from '../errors';
+
+export interface StoredResourceServer {
+  id: string;
+  name: string;
+  identifier: string;
+  signing_alg: 'RS256';
+  token_lifetime: number;
+  scopes: Array<{ value: string; description: string }>;
+  is_system: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewResourceServer = Omit<StoredResourceServer, 'created_at' | 'updated_at'>;
+
+export function resourceServersRepo(db: SqlExecutor) {
+  return {
+    async insert(rs: NewResourceServer): Promise<StoredResourceServer> {
+      const { rows } = await translateConstraintErrors(() =>
+        db.query<StoredResourceServer>(
+          `INSERT INTO resource_servers (id, name, identifier, signing_alg, token_lifetime, scopes, is_system)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) RETURNING *`,
+          [rs.id, rs.name, rs.identifier, rs.signing_alg, rs.token_lifetime, JSON.stringify(rs.scopes), rs.is_system],
+        ),
+      );
+      return rows[0]!;
+    },
+
+    async findById(id: string): Promise<StoredResourceServer | undefined> {
+      const { rows } = await db.query<StoredResourceServer>('SELECT * FROM resource_servers WHERE id = $1', [id]);
+      return rows[0];
+    },
+
+    /** Exact match: `https://x` and `https://x/` are different audiences. */
+    async findByIdentifier(identifier: string): Promise<StoredResourceServer | undefined> {
+      const { rows } = await db.query<StoredResourceServer>('SELECT * FROM resource_servers WHERE identifier = $1', [identifier]);
+      return rows[0];
+    },
+
+    async findSystem(): Promise<StoredResourceServer | undefined> {
+      const { rows } = await db.query<StoredResourceServer>('SELECT * FROM resource_servers WHERE is_system');
+      return rows[0];
+    },
+
+    async list(): Promise<StoredResourceServer[]> {
+      const { rows } = await db.query<StoredResourceServer>('SELECT * FROM resource_servers ORDER BY is_system DESC, created_at, id');
+      return rows;
+    },
+
+    async update(
+      id: string,
+      changes: { name?: string; token_lifetime?: number; scopes?: StoredResourceServer['scopes'] },
+    ): Promise<StoredResourceServer | undefined> {
+      const { rows } = await db.query<StoredResourceServer>(
+        `UPDATE resource_servers SET
+           name = COALESCE($2, name),
+           token_lifetime = COALESCE($3, token_lifetime),
+           scopes = COALESCE($4::jsonb, scopes),
+           updated_at = now()
+         WHERE id = $1 RETURNING *`,
+        [id, changes.name ?? null, changes.token_lifetime ?? null, changes.scopes ? JSON.stringify(changes.scopes) : null],
+      );
+      return rows[0];
+    },
+
+    /**
+     * The management API's own record. Its identifier follows AUTH_URL; ON UPDATE CASCADE
+     * carries existing client grants along when AUTH_URL changes.
+     */
+    async upsertSystem(rs: NewResourceServer): Promise<StoredResourceServer> {
+      const { rows } = await db.query<StoredResourceServer>(
+        `UPDATE resource_servers SET identifier = $1, scopes = $2::jsonb, updated_at = now() WHERE is_system RETURNING *`,
+        [rs.identifier, JSON.stringify(rs.scopes)],
+      );
+      return rows[0] ?? this.insert(rs);
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const { rowCount } = await db.query('DELETE FROM resource_servers WHERE id = $1', [id]);
+      return rowCount > 0;
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** Something that runs SQL: the pool itself or one transaction's connection. */
+export interface SqlExecutor {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+/** The one database abstraction; both drivers run the same SQL. */
+export interface SqlClient extends SqlExecutor {
+  readonly driver: 'pg' | 'pglite';
+  /** Runs `fn` on one connection inside BEGIN/COMMIT; ROLLBACK when it throws. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface SqlClientOptions {
+  /** Schema to work in (search_path); tests isolate themselves in a unique one. */
+  schema?: string;
+  /** pg pool size. */
+  maxConnections?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function assertSchemaName(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name "${schema}": use lower-case letters, digits and _`);
+  return schema;
+}
+
+/**
+ * `postgres://` / `postgresql://` -> pg Pool; `pglite:<dir>` -> embedded PostgreSQL persisted in
+ * <dir> (created if missing); `memory://` -> ephemeral embedded PostgreSQL.
+ */
+export async function openSqlClient(databaseUrl: string, options: SqlClientOptions = {}): Promise<SqlClient> {
+  const schema = assertSchemaName(options.schema ?? 'public');
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPg(databaseUrl, schema, options.maxConnections ?? 10);
+  if (databaseUrl === 'memory://' || databaseUrl.startsWith('memory://')) return openPglite(undefined, schema);
+  if (databaseUrl.startsWith('pglite:')) {
+    const dir = databaseUrl.slice('pglite:'.length);
+    if (!dir) throw new Error('DATABASE_URL pglite:<directory> needs a directory');
+    mkdirSync(dir, { recursive: true });
+    return openPglite(dir, schema);
+  }
+  throw new Error('DATABASE_URL must start with postgres://, postgresql://, pglite: or memory://');
+}
+
+function openPg(connectionString: string, schema: string, max: number): SqlClient {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    options: `-c search_path=${schema}`,
+  });
+  // A dropped idle connection must not crash the process; the pool replaces it on next use.
+  pool.on('error', () => undefined);
+  const run = async <R>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) => {
+    const result = await client.query(text, params as unknown[] | undefined);
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  };
+  // Without parameters pg uses the simple protocol, which accepts several statements.
+  const exec = async (client: pg.Pool | pg.PoolClient, script: string) => {
+    await client.query(script);
+  };
+  return {
+    driver: 'pg',
+    query: (text, params) => run(pool, text, params),
+    exec: (script) => exec(pool, script),
+    async transaction(fn) {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          query: (text, params) => run(client, text, params),
+          exec: (script) => exec(client, script),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined, schema: string): Promise<SqlClient> {
+  const db = await PGlite.create(dataDir);
+  // One embedded connection: setting search_path once applies to every later query.
+  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
+  const executor = (target: Pick<PGlite, 'query' | 'exec'>): SqlExecutor => ({
+    async query<R>(text: string, params?: readonly unknown[]) {
+      const result = await target.query<R>(text, params as unknown[] | undefined);
+      return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+    },
+    async exec(script: string) {
+      await target.exec(script);
+    },
+  });
+  return {
+    driver: 'pglite',
+    ...executor(db),
+    transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
+    close: () => db.close(),
+  };
+}
+
+/** PostgreSQL error codes the store turns into domain errors. */
+export const PgErrorCodes = { UNIQUE_VIOLATION: '23505', FOREIGN_KEY_VIOLATION: '23503' } as const;
+
+export function pgErrorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,144 @@
+import request from 'supertest';
+import { ADMIN_CLIENT_ID, adminToken, clientCredentialsToken, MANAGEMENT_AUDIENCE, startTestIdentity, type TestIdentity } from './helpers';
+
+describe('/api/v2/clients', () => {
+  let identity: TestIdentity;
+  let auth: { authorization: string };
+  beforeAll(async () => {
+    identity = await startTestIdentity();
+    auth = { authorization: `Bearer ${await adminToken(identity.app)}` };
+  });
+  afterAll(() => identity.close());
+
+  const create = (body: object) => request(identity.app).post('/api/v2/clients').set(auth).send(body);
+
+  it('creates a confidential client and shows its secret in that response only', async () => {
+    const res = await create({ name: 'Backend', app_type: 'non_interactive' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      client_id: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      name: 'Backend',
+      app_type: 'non_interactive',
+      callbacks: [],
+      allowed_origins: [],
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'client_secret_post',
+      client_secret: expect.any(String),
+    });
+    expect(Buffer.from(res.body.client_secret, 'base64url').length).toBeGreaterThanOrEqual(32);
+    const read = await request(identity.app).get(`/api/v2/clients/${res.body.client_id}`).set(auth);
+    expect(read.status).toBe(200);
+    expect(read.body.client_secret).toBeUndefined();
+    const list = await request(identity.app).get('/api/v2/clients').set(auth);
+    expect(JSON.stringify(list.body)).not.toContain(res.body.client_secret);
+    expect(JSON.stringify(list.body)).not.toContain('secret_hash');
+  });
+
+  it('stores only a hash of the secret', async () => {
+    const res = await create({ name: 'Hashed', app_type: 'regular_web' });
+    const stored = await identity.store.clients.findById(res.body.client_id);
+    expect(stored!.secret_hash).toMatch(/^sha256\$/);
+    expect(stored!.secret_hash).not.toContain(res.body.client_secret);
+  });
+
+  it('creates a public client without a secret, with the passwordless grants by default', async () => {
+    const res = await create({
+      name: 'Mobile',
+      app_type: 'native',
+      callbacks: ['https://app.test/callback'],
+      allowed_origins: ['https://app.test'],
+      default_audience: 'https://airport.test',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.client_secret).toBeUndefined();
+    expect(res.body).toMatchObject({
+      token_endpoint_auth_method: 'none',
+      callbacks: ['https://app.test/callback'],
+      allowed_origins: ['https://app.test'],
+      default_audience: 'https://airport.test',
+    });
+    expect(res.body.grant_types).toEqual(
+      expect.arrayContaining(['http://auth0.com/oauth/grant-type/passwordless/otp', 'refresh_token']),
+    );
+    expect(res.body.grant_types).not.toContain('client_credentials');
+  });
+
+  it.each([
+    ['name is missing', { app_type: 'native' }, 'name'],
+    ['app_type is unknown', { name: 'x', app_type: 'desktop' }, 'app_type'],
+    ['a callback is not an http(s) URL', { name: 'x', app_type: 'spa', callbacks: ['javascript:alert(1)'] }, 'callbacks.0'],
+    ['a grant type is unknown', { name: 'x', app_type: 'spa', grant_types: ['implicit-ish'] }, 'grant_types.0'],
+    ['a public client asks for client_credentials', { name: 'x', app_type: 'spa', grant_types: ['client_credentials'] }, 'grant_types'],
+    ['a field is unknown', { name: 'x', app_type: 'spa', colour: 'red' }, 'colour'],
+  ])('answers 400 when %s', async (_case, body, path) => {
+    const res = await create(body);
+    expect(res.status).toBe(400);
+    expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
+  });
+
+  it('rotates a secret: the new one works, the old one stops working', async () => {
+    const created = (await create({ name: 'Rotating', app_type: 'non_interactive' })).body;
+    await request(identity.app)
+      .post('/api/v2/client-grants')
+      .set(auth)
+      .send({ client_id: created.client_id, audience: MANAGEMENT_AUDIENCE, scope: ['read:clients'] })
+      .expect(201);
+    const rotated = await request(identity.app).post(`/api/v2/clients/${created.client_id}/rotate-secret`).set(auth);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.client_secret).toEqual(expect.any(String));
+    expect(rotated.body.client_secret).not.toBe(created.client_secret);
+    await expect(clientCredentialsToken(identity.app, { clientId: created.client_id, clientSecret: rotated.body.client_secret })).resolves.toEqual(expect.any(String));
+    await expect(clientCredentialsToken(identity.app, { clientId: created.client_id, clientSecret: created.client_secret })).rejects.toThrow('401');
+  });
+
+  it('refuses to rotate the secret of a public client', async () => {
+    const created = (await create({ name: 'Public', app_type: 'spa' })).body;
+    expect((await request(identity.app).post(`/api/v2/clients/${created.client_id}/rotate-secret`).set(auth)).status).toBe(400);
+  });
+
+  it('updates a client and drops its secret when it becomes public', async () => {
+    const created = (await create({ name: 'Changing', app_type: 'regular_web', default_audience: 'https://a.test' })).body;
+    const renamed = await request(identity.app).patch(`/api/v2/clients/${created.client_id}`).set(auth).send({ name: 'Changed', default_audience: null });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe('Changed');
+    expect(renamed.body.default_audience).toBeUndefined();
+    const toPublic = await request(identity.app)
+      .patch(`/api/v2/clients/${created.client_id}`)
+      .set(auth)
+      .send({ app_type: 'spa', grant_types: ['refresh_token'] });
+    expect(toPublic.status).toBe(200);
+    expect(toPublic.body.token_endpoint_auth_method).toBe('none');
+    expect((await identity.store.clients.findById(created.client_id))!.secret_hash).toBeNull();
+  });
+
+  it('refuses a PATCH that would give a public client client_credentials', async () => {
+    const created = (await create({ name: 'Spa', app_type: 'spa' })).body;
+    const res = await request(identity.app).patch(`/api/v2/clients/${created.client_id}`).set(auth).send({ grant_types: ['client_credentials'] });
+    expect(res.status).toBe(400);
+    expect(res.body.details[0].path).toBe('grant_types');
+  });
+
+  it('deletes a client, its grants and its place in enabled_clients', async () => {
+    const created = (await create({ name: 'Doomed', app_type: 'non_interactive' })).body;
+    const grant = await request(identity.app)
+      .post('/api/v2/client-grants')
+      .set(auth)
+      .send({ client_id: created.client_id, audience: MANAGEMENT_AUDIENCE, scope: [] });
+    expect((await request(identity.app).delete(`/api/v2/clients/${created.client_id}`).set(auth)).status).toBe(204);
+    expect((await request(identity.app).get(`/api/v2/clients/${created.client_id}`).set(auth)).status).toBe(404);
+    expect((await request(identity.app).get(`/api/v2/client-grants/${grant.body.id}`).set(auth)).status).toBe(404);
+  });
+
+  it('refuses to delete the bootstrap admin client', async () => {
+    const res = await request(identity.app).delete(`/api/v2/clients/${ADMIN_CLIENT_ID}`).set(auth);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('forbidden');
+  });
+
+  it('answers 404 for unknown client ids', async () => {
+    expect((await request(identity.app).get('/api/v2/clients/nope').set(auth)).status).toBe(404);
+    expect((await request(identity.app).patch('/api/v2/clients/nope').set(auth).send({ name: 'x' })).status).toBe(404);
+    expect((await request(identity.app).delete('/api/v2/clients/nope').set(auth)).status).toBe(404);
+    expect((await request(identity.app).post('/api/v2/clients/nope/rotate-secret').set(auth)).status).toBe(404);
+  });
+});

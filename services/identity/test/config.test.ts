@@ -1,0 +1,55 @@
+import { ConfigError, loadConfig } from '@smsauth/service-kit';
+import { configSchema } from '../src/config';
+
+const problemsOf = (env: Record<string, string>) => {
+  try {
+    loadConfig(configSchema, env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems.join('\n');
+    throw err;
+  }
+  return '';
+};
+
+describe('identity configuration', () => {
+  it('defaults: port 4000, AUTH_URL from the port, PGlite in .data/identity, policy any', () => {
+    const config = loadConfig(configSchema, {});
+    expect(config).toMatchObject({
+      PORT: 4000,
+      HOST: '0.0.0.0',
+      AUTH_URL: 'http://localhost:4000',
+      DATABASE_URL: 'pglite:.data/identity',
+      TRUST_PROXY: false,
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'development',
+      GATEWAY_URL_POLICY: 'any',
+    });
+    expect(loadConfig(configSchema, { PORT: '4010' }).AUTH_URL).toBe('http://localhost:4010');
+  });
+
+  it('strips one trailing slash from AUTH_URL', () => {
+    expect(loadConfig(configSchema, { AUTH_URL: 'https://auth.example.com/' }).AUTH_URL).toBe('https://auth.example.com');
+  });
+
+  it('refuses an ADMIN_CLIENT_SECRET shorter than 32 characters, naming it', () => {
+    expect(problemsOf({ ADMIN_CLIENT_ID: 'admin', ADMIN_CLIENT_SECRET: 'short' })).toMatch(/^ADMIN_CLIENT_SECRET: must be at least 32 characters/);
+  });
+
+  it('refuses ADMIN_CLIENT_ID without ADMIN_CLIENT_SECRET', () => {
+    expect(problemsOf({ ADMIN_CLIENT_ID: 'admin' })).toContain('ADMIN_CLIENT_SECRET');
+  });
+
+  it('refuses to run in production without KEY_ENCRYPTION_SECRET, saying why', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems).toContain('KEY_ENCRYPTION_SECRET: is required when NODE_ENV=production');
+    expect(loadConfig(configSchema, { NODE_ENV: 'production', KEY_ENCRYPTION_SECRET: 'k'.repeat(32) }).GATEWAY_URL_POLICY).toBe('public');
+  });
+
+  it('refuses an unknown DATABASE_URL scheme', () => {
+    expect(problemsOf({ DATABASE_URL: 'mysql://x' })).toContain('DATABASE_URL');
+  });
+
+  it('refuses an AUTH_URL that is not http(s)', () => {
+    expect(problemsOf({ AUTH_URL: 'ftp://auth' })).toContain('AUTH_URL');
+  });
+});

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { adminToken, describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema } from './helpers';
+
+/** Start, issue a token, stop; start again on the same database: everything is still there. */
+function restartSuite(database: () => { env: Record<string, string>; schema?: string }) {
+  it('keeps keys, clients and connections across a restart; tokens issued before still verify', async () => {
+    const { env, schema } = database();
+    const first = await startTestIdentity(env, { schema });
+    let token: string;
+    let kid: string;
+    let connectionId: string;
+    try {
+      token = await adminToken(first.app);
+      kid = (await first.keyRing.jwks()).keys[0]!.kid;
+      const auth = { authorization: `Bearer ${token}` };
+      const created = await request(first.app)
+        .post('/api/v2/connections')
+        .set(auth)
+        .send({ options: { name: 'persisted', strategy: 'sms', provider: 'sms_gateway', gateway_url: 'http://gw.test/x', template: '@@password@@', gateway_authentication: { method: 'bearer', subject: 's', audience: 'a', secret: 'persisted-secret' } } });
+      expect(created.status).toBe(201);
+      connectionId = created.body.id;
+    } finally {
+      await first.close();
+    }
+
+    const second = await startTestIdentity(env, { schema });
+    try {
+      expect((await second.keyRing.jwks()).keys.map((k) => k.kid)).toEqual([kid]);
+      const res = await request(second.app).get(`/api/v2/connections/${connectionId}`).set('authorization', `Bearer ${token}`);
+      expect(res.status).toBe(200);
+      expect(res.body.name).toBe('persisted');
+      expect((await second.store.connections.findById(connectionId))!.options.gateway_authentication!.secret).toBe('persisted-secret');
+      expect(second.printed).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  });
+}
+
+describe('persistence in a PGlite directory', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'identity-pglite-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  restartSuite(() => ({ env: { DATABASE_URL: `pglite:${join(dir, 'db')}`, KEY_ENCRYPTION_SECRET: 'p'.repeat(40) } }));
+
+  it('prints generated admin credentials on the first start only', async () => {
+    const env = { DATABASE_URL: `pglite:${join(dir, 'generated')}`, ADMIN_CLIENT_ID: '', ADMIN_CLIENT_SECRET: '' };
+    const first = await startTestIdentity(env);
+    await first.close();
+    const second = await startTestIdentity(env);
+    await second.close();
+    expect(first.printed).toHaveLength(1);
+    expect(second.printed).toEqual([]);
+  });
+
+  it('refuses to start when KEY_ENCRYPTION_SECRET differs from the one the keys were sealed with', async () => {
+    const env = { DATABASE_URL: `pglite:${join(dir, 'db')}`, KEY_ENCRYPTION_SECRET: 'q'.repeat(40) };
+    await expect(startTestIdentity(env)).rejects.toThrow(/KEY_ENCRYPTION_SECRET differs/);
+  });
+});
+
+describeWithPostgres('persistence in PostgreSQL', (databaseUrl) => {
+  const schema = uniqueSchema('persist');
+  afterAll(() => dropSchema(databaseUrl, schema));
+  restartSuite(() => ({ env: { DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: 'p'.repeat(40) }, schema }));
+});

@@ -1,0 +1,119 @@
+import net from 'node:net';
+import request from 'supertest';
+import { openSqlClient } from '../src/store/sql-client';
+import { migrate } from '../src/store/migrate';
+import { describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema } from './helpers';
+
+/** A TCP proxy in front of PostgreSQL that a test can cut and restore. */
+async function startCuttableProxy(target: URL): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let open = true;
+  const server = net.createServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    cut() {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      open = true;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describeWithPostgres('identity on PostgreSQL: concurrent starts and outages', (databaseUrl) => {
+  const schemas: string[] = [];
+  afterAll(async () => {
+    for (const schema of schemas) await dropSchema(databaseUrl, schema);
+  });
+
+  it('lets two instances migrate one schema at the same moment, each migration applied once', async () => {
+    const schema = uniqueSchema('migrate');
+    schemas.push(schema);
+    const [a, b] = await Promise.all([openSqlClient(databaseUrl, { schema }), openSqlClient(databaseUrl, { schema })]);
+    try {
+      const applied = await Promise.all([migrate(a!, schema), migrate(b!, schema)]);
+      expect(applied.flat()).toEqual([1]);
+      const { rows } = await a!.query<{ version: number }>('SELECT version FROM schema_migrations');
+      expect(rows).toEqual([{ version: 1 }]);
+    } finally {
+      await Promise.all([a!.close(), b!.close()]);
+    }
+  });
+
+  it('starts two instances on a fresh schema together: one signing key, one generated admin', async () => {
+    const schema = uniqueSchema('twostart');
+    schemas.push(schema);
+    const env = { DATABASE_URL: databaseUrl, ADMIN_CLIENT_ID: '', ADMIN_CLIENT_SECRET: '' };
+    const [a, b] = await Promise.all([startTestIdentity(env, { schema }), startTestIdentity(env, { schema })]);
+    try {
+      expect(a.printed.length + b.printed.length).toBe(1);
+      expect((await a.keyRing.jwks()).keys).toEqual((await b.keyRing.jwks()).keys);
+      expect((await a.store.signingKeys.list())).toHaveLength(1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('fails readiness while the database is unreachable and recovers by itself when it returns', async () => {
+    const schema = uniqueSchema('ready');
+    schemas.push(schema);
+    const target = new URL(databaseUrl);
+    const proxy = await startCuttableProxy(target);
+    const proxied = new URL(databaseUrl);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    const identity = await startTestIdentity({ DATABASE_URL: proxied.toString() }, { schema });
+    try {
+      expect((await request(identity.app).get('/readyz')).status).toBe(200);
+      proxy.cut();
+      const down = await request(identity.app).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body.status).toBe('not_ready');
+      expect(down.body.checks.database).not.toBe('ok');
+      proxy.restore();
+      const up = await request(identity.app).get('/readyz');
+      expect(up.status).toBe(200);
+      expect(up.body.checks).toEqual({ database: 'ok' });
+      expect((await request(identity.app).get('/.well-known/jwks.json')).status).toBe(200);
+    } finally {
+      await identity.close();
+      await proxy.close();
+    }
+  });
+
+  it('fails readiness when nothing listens where the database should be', async () => {
+    const schema = uniqueSchema('ready2');
+    schemas.push(schema);
+    const proxy = await startCuttableProxy(new URL(databaseUrl));
+    const proxied = new URL(databaseUrl);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    const identity = await startTestIdentity({ DATABASE_URL: proxied.toString() }, { schema });
+    await proxy.close();
+    try {
+      const res = await request(identity.app).get('/readyz');
+      expect(res.status).toBe(503);
+    } finally {
+      await identity.close();
+    }
+  });
+});

@@ -1,0 +1,181 @@
+import { createSecretCipher } from '../src/domain/crypto/secret-cipher';
+import { generateSigningKey } from '../src/domain/tokens/key-material';
+import { openStore, MissingReferenceError, UniqueViolationError, type OpenedStore } from '../src/store';
+import { migrate } from '../src/store/migrate';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './helpers';
+
+const KEY = 'k'.repeat(40);
+
+interface Driver {
+  name: string;
+  url: string;
+  schema: string;
+}
+
+const drivers: Driver[] = [{ name: 'PGlite', url: 'memory://', schema: 'public' }];
+if (TEST_DATABASE_URL) drivers.push({ name: 'PostgreSQL', url: TEST_DATABASE_URL, schema: uniqueSchema('store_test') });
+else console.warn('SKIPPED: the store suite on PostgreSQL needs TEST_DATABASE_URL; running it on PGlite only');
+
+const options = (overrides: Record<string, unknown> = {}) => ({
+  name: 'sms',
+  strategy: 'sms' as const,
+  provider: 'sms_gateway' as const,
+  gateway_url: 'http://gateway.test/deliver',
+  syntax: 'md_with_macros' as const,
+  template: 'Code @@password@@',
+  totp: { time_step: 300, length: 6 },
+  brute_force_protection: true,
+  disable_signup: false,
+  forward_req_info: false as const,
+  ...overrides,
+});
+
+const client = (id: string) => ({
+  client_id: id,
+  name: id,
+  app_type: 'native' as const,
+  callbacks: [],
+  allowed_origins: [],
+  grant_types: [],
+  default_audience: null,
+  secret_hash: null,
+  system_role: null,
+});
+
+describe.each(drivers)('identity store on $name', (driver) => {
+  let opened: OpenedStore;
+  beforeAll(async () => {
+    opened = await openStore(driver.url, createSecretCipher(KEY), { schema: driver.schema });
+  });
+  afterAll(async () => {
+    await opened.close();
+    if (driver.name === 'PostgreSQL') await dropSchema(driver.url, driver.schema);
+  });
+
+  it('records applied migrations and applies nothing twice', async () => {
+    const { rows } = await opened.sql.query<{ version: number }>('SELECT version FROM schema_migrations');
+    expect(rows.map((r) => r.version)).toEqual([1]);
+    expect(await migrate(opened.sql, driver.schema)).toEqual([]);
+  });
+
+  it('creates every table, including those of the passwordless flow', async () => {
+    const { rows } = await opened.sql.query<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()',
+    );
+    expect(rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining([
+        'clients', 'connections', 'connection_clients', 'resource_servers', 'client_grants', 'users', 'signing_keys',
+        'one_time_codes', 'login_failures_by_ip', 'login_failures_by_phone', 'rate_limit_counters', 'refresh_tokens', 'access_tokens',
+      ]),
+    );
+  });
+
+  it('stores clients and refuses a duplicate client_id', async () => {
+    await opened.store.clients.insert(client('c1'));
+    expect(await opened.store.clients.findById('c1')).toMatchObject({ client_id: 'c1', app_type: 'native', grant_types: [] });
+    await expect(opened.store.clients.insert(client('c1'))).rejects.toBeInstanceOf(UniqueViolationError);
+  });
+
+  it('keeps enabled_clients in order and drops a deleted client from them', async () => {
+    await opened.store.clients.insert(client('c2'));
+    await opened.store.clients.insert(client('c3'));
+    const created = await opened.store.transaction((tx) =>
+      tx.connections.insert({ id: 'con_1', options: options({ name: 'ordered' }), enabled_clients: ['c3', 'c2'] }),
+    );
+    expect(created.enabled_clients).toEqual(['c3', 'c2']);
+    await opened.store.clients.delete('c3');
+    expect((await opened.store.connections.findByName('ordered'))!.enabled_clients).toEqual(['c2']);
+  });
+
+  it('refuses enabled_clients naming a missing client', async () => {
+    await expect(
+      opened.store.transaction((tx) => tx.connections.insert({ id: 'con_x', options: options({ name: 'dangling' }), enabled_clients: ['nope'] })),
+    ).rejects.toBeInstanceOf(MissingReferenceError);
+    expect(await opened.store.connections.findByName('dangling')).toBeUndefined();
+  });
+
+  it('seals the gateway secret at rest and opens it on read', async () => {
+    const gateway_authentication = { method: 'bearer' as const, subject: 's', audience: 'a', secret: 'gateway-secret-value', secret_base64_encoded: false };
+    await opened.store.transaction((tx) =>
+      tx.connections.insert({ id: 'con_2', options: options({ name: 'sealed', gateway_authentication }), enabled_clients: [] }),
+    );
+    const { rows } = await opened.sql.query<Record<string, unknown>>("SELECT * FROM connections WHERE id = 'con_2'");
+    expect(JSON.stringify(rows)).not.toContain('gateway-secret-value');
+    expect((await opened.store.connections.findById('con_2'))!.options.gateway_authentication!.secret).toBe('gateway-secret-value');
+  });
+
+  it('keeps signing keys encrypted at rest and walks them current -> previous -> retired', async () => {
+    const first = await generateSigningKey();
+    const second = await generateSigningKey();
+    const third = await generateSigningKey();
+    const at = new Date('2030-01-01T00:00:00Z');
+    expect(await opened.store.transaction((tx) => tx.signingKeys.insertCurrentIfNone(first, at))).toBe(true);
+    expect(await opened.store.transaction((tx) => tx.signingKeys.insertCurrentIfNone(second, at))).toBe(false);
+    await opened.store.transaction((tx) => tx.signingKeys.rotate(second, at));
+    await opened.store.transaction((tx) => tx.signingKeys.rotate(third, at));
+    const states = Object.fromEntries((await opened.store.signingKeys.list()).map((k) => [k.kid, k.state]));
+    expect(states).toEqual({ [first.kid]: 'retired', [second.kid]: 'previous', [third.kid]: 'current' });
+    expect((await opened.store.signingKeys.findByKid(third.kid))!.private_key).toBe(third.private_key);
+    const { rows } = await opened.sql.query<{ private_key: string }>('SELECT private_key FROM signing_keys');
+    for (const row of rows) expect(row.private_key).not.toContain('PRIVATE KEY');
+    expect(await opened.store.transaction((tx) => tx.signingKeys.revoke(third.kid, at))).toBe('current');
+    expect((await opened.store.signingKeys.findByKid(third.kid))!.state).toBe('current');
+  });
+
+  it('counts rate-limit hits per window, restarting in a new window, without losing parallel hits', async () => {
+    const hour = new Date('2030-01-01T10:00:00Z');
+    const counts = await Promise.all(Array.from({ length: 20 }, () => opened.store.rateLimits.hit('ip:1', hour)));
+    expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(await opened.store.rateLimits.hit('ip:1', new Date('2030-01-01T11:00:00Z'))).toBe(1);
+    // A straggler from the old window counts in the current one instead of resetting it.
+    expect(await opened.store.rateLimits.hit('ip:1', hour)).toBe(2);
+  });
+
+  it('creates one user on parallel first logins and counts each login', async () => {
+    const at = new Date('2030-01-01T00:00:00Z');
+    await Promise.all(
+      ['sms|a', 'sms|b', 'sms|c'].map((user_id) => opened.store.users.recordLogin({ user_id, connection_id: 'con_1', phone_number: '+15550001', at })),
+    );
+    const users = await opened.store.users.list({ phoneEquals: '+15550001', offset: 0, limit: 10 });
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatchObject({ phone_verified: true, logins_count: 3, connection_name: 'ordered' });
+    expect(await opened.store.users.list({ phoneContains: '5550', offset: 0, limit: 10 })).toHaveLength(1);
+    expect(await opened.store.users.list({ phoneContains: '%', offset: 0, limit: 10 })).toHaveLength(0);
+  });
+
+  it('lists and clears brute-force blocks of a number', async () => {
+    const now = new Date('2030-01-01T00:00:00Z');
+    await opened.sql.query(
+      `INSERT INTO login_failures_by_ip (phone_number, ip, failures, blocked_until) VALUES
+       ('+15550002', '203.0.113.1', 10, '2030-01-02T00:00:00Z'), ('+15550002', '203.0.113.2', 3, NULL)`,
+    );
+    await opened.sql.query("INSERT INTO login_failures_by_phone (phone_number, consecutive_failures, locked_at) VALUES ('+15550002', 100, now())");
+    expect(await opened.store.userBlocks.list('+15550002', now)).toEqual([
+      { phone_number: '+15550002' },
+      { phone_number: '+15550002', ip: '203.0.113.1' },
+    ]);
+    await opened.store.userBlocks.clear('+15550002');
+    expect(await opened.store.userBlocks.list('+15550002', now)).toEqual([]);
+    const { rows } = await opened.sql.query("SELECT * FROM login_failures_by_ip WHERE phone_number = '+15550002'");
+    expect(rows).toEqual([]);
+  });
+
+  it('rolls a transaction back when it throws', async () => {
+    await expect(
+      opened.store.transaction(async (tx) => {
+        await tx.clients.insert(client('rolled-back'));
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await opened.store.clients.findById('rolled-back')).toBeUndefined();
+  });
+
+  it('cascades a resource server identifier to its grants and deletes them with it', async () => {
+    await opened.store.resourceServers.insert({ id: 'rs_1', name: 'api', identifier: 'https://api', signing_alg: 'RS256', token_lifetime: 60, scopes: [], is_system: true });
+    await opened.store.clientGrants.insert({ id: 'cgr_1', client_id: 'c1', audience: 'https://api', scope: [] });
+    await opened.store.resourceServers.upsertSystem({ id: 'rs_ignored', name: 'api', identifier: 'https://api2', signing_alg: 'RS256', token_lifetime: 60, scopes: [], is_system: true });
+    expect((await opened.store.clientGrants.findById('cgr_1'))!.audience).toBe('https://api2');
+    await opened.store.resourceServers.delete('rs_1');
+    expect(await opened.store.clientGrants.findById('cgr_1')).toBeUndefined();
+  });
+});
