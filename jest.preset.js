@@ -3,6 +3,15 @@
 // so tests never depend on a stale dist/.
 const path = require('node:path');
 
+// Dependencies that jest's CommonJS VM cannot load as published, so swc transforms them too:
+// jose (under jwks-rsa) ships ES modules only; PGlite's .cjs build loads Node built-ins with
+// dynamic import(), which the VM rejects without --experimental-vm-modules.
+const TRANSFORMED_DEPENDENCIES = ['jose', '@electric-sql/pglite'];
+const pnpmDir = (name) => name.replace('/', '\\+');
+const transformIgnorePatterns = [
+  `/node_modules/(?!(\\.pnpm/(${TRANSFORMED_DEPENDENCIES.map(pnpmDir).join('|')})@[^/]+/node_modules/)?(${TRANSFORMED_DEPENDENCIES.join('|')})/)`,
+];
+
 module.exports = function preset(dir, overrides = {}) {
   return {
     displayName: path.basename(dir),
@@ -10,13 +19,14 @@ module.exports = function preset(dir, overrides = {}) {
     testEnvironment: 'node',
     testEnvironmentOptions: { customExportConditions: ['@smsauth/source', 'node', 'node-addons'] },
     testMatch: ['<rootDir>/test/**/*.test.ts'],
+    transformIgnorePatterns,
     transform: {
-      '^.+\\.(t|j)sx?$': [
+      '^.+\\.[cm]?[tj]sx?$': [
         require.resolve('@swc/jest'),
         { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
       ],
     },
-    moduleFileExtensions: ['ts', 'js', 'json'],
+    moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
     ...overrides,
   };
 };

@@ -1,1 +1,14 @@
-export {};
+export { createApiGateway, USER_INFO_HEADER, type ApiGatewayOptions, type ApiGatewayRouter } from './gateway';
+export {
+  compileDocument,
+  loadOpenApiDocument,
+  OpenApiDocumentError,
+  DEFAULT_JWT_LOCATIONS,
+  type GatewayOperation,
+  type JwtScheme,
+  type SecurityRequirement,
+} from './document';
+export { algorithmsForKey, ASYMMETRIC_ALGORITHMS } from './algorithms';
+export { MAX_TOKEN_LENGTH } from './jwt-verifier';
+export type { AuthOutcome } from './gateway-metrics';
+export { systemClock, type Clock, type JwtClaims } from './types';

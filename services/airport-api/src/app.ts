@@ -1,18 +1,47 @@
-import { createServiceApp, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import { createApiGateway, type Clock } from '@smsauth/api-gateway';
+import { createMetricsRegistry, createServiceApp, Lifecycle, type Logger, type ServiceApp } from '@smsauth/service-kit';
 import type { Config } from './config';
+import { loadAirportNames, type AirportNames } from './domain/airports';
+import { renderOpenApiDocument } from './domain/openapi-document';
+import { airportNameHandler } from './routes/airport-name';
+import { openApiDocumentHandler } from './routes/openapi';
 
 export interface AppDependencies {
   config: Config;
   logger: Logger;
+  clock?: Clock;
+  /** Airport names; loaded from AIRPORTS_FILE or the bundled data when not given. */
+  airportNames?: AirportNames;
+  /** Passed to the gateway (tests shorten it). */
+  jwksFetchTimeoutMs?: number;
 }
 
 /** Builds the airport-api app from its dependencies; never listens. */
-export function buildApp({ logger }: AppDependencies): ServiceApp {
+export function buildApp({ config, logger, clock, airportNames, jwksFetchTimeoutMs }: AppDependencies): ServiceApp {
+  const names = airportNames ?? loadAirportNames(config.AIRPORTS_FILE);
+  const openApi = renderOpenApiDocument({ file: config.OPENAPI_FILE, authUrl: config.AUTH_URL, audience: config.API_AUDIENCE });
+  const metrics = createMetricsRegistry('airport-api');
+  const lifecycle = new Lifecycle();
+  logger.info({ airports: names.size, openapiFile: config.OPENAPI_FILE ?? 'bundled' }, 'airport data and OpenAPI document loaded');
+
   return createServiceApp({
     name: 'airport-api',
     logger,
-    routes: () => {
-      // Endpoints arrive with the service's own issue.
+    metrics,
+    lifecycle,
+    routes: (app) => {
+      app.get('/openapi.yaml', openApiDocumentHandler(openApi.yaml));
+      app.use(
+        createApiGateway({
+          document: openApi.document as Record<string, unknown>,
+          handlers: { airportName: airportNameHandler(names) },
+          logger,
+          metrics,
+          lifecycle,
+          ...(clock ? { clock } : {}),
+          ...(jwksFetchTimeoutMs ? { fetchTimeoutMs: jwksFetchTimeoutMs } : {}),
+        }),
+      );
     },
   });
 }

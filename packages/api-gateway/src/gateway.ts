@@ -1,0 +1,143 @@
+import type { OpenApi2Document } from '@smsauth/contracts';
+import type { Lifecycle, Logger } from '@smsauth/service-kit';
+import { Router, type Request, type RequestHandler } from 'express';
+import type { Registry } from 'prom-client';
+import { authenticate } from './authenticate';
+import { compileDocument, loadOpenApiDocument, OpenApiDocumentError, type GatewayOperation } from './document';
+import { createGatewayMetrics } from './gateway-metrics';
+import { JwksKeyStore } from './jwks-key-store';
+import { JwtVerifier } from './jwt-verifier';
+import { operationNotFound } from './rejection';
+import { VerifiedTokenCache } from './token-cache';
+import { systemClock, type Clock } from './types';
+
+/** Header carrying the verified payload to the handler; a client-sent copy never gets through. */
+export const USER_INFO_HEADER = 'x-endpoint-api-userinfo';
+
+export interface ApiGatewayOptions {
+  /** OpenAPI 2.0 document: YAML or JSON text, or the parsed object. */
+  document: string | OpenApi2Document | Record<string, unknown>;
+  /** One handler per operationId of the document. */
+  handlers: Record<string, RequestHandler>;
+  logger: Logger;
+  /** The app's registry; the gateway registers its counters on it. */
+  metrics: Registry;
+  /** When given, a `jwks` readiness check is registered on it. */
+  lifecycle?: Lifecycle;
+  clock?: Clock;
+  /** Total time for one JWKS fetch (default 5 s). */
+  fetchTimeoutMs?: number;
+  /** JWKS cache age before a background refresh (default 5 min). */
+  jwksMaxAgeMs?: number;
+  /** Minimum time between two JWKS fetches of one URI (default 15 s: at most 4 a minute). */
+  jwksMinRefetchIntervalMs?: number;
+  /** Verified-token cache entries (default 10,000). */
+  tokenCacheSize?: number;
+  /** `exp`/`nbf` leeway in seconds (default 60). */
+  clockToleranceSec?: number;
+}
+
+export type ApiGatewayRouter = Router & {
+  operations: readonly GatewayOperation[];
+  /** Resolves when every JWKS has given at least one key; throws naming the failing one. */
+  checkReadiness(): Promise<void>;
+};
+
+function removeUserInfoHeader(req: Request): void {
+  delete req.headers[USER_INFO_HEADER];
+  const raw = req.rawHeaders;
+  for (let index = raw.length - 2; index >= 0; index -= 2) {
+    if (raw[index]?.toLowerCase() === USER_INFO_HEADER) raw.splice(index, 2);
+  }
+}
+
+function bindHandlers(operations: readonly GatewayOperation[], handlers: Record<string, RequestHandler>, logger: Logger) {
+  const missing = operations.filter((operation) => typeof handlers[operation.operationId] !== 'function');
+  if (missing.length > 0) {
+    throw new OpenApiDocumentError(`no handler for operationId ${missing.map((operation) => `"${operation.operationId}"`).join(', ')}`);
+  }
+  const unused = Object.keys(handlers).filter((id) => !operations.some((operation) => operation.operationId === id));
+  if (unused.length > 0) logger.warn({ operationIds: unused }, 'handlers without an operation in the OpenAPI document');
+}
+
+/**
+ * An Express router enforcing an OpenAPI 2.0 document the way the reference cloud API proxy
+ * does: routing from `paths` (404 code 5 otherwise) and JWT validation per operation.
+ */
+export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
+  const { logger, handlers } = options;
+  const clock = options.clock ?? systemClock;
+  const { operations, schemes } = compileDocument(loadOpenApiDocument(options.document));
+  bindHandlers(operations, handlers, logger);
+
+  const metrics = createGatewayMetrics(options.metrics);
+  const keyStores = new Map<string, JwksKeyStore>();
+  for (const scheme of schemes) {
+    if (keyStores.has(scheme.jwksUri)) continue;
+    keyStores.set(
+      scheme.jwksUri,
+      new JwksKeyStore({
+        jwksUri: scheme.jwksUri,
+        clock,
+        logger,
+        metrics,
+        fetchTimeoutMs: options.fetchTimeoutMs ?? 5_000,
+        maxAgeMs: options.jwksMaxAgeMs ?? 5 * 60_000,
+        minRefetchIntervalMs: options.jwksMinRefetchIntervalMs ?? 15_000,
+      }),
+    );
+  }
+  const verifier = new JwtVerifier({
+    keyStores,
+    cache: new VerifiedTokenCache(clock, options.tokenCacheSize ?? 10_000),
+    clock,
+    metrics,
+    clockToleranceSec: options.clockToleranceSec ?? 60,
+  });
+  // Warm the key sets now; a failure only shows in readiness and in rejections.
+  for (const store of keyStores.values()) void store.refresh();
+
+  const router = Router();
+  router.use(async (req, res, next) => {
+    removeUserInfoHeader(req);
+    const found = findOperation(operations, req.method, req.path);
+    if (!found) return next(operationNotFound());
+    const { operation, params } = found;
+    res.locals.metricsRoute = `${req.baseUrl}${operation.route}`;
+    req.params = params;
+
+    if (operation.security.length > 0) {
+      const result = await authenticate(req, operation, verifier);
+      if (!result.ok) {
+        metrics.auth.inc({ outcome: result.outcome });
+        logger.info(
+          { requestId: res.getHeader('x-request-id'), operationId: operation.operationId, outcome: result.outcome, reason: result.reason },
+          'gateway rejected the call',
+        );
+        return next(result.error);
+      }
+      metrics.auth.inc({ outcome: 'allowed' });
+      if (result.claims) {
+        req.auth = result.claims;
+        req.headers[USER_INFO_HEADER] = result.payloadSegment;
+      }
+    }
+    const handler = handlers[operation.operationId] as RequestHandler;
+    return handler(req, res, next);
+  });
+
+  const readiness = async (): Promise<void> => {
+    await Promise.all([...keyStores.values()].map((store) => store.checkReady()));
+  };
+  options.lifecycle?.addReadinessCheck('jwks', readiness);
+  return Object.assign(router, { operations, checkReadiness: readiness });
+}
+
+function findOperation(operations: readonly GatewayOperation[], method: string, path: string) {
+  for (const operation of operations) {
+    if (operation.method !== method) continue;
+    const params = operation.path.match(path);
+    if (params) return { operation, params };
+  }
+  return undefined;
+}

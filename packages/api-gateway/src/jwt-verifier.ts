@@ -1,0 +1,151 @@
+import { JwtRejectionReasons } from '@smsauth/contracts';
+import jwt from 'jsonwebtoken';
+import { isAcceptableAlgorithm } from './algorithms';
+import type { JwtScheme } from './document';
+import type { AuthOutcome, GatewayMetrics } from './gateway-metrics';
+import type { JwksKeyStore } from './jwks-key-store';
+import { VerifiedTokenCache, type VerifiedToken } from './token-cache';
+import type { Clock, JwtClaims } from './types';
+
+export type Verification =
+  | ({ ok: true } & VerifiedToken)
+  | { ok: false; reason: string; outcome: AuthOutcome };
+
+/** Longer tokens are refused unparsed (Node's default header limit is 16 KB anyway). */
+export const MAX_TOKEN_LENGTH = 16 * 1024;
+const SEGMENT = /^[A-Za-z0-9_-]*$/;
+
+function reject(reason: string, outcome: AuthOutcome): Verification {
+  return { ok: false, reason, outcome };
+}
+
+function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isNumericDate(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function audiencesOf(aud: unknown): string[] | undefined {
+  if (typeof aud === 'string') return [aud];
+  if (Array.isArray(aud) && aud.every((item) => typeof item === 'string')) return aud as string[];
+  return undefined;
+}
+
+/** Attacker-chosen text echoed in a rejection: printable ASCII only, bounded. */
+function printable(text: string): string {
+  const cleaned = text.replace(/[^\x20-\x7e]/g, '?');
+  return cleaned.length > 128 ? `${cleaned.slice(0, 128)}...` : cleaned;
+}
+
+interface DecodedToken {
+  alg: jwt.Algorithm;
+  kid: string | undefined;
+  payload: Record<string, unknown>;
+  payloadSegment: string;
+}
+
+/** Structure only: three base64url segments, JSON objects, an asymmetric `alg`, a string `kid`. */
+function decodeToken(token: string): DecodedToken | undefined {
+  if (token.length > MAX_TOKEN_LENGTH) return undefined;
+  const segments = token.split('.');
+  if (segments.length !== 3 || !segments.every((segment) => SEGMENT.test(segment))) return undefined;
+  const [headerSegment, payloadSegment] = segments as [string, string, string];
+  const header = decodeJsonObject(headerSegment);
+  const payload = decodeJsonObject(payloadSegment);
+  if (!header || !payload) return undefined;
+  // `none` and HMAC are refused here, before any key is looked up (RFC 8725 §3.1, §3.2).
+  // `jku`, `x5u`, `jwk` and `x5c` are never read: keys come only from the configured JWKS.
+  if (!isAcceptableAlgorithm(header.alg)) return undefined;
+  if (header.kid !== undefined && typeof header.kid !== 'string') return undefined;
+  return { alg: header.alg, kid: header.kid, payload, payloadSegment };
+}
+
+export interface JwtVerifierOptions {
+  keyStores: ReadonlyMap<string, JwksKeyStore>;
+  cache: VerifiedTokenCache;
+  clock: Clock;
+  metrics: GatewayMetrics;
+  /** Leeway for `exp` and `nbf`, in seconds. */
+  clockToleranceSec: number;
+}
+
+/** Checks a token against one JWT scheme; the answer names the precise, non-secret reason. */
+export class JwtVerifier {
+  constructor(private readonly options: JwtVerifierOptions) {}
+
+  async verify(token: string, scheme: JwtScheme): Promise<Verification> {
+    const { cache, metrics } = this.options;
+    const cacheKey = VerifiedTokenCache.keyOf(scheme.name, token);
+    const cached = cache.get(cacheKey);
+    metrics.tokenCache.inc({ result: cached ? 'hit' : 'miss' });
+    if (cached) return { ok: true, ...cached };
+
+    const result = await this.verifyUncached(token, scheme);
+    if (result.ok) cache.set(cacheKey, { claims: result.claims, payloadSegment: result.payloadSegment, validUntilMs: result.validUntilMs });
+    return result;
+  }
+
+  private async verifyUncached(token: string, scheme: JwtScheme): Promise<Verification> {
+    const decoded = decodeToken(token);
+    if (!decoded) return reject(JwtRejectionReasons.BAD_FORMAT, 'bad_format');
+    const { payload } = decoded;
+    if (['exp', 'nbf', 'iat'].some((claim) => payload[claim] !== undefined && !isNumericDate(payload[claim]))) {
+      return reject(JwtRejectionReasons.BAD_FORMAT, 'bad_format');
+    }
+    // The issuer is compared exactly: `https://id.example.com` is not `https://id.example.com/`.
+    if (payload.iss !== scheme.issuer) return reject(JwtRejectionReasons.ISSUER_NOT_ALLOWED, 'issuer_not_allowed');
+    if (!isNumericDate(payload.exp)) return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
+
+    const signed = await this.checkSignatureAndTime(token, decoded, scheme);
+    if (signed) return signed;
+
+    const audiences = audiencesOf(payload.aud);
+    if (!audiences || !audiences.some((audience) => scheme.audiences.includes(audience))) {
+      return reject(JwtRejectionReasons.AUDIENCE_NOT_ALLOWED, 'audience_not_allowed');
+    }
+    return {
+      ok: true,
+      claims: payload as JwtClaims,
+      payloadSegment: decoded.payloadSegment,
+      validUntilMs: (payload.exp + this.options.clockToleranceSec) * 1000,
+    };
+  }
+
+  /** Undefined when a configured key verifies the signature and exp/nbf hold; else the rejection. */
+  private async checkSignatureAndTime(token: string, decoded: DecodedToken, scheme: JwtScheme): Promise<Verification | undefined> {
+    const { keyStores, clock, metrics, clockToleranceSec } = this.options;
+    const store = keyStores.get(scheme.jwksUri);
+    if (!store) return reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable');
+    const lookup = await store.lookup(decoded.kid);
+    if (!lookup.found) {
+      return lookup.cause === 'unavailable' || decoded.kid === undefined
+        ? reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable')
+        : reject(JwtRejectionReasons.keyNotFound(printable(decoded.kid)), 'key_not_found');
+    }
+    const candidates = lookup.keys.filter((key) => key.algorithms.includes(decoded.alg));
+    for (const candidate of candidates) {
+      metrics.signatureVerifications.inc();
+      try {
+        jwt.verify(token, candidate.key, {
+          algorithms: candidate.algorithms,
+          clockTimestamp: Math.floor(clock.now() / 1000),
+          clockTolerance: clockToleranceSec,
+        });
+        return undefined;
+      } catch (err) {
+        // jsonwebtoken checks the signature before the times, so these mean a good signature.
+        if (err instanceof jwt.TokenExpiredError || err instanceof jwt.NotBeforeError) {
+          return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
+        }
+      }
+    }
+    return reject(JwtRejectionReasons.SIGNATURE_FAILED, 'signature_failed');
+  }
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Clock, JwtClaims } from './types';
+
+export interface VerifiedToken {
+  claims: JwtClaims;
+  /** The token's payload segment (base64url of the claims JSON), forwarded as X-Endpoint-API-UserInfo. */
+  payloadSegment: string;
+  /** Epoch ms after which the token no longer counts as valid (exp plus leeway). */
+  validUntilMs: number;
+}
+
+/**
+ * Verified tokens, so a repeated token costs a hash and a map lookup instead of a signature
+ * check. Bounded by entry count and by total payload size; keyed by scheme and SHA-256 of
+ * the token, so the cache never holds raw tokens.
+ */
+export class VerifiedTokenCache {
+  private readonly entries: LRUCache<string, VerifiedToken>;
+
+  constructor(
+    private readonly clock: Clock,
+    maxEntries: number,
+    maxBytes = 32 * 1024 * 1024,
+  ) {
+    this.entries = new LRUCache<string, VerifiedToken>({
+      max: maxEntries,
+      maxSize: maxBytes,
+      sizeCalculation: (entry) => Math.max(1, entry.payloadSegment.length + 128),
+    });
+  }
+
+  static keyOf(schemeName: string, token: string): string {
+    return `${schemeName}\u0000${createHash('sha256').update(token).digest('base64url')}`;
+  }
+
+  get(key: string): VerifiedToken | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (this.clock.now() >= entry.validUntilMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(key: string, entry: VerifiedToken): void {
+    this.entries.set(key, entry);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
