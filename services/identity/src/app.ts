@@ -1,14 +1,22 @@
 import { createServiceApp, Lifecycle, type Logger, type ServiceApp } from '@smsauth/service-kit';
 import { issuerOf, managementAudienceOf, type Config } from './config';
 import { systemClock, type Clock } from './domain/clock';
+import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
+import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gateway-client';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';
+import type { PasswordlessLoginDependencies } from './domain/oauth/passwordless-login';
+import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
+import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
 import type { ResolveHost } from './domain/passwordless/gateway-url-policy';
 import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { managementRouter } from './routes/management';
+import { oauthRoRouter } from './routes/oauth-ro';
 import { oauthTokenRouter } from './routes/oauth-token';
+import { passwordlessRouter } from './routes/passwordless';
+import { userinfoRouter } from './routes/userinfo';
 import { wellKnownRouter } from './routes/well-known';
 import type { IdentityStore } from './store';
 
@@ -21,6 +29,8 @@ export interface AppDependencies {
   clock?: Clock;
   /** DNS for the gateway URL policy; tests inject one. */
   resolveHost?: ResolveHost;
+  /** Delivers codes to connection gateways; built from resolveHost when absent. */
+  gateway?: SmsGatewayClient;
   lifecycle?: Lifecycle;
 }
 
@@ -31,10 +41,23 @@ export function buildApp(deps: AppDependencies): ServiceApp {
   const issuer = issuerOf(config);
   const signer = new TokenSigner(keyRing, clock, issuer);
   const verifier = new TokenVerifier(keyRing, clock, issuer);
-  const grants = new TokenGrantRegistry().register('client_credentials', clientCredentialsGrant({ store, signer }));
+  const logger = deps.logger;
+  const login: PasswordlessLoginDependencies = {
+    store,
+    clock,
+    signer,
+    logger,
+    bruteForce: { threshold: config.BRUTE_FORCE_THRESHOLD, blockSeconds: config.BRUTE_FORCE_BLOCK_SECONDS },
+  };
+  const grants = new TokenGrantRegistry()
+    .register('client_credentials', clientCredentialsGrant({ store, signer }))
+    .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(login))
+    .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger }));
 
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   lifecycle.addReadinessCheck('database', () => store.ping());
+  const gateway = deps.gateway ?? createSmsGatewayClient({ resolveHost: deps.resolveHost, logger });
+  if (!deps.gateway) lifecycle.addCloser('sms-gateway-client', () => gateway.close());
 
   return createServiceApp({
     name: 'identity',
@@ -44,7 +67,10 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     trustProxy: config.TRUST_PROXY,
     routes: (app) => {
       app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
+      app.use(passwordlessRouter({ store, clock, config, gateway, logger }));
+      app.use(oauthRoRouter(login));
       app.use(oauthTokenRouter(grants));
+      app.use(userinfoRouter({ store, verifier, clock }));
       app.use(
         '/api/v2',
         managementRouter({

@@ -2,8 +2,12 @@ import type { SecretCipher } from '../domain/crypto/secret-cipher';
 import { migrate } from './migrate';
 import { clientGrantsRepo } from './repos/client-grants';
 import { clientsRepo } from './repos/clients';
+import { accessTokensRepo } from './repos/access-tokens';
 import { connectionsRepo } from './repos/connections';
+import { loginFailuresRepo } from './repos/login-failures';
+import { oneTimeCodesRepo } from './repos/one-time-codes';
 import { rateLimitsRepo } from './repos/rate-limits';
+import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
 import { signingKeysRepo } from './repos/signing-keys';
 import { userBlocksRepo } from './repos/user-blocks';
@@ -19,6 +23,10 @@ export interface IdentityStore {
   readonly userBlocks: ReturnType<typeof userBlocksRepo>;
   readonly signingKeys: ReturnType<typeof signingKeysRepo>;
   readonly rateLimits: ReturnType<typeof rateLimitsRepo>;
+  readonly codes: ReturnType<typeof oneTimeCodesRepo>;
+  readonly loginFailures: ReturnType<typeof loginFailuresRepo>;
+  readonly refreshTokens: ReturnType<typeof refreshTokensRepo>;
+  readonly accessTokens: ReturnType<typeof accessTokensRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
   transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
   /** Serialises a critical section across instances; call inside transaction(), released at its end. */
@@ -37,6 +45,10 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     userBlocks: userBlocksRepo(db),
     signingKeys: signingKeysRepo(db, cipher),
     rateLimits: rateLimitsRepo(db),
+    codes: oneTimeCodesRepo(db, cipher),
+    loginFailures: loginFailuresRepo(db),
+    refreshTokens: refreshTokensRepo(db),
+    accessTokens: accessTokensRepo(db),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
       await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
@@ -78,3 +90,6 @@ export type { StoredResourceServer } from './repos/resource-servers';
 export type { StoredClientGrant } from './repos/client-grants';
 export type { StoredUser } from './repos/users';
 export type { StoredSigningKey, NewSigningKey, PublicJwk } from './repos/signing-keys';
+export type { StoredCode, NewCode, CodeKey } from './repos/one-time-codes';
+export type { StoredRefreshToken } from './repos/refresh-tokens';
+export type { StoredAccessToken } from './repos/access-tokens';

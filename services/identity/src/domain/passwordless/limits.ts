@@ -93,7 +93,7 @@ export interface BruteForceSettings {
   blockSeconds: number;
 }
 
-/** Counters the store keeps for (connection, phone, ip) and (connection, phone). */
+/** Counters the store keeps for (phone, ip) and (phone), across connections (store/repos/login-failures). */
 export interface BruteForceState {
   /** Failures for this phone number from this IP since the last success or unblock. */
   ipFailures: number;

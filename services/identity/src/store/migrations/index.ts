@@ -1,4 +1,5 @@
 import * as initial from './001-initial';
+import * as codeParameters from './002-code-parameters';
 
 export interface Migration {
   version: number;
@@ -10,4 +11,7 @@ export interface Migration {
  * Ordered; never edit an applied migration, add a new one. TypeScript modules rather than
  * .sql files because tsc does not copy .sql files into dist/.
  */
-export const migrations: readonly Migration[] = [{ version: 1, name: 'initial', sql: initial.sql }];
+export const migrations: readonly Migration[] = [
+  { version: 1, name: 'initial', sql: initial.sql },
+  { version: 2, name: 'code-parameters', sql: codeParameters.sql },
+];

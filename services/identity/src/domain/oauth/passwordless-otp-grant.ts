@@ -1,0 +1,79 @@
+import { ErrorCodes, OtpGrantRequestSchema, PASSWORDLESS_OTP_GRANT, type OAuthTokenResponse } from '@smsauth/contracts';
+import { HttpError } from '@smsauth/service-kit';
+import type { IdentityStore, StoredClient } from '../../store';
+import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
+import { otpGrantRejectionDescription, tooManyAttemptsError } from '../passwordless/limits';
+import { authenticateConfidentialClient, basicCredentials, invalidClient } from './client-auth';
+import {
+  enabledConnection,
+  invalidRequest,
+  requireGrantType,
+  userAudience,
+  type PasswordlessLoginDependencies,
+} from './passwordless-login';
+import type { TokenGrantHandler, TokenGrantRequest } from './token-grants';
+import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
+
+/**
+ * The client of a user grant at /oauth/token: public clients name themselves; confidential
+ * ones (those holding a secret) must also authenticate, by body or HTTP Basic. An unknown
+ * client is 401 invalid_client (RFC 6749 §5.2).
+ */
+export async function tokenEndpointClient(store: IdentityStore, request: TokenGrantRequest, clientId: string): Promise<StoredClient> {
+  const client = await store.clients.findById(clientId);
+  if (!client) throw invalidClient();
+  if (!client.secret_hash) return client;
+  const basic = basicCredentials(request.headers);
+  const secret = typeof request.body.client_secret === 'string' ? request.body.client_secret : basic?.clientSecret;
+  if (!secret) throw invalidClient();
+  return authenticateConfidentialClient(store, { clientId: client.client_id, clientSecret: secret });
+}
+
+/** OAuth 2.0 form of a refused code (reference wording); a block is 429 too_many_attempts. */
+export function otpGrantRejection(reason: CodeRejection): HttpError {
+  if (reason === 'blocked') return tooManyAttemptsError();
+  const state = reason === 'expired' || reason === 'exhausted' ? reason : 'wrong';
+  return new HttpError(403, ErrorCodes.INVALID_GRANT, otpGrantRejectionDescription(state));
+}
+
+/**
+ * `grant_type=http://auth0.com/oauth/grant-type/passwordless/otp`: `username` + `otp` on
+ * connection `realm`. With `audience` (or the client's default_audience) the access token
+ * is a JWT for that API, otherwise opaque. The same code rules and counters as /oauth/ro.
+ */
+export function passwordlessOtpGrant(deps: PasswordlessLoginDependencies): TokenGrantHandler {
+  return async (call): Promise<OAuthTokenResponse> => {
+    const basic = basicCredentials(call.headers);
+    const parsed = OtpGrantRequestSchema.safeParse({ ...call.body, client_id: call.body.client_id ?? basic?.clientId });
+    if (!parsed.success) throw invalidRequest(parsed.error.issues);
+    const request = parsed.data;
+
+    const client = await tokenEndpointClient(deps.store, call, request.client_id);
+    requireGrantType(client, PASSWORDLESS_OTP_GRANT);
+    const connection = await enabledConnection(deps.store, client, request.realm);
+    const audience = request.audience || client.default_audience || undefined;
+    const api = audience ? await userAudience(deps.store, client, audience) : undefined;
+    const scopes = grantedScopes(splitScope(request.scope ?? 'openid'), api);
+
+    const result = await exchangeCode(deps, {
+      connection,
+      clientId: client.client_id,
+      phoneNumber: request.username,
+      candidate: request.otp,
+      ip: call.ip,
+    });
+    if (!result.ok) throw otpGrantRejection(result.reason);
+
+    const nonce = result.code.auth_params.nonce;
+    const wantsRefresh = scopes.includes('offline_access') && client.grant_types.includes('refresh_token');
+    const tokens = await issueUserTokens(deps, {
+      client,
+      user: result.user,
+      scopes,
+      api,
+      nonce: typeof nonce === 'string' ? nonce : undefined,
+      refresh: wantsRefresh ? { device: typeof call.body.device === 'string' ? call.body.device : null } : undefined,
+    });
+    return { ...tokens, token_type: 'Bearer' };
+  };
+}

@@ -1,0 +1,55 @@
+import { ErrorCodes, RefreshTokenRequestSchema, type OAuthTokenResponse } from '@smsauth/contracts';
+import { HttpError, type Logger } from '@smsauth/service-kit';
+import { basicCredentials } from './client-auth';
+import { tokenEndpointClient } from './passwordless-otp-grant';
+import { invalidRequest, requireGrantType } from './passwordless-login';
+import type { TokenGrantHandler } from './token-grants';
+import { hashToken, issueUserTokens, splitScope, type UserTokenDependencies } from './user-tokens';
+
+function invalidRefreshToken(): HttpError {
+  return new HttpError(403, ErrorCodes.INVALID_GRANT, 'Unknown or invalid refresh token.');
+}
+
+/**
+ * `grant_type=refresh_token` with rotation: each use marks the token rotated (one atomic
+ * UPDATE, so of two parallel uses one wins) and returns a successor in the same family.
+ * Presenting a rotated token again means it was copied: the whole family is revoked, the
+ * legitimate holder's newest token included (OAuth 2.0 Security BCP §4.14.2).
+ */
+export function refreshTokenGrant(deps: UserTokenDependencies & { logger: Pick<Logger, 'warn'> }): TokenGrantHandler {
+  return async (call): Promise<OAuthTokenResponse> => {
+    const basic = basicCredentials(call.headers);
+    const parsed = RefreshTokenRequestSchema.safeParse({ ...call.body, client_id: call.body.client_id ?? basic?.clientId });
+    if (!parsed.success) throw invalidRequest(parsed.error.issues);
+    const request = parsed.data;
+    const client = await tokenEndpointClient(deps.store, call, request.client_id);
+    requireGrantType(client, 'refresh_token');
+
+    const now = deps.clock.now();
+    const tokenHash = hashToken(request.refresh_token);
+    const presented = await deps.store.refreshTokens.findByHash(tokenHash);
+    // Another client's token is refused without touching it.
+    if (!presented || presented.client_id !== client.client_id) throw invalidRefreshToken();
+    const current = await deps.store.refreshTokens.rotate(tokenHash, now);
+    if (!current) {
+      const latest = await deps.store.refreshTokens.findByHash(tokenHash);
+      if (latest?.rotated_at && !latest.revoked_at) {
+        await deps.store.refreshTokens.revokeFamily(latest.family_id, now);
+        deps.logger.warn({ client_id: client.client_id, family: latest.family_id }, 'refresh token reused: family revoked');
+      }
+      throw invalidRefreshToken();
+    }
+
+    const user = await deps.store.users.findById(current.user_id);
+    const api = current.audience ? await deps.store.resourceServers.findByIdentifier(current.audience) : undefined;
+    if (!user || (current.audience && !api)) throw invalidRefreshToken();
+    const tokens = await issueUserTokens(deps, {
+      client,
+      user,
+      scopes: splitScope(current.scope),
+      api,
+      refresh: { device: current.device, familyId: current.family_id },
+    });
+    return { ...tokens, token_type: 'Bearer' };
+  };
+}

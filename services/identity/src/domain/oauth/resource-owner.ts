@@ -1,0 +1,75 @@
+import {
+  ErrorCodes,
+  LEGACY_RO_GRANT,
+  RoTokenRequestSchema,
+  WRONG_CODE_DESCRIPTION,
+  type RoTokenResponse,
+} from '@smsauth/contracts';
+import { HttpError } from '@smsauth/service-kit';
+import { exchangeCode } from '../passwordless/code-exchange';
+import { tooManyAttemptsError } from '../passwordless/limits';
+import {
+  enabledConnection,
+  invalidRequest,
+  requireGrantType,
+  requireObjectBody,
+  unauthorizedClient,
+  type PasswordlessLoginDependencies,
+} from './passwordless-login';
+import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
+
+/**
+ * `POST /oauth/ro` (spec 2.5/2.6), the legacy resource-owner endpoint: phone number as
+ * `username`, the code as `password`. Everything is checked before the code is touched, so
+ * a malformed request never spends one of its attempts.
+ */
+export async function resourceOwnerLogin(
+  deps: PasswordlessLoginDependencies,
+  call: { body: unknown; ip: string },
+): Promise<RoTokenResponse> {
+  const body = requireObjectBody(call.body);
+  if (body.grant_type !== undefined && body.grant_type !== '' && body.grant_type !== 'password') {
+    throw new HttpError(400, ErrorCodes.UNSUPPORTED_GRANT_TYPE, `Unsupported grant type: ${String(body.grant_type)}`);
+  }
+  const parsed = RoTokenRequestSchema.safeParse(body);
+  if (!parsed.success) throw invalidRequest(parsed.error.issues);
+  const request = parsed.data;
+
+  const client = await deps.store.clients.findById(request.client_id);
+  if (!client) throw unauthorizedClient(`Unknown client: ${request.client_id}`);
+  requireGrantType(client, LEGACY_RO_GRANT);
+  const connection = await enabledConnection(deps.store, client, request.connection);
+
+  const scopes = grantedScopes(splitScope(request.scope));
+  const wantsRefresh = scopes.includes('offline_access');
+  if (wantsRefresh && !request.device) {
+    throw new HttpError(400, ErrorCodes.INVALID_REQUEST, 'Missing required parameter: device (needed with scope offline_access)');
+  }
+
+  const result = await exchangeCode(deps, {
+    connection,
+    clientId: client.client_id,
+    phoneNumber: request.username,
+    candidate: request.password,
+    ip: call.ip,
+  });
+  if (!result.ok) {
+    if (result.reason === 'blocked') throw tooManyAttemptsError();
+    throw new HttpError(401, ErrorCodes.INVALID_USER_PASSWORD, WRONG_CODE_DESCRIPTION);
+  }
+
+  const nonce = result.code.auth_params.nonce;
+  const tokens = await issueUserTokens(deps, {
+    client,
+    user: result.user,
+    scopes,
+    nonce: typeof nonce === 'string' ? nonce : undefined,
+    refresh: wantsRefresh && client.grant_types.includes('refresh_token') ? { device: request.device ?? null } : undefined,
+  });
+  return {
+    ...(tokens.id_token ? { id_token: tokens.id_token } : {}),
+    access_token: tokens.access_token,
+    token_type: 'bearer',
+    ...(tokens.refresh_token ? { refresh_token: tokens.refresh_token } : {}),
+  };
+}

@@ -1,0 +1,132 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { IdentityStore, StoredClient, StoredUser } from '../../store';
+import type { StoredResourceServer } from '../../store';
+import type { Clock } from '../clock';
+import { newId } from '../ids';
+import type { TokenSigner } from '../tokens/signer';
+
+/** ID tokens live 10 hours (the reference product's default). */
+export const ID_TOKEN_LIFETIME_SECONDS = 36_000;
+/** Opaque access tokens (no audience) are good for /userinfo for 24 hours. */
+export const OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS = 86_400;
+/** A refresh token unused for 30 days expires; each rotation starts a new 30 days. */
+export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 86_400;
+
+/** Scopes about the user (OIDC) that any login may ask for; APIs add their own. */
+export const USER_SCOPES = ['openid', 'profile', 'phone', 'offline_access'] as const;
+
+export interface UserTokenDependencies {
+  store: IdentityStore;
+  signer: TokenSigner;
+  clock: Clock;
+}
+
+export interface UserTokenRequest {
+  client: StoredClient;
+  user: StoredUser;
+  /** Granted scopes (see grantedScopes). */
+  scopes: readonly string[];
+  /** The API the access token is for; none means an opaque token for /userinfo. */
+  api?: StoredResourceServer;
+  /** From the start's authParams, echoed in the ID token. */
+  nonce?: string;
+  /** Issue a refresh token: a new family, or the family of the token being rotated. */
+  refresh?: { device: string | null; familyId?: string };
+}
+
+export interface IssuedUserTokens {
+  access_token: string;
+  id_token?: string;
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+export function splitScope(scope: string | undefined): string[] {
+  return [...new Set((scope ?? '').split(' ').filter(Boolean))];
+}
+
+/** Requested scopes this login may have: the user scopes, plus the API's own when there is one. */
+export function grantedScopes(requested: readonly string[], api?: StoredResourceServer): string[] {
+  const allowed = new Set<string>([...USER_SCOPES, ...(api?.scopes.map((s) => s.value) ?? [])]);
+  return requested.filter((s) => allowed.has(s));
+}
+
+/** Opaque tokens are stored (and looked up) by their SHA-256 only. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function opaqueToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * The tokens of a successful login or refresh: an RS256 ID token when `openid` was granted;
+ * an RS256 JWT access token (`typ: at+jwt`) for an API, or an opaque one for /userinfo;
+ * and a refresh token when asked for.
+ */
+export async function issueUserTokens(deps: UserTokenDependencies, request: UserTokenRequest): Promise<IssuedUserTokens> {
+  const { client, user, scopes, api } = request;
+  const now = deps.clock.now();
+  const scope = scopes.join(' ');
+
+  let accessToken: string;
+  let expiresIn: number;
+  if (api) {
+    expiresIn = api.token_lifetime;
+    accessToken = await deps.signer.sign(
+      { sub: user.user_id, aud: api.identifier, azp: client.client_id, scope },
+      { expiresInSeconds: expiresIn, typ: 'at+jwt' },
+    );
+  } else {
+    expiresIn = OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS;
+    accessToken = opaqueToken();
+    await deps.store.accessTokens.insert({
+      token_hash: hashToken(accessToken),
+      client_id: client.client_id,
+      user_id: user.user_id,
+      scope,
+      created_at: now,
+      expires_at: new Date(now.getTime() + expiresIn * 1000),
+    });
+  }
+
+  const idToken = scopes.includes('openid')
+    ? await deps.signer.sign(
+        {
+          sub: user.user_id,
+          aud: client.client_id,
+          phone_number: user.phone_number,
+          phone_number_verified: user.phone_verified,
+          ...(request.nonce ? { nonce: request.nonce } : {}),
+        },
+        { expiresInSeconds: ID_TOKEN_LIFETIME_SECONDS },
+      )
+    : undefined;
+
+  let refreshToken: string | undefined;
+  if (request.refresh) {
+    refreshToken = opaqueToken();
+    await deps.store.refreshTokens.insert({
+      id: newId('rt'),
+      token_hash: hashToken(refreshToken),
+      family_id: request.refresh.familyId ?? newId('rt'),
+      client_id: client.client_id,
+      user_id: user.user_id,
+      scope,
+      audience: api?.identifier ?? null,
+      device: request.refresh.device,
+      created_at: now,
+      expires_at: new Date(now.getTime() + REFRESH_TOKEN_LIFETIME_SECONDS * 1000),
+    });
+  }
+
+  return {
+    access_token: accessToken,
+    ...(idToken ? { id_token: idToken } : {}),
+    expires_in: expiresIn,
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    scope,
+  };
+}

@@ -1,0 +1,109 @@
+import { PHONE_NUMBER_PATTERN } from '@smsauth/contracts';
+import type { Logger } from '@smsauth/service-kit';
+import type { IdentityStore, StoredCode, StoredConnection, StoredUser } from '../../store';
+import type { Clock } from '../clock';
+import { newUserIdPart } from '../ids';
+import { codeState, loginBlockStatus, type BruteForceSettings } from './limits';
+import { maskPhoneNumber } from './mask';
+import { verifyOtp } from './otp';
+
+export interface CodeExchangeDependencies {
+  store: IdentityStore;
+  clock: Clock;
+  bruteForce: BruteForceSettings;
+  logger: Pick<Logger, 'info' | 'warn'>;
+}
+
+export interface CodeExchangeAttempt {
+  connection: StoredConnection;
+  clientId: string;
+  /** `username`: the phone number. */
+  phoneNumber: string;
+  /** `password` / `otp`: the guess, unvalidated. */
+  candidate: string;
+  ip: string;
+}
+
+/**
+ * Why an exchange was refused. `blocked`: brute-force protection (429, even for a right
+ * code). The others are all "wrong phone number or verification code" to /oauth/ro; the
+ * OTP grant words `expired` and `exhausted` differently, as the reference product does.
+ */
+export type CodeRejection = 'blocked' | 'wrong' | 'unknown' | 'used' | 'expired' | 'exhausted';
+
+export type CodeExchangeResult =
+  | { ok: true; user: StoredUser; code: StoredCode }
+  | { ok: false; reason: CodeRejection };
+
+/**
+ * Checks a one-time code and, when it is right, consumes it and records the login.
+ *
+ * 1. Brute-force state first: a blocked IP (or a locked number) is refused before the code
+ *    is looked at, and the refusal is not counted again.
+ * 2. reserveAttempt takes one of the code's attempts in a single UPDATE ... WHERE
+ *    attempts < 3 AND NOT used AND expires_at > now, before the guess is compared. However
+ *    many guesses arrive in parallel (on however many replicas), at most 3 are compared.
+ * 3. The guess must be exactly `digits` ASCII digits, compared in constant time.
+ * 4. consume marks it used in a single UPDATE ... WHERE NOT used: of parallel right
+ *    guesses exactly one succeeds.
+ * Every refusal counts as a failure (per number and IP, and per number); a success resets
+ * both counters for the number and this IP.
+ */
+export async function exchangeCode(deps: CodeExchangeDependencies, attempt: CodeExchangeAttempt): Promise<CodeExchangeResult> {
+  const { store, bruteForce } = deps;
+  const { connection, phoneNumber, ip } = attempt;
+  // Not a number we could ever have sent to: wrong, without a counter keyed by arbitrary text.
+  if (!PHONE_NUMBER_PATTERN.test(phoneNumber)) return { ok: false, reason: 'unknown' };
+  const now = deps.clock.now();
+  const protection = connection.options.brute_force_protection;
+
+  const block = loginBlockStatus(await store.loginFailures.state(phoneNumber, ip), now, bruteForce, protection);
+  if (block.blocked) {
+    deps.logger.warn({ recipient: maskPhoneNumber(phoneNumber), ip, reason: block.reason }, 'code exchange refused: blocked');
+    return { ok: false, reason: 'blocked' };
+  }
+
+  const outcome = await checkAndConsume(store, attempt, now);
+  if (outcome.ok) {
+    await store.loginFailures.recordSuccess(phoneNumber, ip);
+    const user = await store.users.recordLogin({
+      user_id: `sms|${newUserIdPart()}`,
+      connection_id: connection.id,
+      phone_number: phoneNumber,
+      at: now,
+    });
+    return { ok: true, user, code: outcome.code };
+  }
+  await store.loginFailures.recordFailure({ phoneNumber, ip, at: now, countIp: protection }, bruteForce);
+  deps.logger.info({ recipient: maskPhoneNumber(phoneNumber), ip, reason: outcome.reason }, 'code exchange refused');
+  return outcome;
+}
+
+async function checkAndConsume(
+  store: IdentityStore,
+  attempt: CodeExchangeAttempt,
+  now: Date,
+): Promise<{ ok: true; code: StoredCode } | { ok: false; reason: Exclude<CodeRejection, 'blocked'> }> {
+  const { connection, phoneNumber, clientId } = attempt;
+  // disable_signup: only numbers that already have a user may log in (start refuses the
+  // others; this covers a user deleted in between). Checked before an attempt is taken.
+  if (connection.options.disable_signup && !(await store.users.findByPhone(connection.id, phoneNumber))) {
+    return { ok: false, reason: 'unknown' };
+  }
+  const code = await store.codes.reserveAttempt(connection.id, phoneNumber, clientId, now);
+  if (!code) return { ok: false, reason: await whyUnusable(store, attempt, now) };
+  const right = verifyOtp(attempt.candidate, code.secret, { issuedAt: code.issued_at, step: code.time_step, digits: code.digits });
+  if (!right) return { ok: false, reason: 'wrong' };
+  if (!(await store.codes.consume(code, now))) return { ok: false, reason: 'used' };
+  return { ok: true, code };
+}
+
+/** Why reserveAttempt found nothing to check, for the OTP grant's error description. */
+async function whyUnusable(store: IdentityStore, attempt: CodeExchangeAttempt, now: Date): Promise<Exclude<CodeRejection, 'blocked'>> {
+  const code = await store.codes.find(attempt.connection.id, attempt.phoneNumber);
+  // A code issued to another client is no code for this one.
+  if (!code || code.client_id !== attempt.clientId) return 'unknown';
+  const state = codeState({ expiresAt: code.expires_at, attempts: code.attempts, used: code.used }, now);
+  // 'usable' here means a newer start replaced the row between the two statements.
+  return state === 'usable' ? 'wrong' : state;
+}

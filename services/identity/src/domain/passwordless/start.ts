@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import {
+  ErrorCodes,
+  PHONE_NUMBER_PATTERN,
+  StartRequestSchema,
+  startRequestErrorCode,
+  toErrorDetails,
+  type DeliveryRequest,
+  type StartRequest,
+  type StartResponse,
+} from '@smsauth/contracts';
+import { HttpError, type Logger } from '@smsauth/service-kit';
+import type { Config } from '../../config';
+import type { SmsGatewayClient } from '../../delivery/gateway-client';
+import { SmsProviderError } from '../../delivery/sms-provider-error';
+import type { IdentityStore, StoredClient, StoredConnection } from '../../store';
+import type { Clock } from '../clock';
+import { GatewayTokenError, signGatewayToken } from './gateway-token';
+import { codeExpiresAt, decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './limits';
+import { renderMessageTemplate } from './message-template';
+import { computeOtp, generateOtpSecret } from './otp';
+import { maskPhoneNumber } from './mask';
+
+export type StartConfig = Pick<
+  Config,
+  | 'GATEWAY_URL_POLICY'
+  | 'GATEWAY_TIMEOUT_MS'
+  | 'PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR'
+  | 'PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR'
+>;
+
+export interface StartDependencies {
+  store: IdentityStore;
+  clock: Clock;
+  config: StartConfig;
+  gateway: SmsGatewayClient;
+  logger: Pick<Logger, 'info'>;
+}
+
+export interface StartCall {
+  body: unknown;
+  /** Client address, honouring TRUST_PROXY. */
+  ip: string;
+  userAgent: string | undefined;
+  /** `x-request-language`, else `accept-language`, else null. */
+  requestLanguage: string | null;
+  /** Receives the rate-limit headers as soon as they are known (success and every later error). */
+  setHeaders(headers: RateLimitHeaders): void;
+}
+
+function startError(code: string, description: string): HttpError {
+  return new HttpError(400, code, description);
+}
+
+/** Schema problems first, answered with the earliest code in START_REQUEST_VALIDATION_ORDER. */
+export function parseStartRequest(body: unknown): StartRequest {
+  const parsed = StartRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const code = startRequestErrorCode(parsed.error.issues);
+  const details = toErrorDetails(parsed.error.issues);
+  const relevant = details.filter((d) => code === 'bad.request' || d.path.split('.')[0] === code.slice('bad.'.length));
+  const description = (relevant.length ? relevant : details)
+    .map((d) => (d.path ? `${d.path}: ${d.message}` : d.message))
+    .join('; ');
+  throw startError(code, description);
+}
+
+/** Client exists -> connection exists and is enabled for it -> E.164 number. */
+export async function resolveStartTarget(
+  store: IdentityStore,
+  request: StartRequest,
+): Promise<{ client: StoredClient; connection: StoredConnection }> {
+  const client = await store.clients.findById(request.client_id);
+  if (!client) throw startError(ErrorCodes.BAD_CLIENT_ID, `Unknown client: ${request.client_id}`);
+  const connection = await store.connections.findByName(request.connection);
+  if (!connection || connection.strategy !== 'sms') throw startError(ErrorCodes.BAD_CONNECTION, 'Connection does not exist');
+  if (!connection.enabled_clients.includes(client.client_id)) {
+    throw startError(ErrorCodes.BAD_CONNECTION, 'Connection is disabled for this client');
+  }
+  if (!PHONE_NUMBER_PATTERN.test(request.phone_number)) {
+    throw startError(ErrorCodes.BAD_PHONE_NUMBER, 'phone_number must be an E.164 number: + followed by 1 to 15 digits');
+  }
+  return { client, connection };
+}
+
+/**
+ * Counts the start against the caller's IP and, unless that already refuses it, against the
+ * number (so one flooding address cannot use up a victim's per-number allowance). Counters
+ * live in the database: every replica counts the same starts.
+ */
+export async function enforceStartRateLimits(
+  store: IdentityStore,
+  config: StartConfig,
+  who: { ip: string; phoneNumber: string },
+  now: Date,
+): Promise<RateLimitHeaders> {
+  const { windowStart, resetAt } = rateLimitWindow(now);
+  const ipCount = await store.rateLimits.hit(`start:ip:${who.ip}`, windowStart);
+  const ipCounter = { scope: 'ip', limit: config.PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR, count: ipCount, resetAt };
+  const ipDecision = decideRateLimit([ipCounter], now);
+  if (!ipDecision.allowed) throw rateLimitedError(ipDecision);
+  const phoneCount = await store.rateLimits.hit(`start:phone:${who.phoneNumber}`, windowStart);
+  const phoneCounter = { scope: 'phone', limit: config.PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR, count: phoneCount, resetAt };
+  const decision = decideRateLimit([ipCounter, phoneCounter], now);
+  if (!decision.allowed) throw rateLimitedError(decision);
+  return decision.headers;
+}
+
+/** Opaque id of one start: its `_id`, the delivery's Idempotency-Key, and the code's binding. */
+function newStartId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+function gatewayToken(connection: StoredConnection, now: Date): string | undefined {
+  const auth = connection.options.gateway_authentication;
+  if (!auth) return undefined;
+  try {
+    return signGatewayToken(auth, now);
+  } catch (err) {
+    if (err instanceof GatewayTokenError) {
+      throw new SmsProviderError('authentication_failed', 'Unable to sign the SMS gateway token: gateway_authentication.secret is unusable');
+    }
+    throw err;
+  }
+}
+
+function deliveryPayload(
+  connection: StoredConnection,
+  client: StoredClient,
+  phoneNumber: string,
+  code: string,
+  caller: { ip: string; userAgent: string | undefined },
+): DeliveryRequest {
+  const { options } = connection;
+  const forward = options.forward_req_info === true || options.forward_req_info === 'true';
+  return {
+    recipient: phoneNumber,
+    body: renderMessageTemplate(options.template, { password: code, phoneNumber, applicationName: client.name }),
+    ...(options.from ? { sender: options.from } : {}),
+    ...(forward ? { req: { ip: caller.ip, ...(caller.userAgent ? { 'user-agent': caller.userAgent } : {}) } } : {}),
+  };
+}
+
+/**
+ * `POST /passwordless/start`. The code row is written before the SMS goes out, so it exists
+ * by the time the user can type it, and deleted again if the gateway does not answer 200.
+ * A concurrent second start for the same number replaces the row (the newest start wins,
+ * its code is the valid one); a failing start deletes only its own code, never a newer one.
+ */
+export async function startPasswordless(deps: StartDependencies, call: StartCall): Promise<StartResponse> {
+  const request = parseStartRequest(call.body);
+  const { client, connection } = await resolveStartTarget(deps.store, request);
+  const phoneNumber = request.phone_number;
+  const now = deps.clock.now();
+  call.setHeaders(await enforceStartRateLimits(deps.store, deps.config, { ip: call.ip, phoneNumber }, now));
+
+  const user = await deps.store.users.findByPhone(connection.id, phoneNumber);
+  // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
+  if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
+
+  const authToken = gatewayToken(connection, now);
+  const { time_step: step, length: digits } = connection.options.totp;
+  const secret = generateOtpSecret();
+  const code = computeOtp(secret, { issuedAt: now, step, digits });
+  const key = { connection_id: connection.id, phone_number: phoneNumber, request_id: newStartId() };
+  await deps.store.codes.issue({
+    ...key,
+    client_id: client.client_id,
+    auth_params: request.authParams ?? {},
+    secret,
+    issued_at: now,
+    expires_at: codeExpiresAt(now, step),
+    time_step: step,
+    digits,
+  });
+
+  try {
+    await deps.gateway.deliverSms({
+      gatewayUrl: connection.options.gateway_url,
+      payload: deliveryPayload(connection, client, phoneNumber, code, call),
+      authToken,
+      idempotencyKey: key.request_id,
+      timeoutMs: deps.config.GATEWAY_TIMEOUT_MS,
+      policy: deps.config.GATEWAY_URL_POLICY,
+    });
+  } catch (err) {
+    // The caller must learn why delivery failed even if the discard fails too; the
+    // undelivered code then stays until it expires, known to nobody.
+    await deps.store.codes.discard(key).catch(() => undefined);
+    throw err;
+  }
+  deps.logger.info(
+    { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id },
+    'passwordless code sent',
+  );
+  return {
+    _id: key.request_id,
+    phone_number: phoneNumber,
+    request_language: call.requestLanguage,
+    phone_verified: user?.phone_verified ?? false,
+  };
+}

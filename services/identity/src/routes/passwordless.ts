@@ -1,0 +1,24 @@
+import { Router } from 'express';
+import { startPasswordless, type StartDependencies } from '../domain/passwordless/start';
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  const trimmed = first?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/** `POST /passwordless/start` (spec 4.2). */
+export function passwordlessRouter(deps: StartDependencies): Router {
+  const router = Router();
+  router.post('/passwordless/start', async (req, res) => {
+    const response = await startPasswordless(deps, {
+      body: req.body,
+      ip: req.ip ?? '',
+      userAgent: firstHeader(req.headers['user-agent']),
+      requestLanguage: firstHeader(req.headers['x-request-language']) ?? firstHeader(req.headers['accept-language']) ?? null,
+      setHeaders: (headers) => res.set({ ...headers }),
+    });
+    res.json(response);
+  });
+  return router;
+}

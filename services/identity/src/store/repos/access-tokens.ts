@@ -1,0 +1,34 @@
+import type { SqlExecutor } from '../sql-client';
+
+export interface StoredAccessToken {
+  token_hash: string;
+  client_id: string;
+  user_id: string;
+  scope: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** Opaque access tokens (valid at /userinfo), stored as SHA-256 hashes. */
+export function accessTokensRepo(db: SqlExecutor) {
+  return {
+    /** Also drops the user's expired tokens, so the table does not grow without bound. */
+    async insert(token: StoredAccessToken): Promise<void> {
+      await db.query('DELETE FROM access_tokens WHERE user_id = $1 AND expires_at <= $2', [token.user_id, token.created_at]);
+      await db.query(
+        `INSERT INTO access_tokens (token_hash, client_id, user_id, scope, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [token.token_hash, token.client_id, token.user_id, token.scope, token.created_at, token.expires_at],
+      );
+    },
+
+    /** The token when it exists and has not expired at `now`. */
+    async findLive(tokenHash: string, now: Date): Promise<StoredAccessToken | undefined> {
+      const { rows } = await db.query<StoredAccessToken>(
+        'SELECT * FROM access_tokens WHERE token_hash = $1 AND expires_at > $2',
+        [tokenHash, now],
+      );
+      return rows[0];
+    },
+  };
+}

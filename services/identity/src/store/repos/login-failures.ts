@@ -1,0 +1,73 @@
+import {
+  CONSECUTIVE_FAILURES_LOCK,
+  type BruteForceSettings,
+  type BruteForceState,
+} from '../../domain/passwordless/limits';
+import type { SqlExecutor } from '../sql-client';
+
+/**
+ * Brute-force counters of code exchanges, keyed by phone number (across connections, like
+ * the user-blocks API that lifts them) and by phone number + client IP. Every change is one
+ * atomic upsert, so parallel failures on any replica are all counted.
+ */
+export function loginFailuresRepo(db: SqlExecutor) {
+  return {
+    async state(phoneNumber: string, ip: string): Promise<BruteForceState> {
+      const { rows } = await db.query<{ ip_failures: number | null; ip_last_failure_at: Date | null; phone_failures: number | null }>(
+        `SELECT
+           (SELECT failures FROM login_failures_by_ip WHERE phone_number = $1 AND ip = $2) AS ip_failures,
+           (SELECT updated_at FROM login_failures_by_ip WHERE phone_number = $1 AND ip = $2) AS ip_last_failure_at,
+           (SELECT consecutive_failures FROM login_failures_by_phone WHERE phone_number = $1) AS phone_failures`,
+        [phoneNumber, ip],
+      );
+      const row = rows[0]!;
+      return {
+        ipFailures: row.ip_failures ?? 0,
+        ipLastFailureAt: row.ip_last_failure_at,
+        phoneConsecutiveFailures: row.phone_failures ?? 0,
+      };
+    },
+
+    /**
+     * One failed exchange. The per-IP count (only when the connection has brute-force
+     * protection) restarts at 1 when its last failure is older than the block duration
+     * (ipFailuresAfterFailure), and sets `blocked_until` once it reaches the threshold. The
+     * per-number count always grows and sets `locked_at` at CONSECUTIVE_FAILURES_LOCK.
+     */
+    async recordFailure(
+      failure: { phoneNumber: string; ip: string; at: Date; countIp: boolean },
+      settings: BruteForceSettings,
+    ): Promise<void> {
+      const { phoneNumber, ip, at } = failure;
+      if (failure.countIp) {
+        const staleBefore = new Date(at.getTime() - settings.blockSeconds * 1000);
+        const blockedUntil = new Date(at.getTime() + settings.blockSeconds * 1000);
+        await db.query(
+          `INSERT INTO login_failures_by_ip AS f (phone_number, ip, failures, blocked_until, updated_at)
+           VALUES ($1, $2, 1, CASE WHEN 1 >= $4 THEN $5::timestamptz END, $3)
+           ON CONFLICT (phone_number, ip) DO UPDATE SET
+             failures = CASE WHEN f.updated_at <= $6 THEN 1 ELSE f.failures + 1 END,
+             blocked_until = CASE WHEN (CASE WHEN f.updated_at <= $6 THEN 1 ELSE f.failures + 1 END) >= $4
+                                  THEN $5::timestamptz ELSE NULL END,
+             updated_at = GREATEST(f.updated_at, $3)`,
+          [phoneNumber, ip, at, settings.threshold, blockedUntil, staleBefore],
+        );
+      }
+      await db.query(
+        `INSERT INTO login_failures_by_phone AS f (phone_number, consecutive_failures, locked_at, updated_at)
+         VALUES ($1, 1, CASE WHEN 1 >= $3 THEN $2::timestamptz END, $2)
+         ON CONFLICT (phone_number) DO UPDATE SET
+           consecutive_failures = f.consecutive_failures + 1,
+           locked_at = CASE WHEN f.consecutive_failures + 1 >= $3 THEN COALESCE(f.locked_at, $2) ELSE f.locked_at END,
+           updated_at = $2`,
+        [phoneNumber, at, CONSECUTIVE_FAILURES_LOCK],
+      );
+    },
+
+    /** A successful exchange resets the counters of the number and of this IP for it. */
+    async recordSuccess(phoneNumber: string, ip: string): Promise<void> {
+      await db.query('DELETE FROM login_failures_by_ip WHERE phone_number = $1 AND ip = $2', [phoneNumber, ip]);
+      await db.query('DELETE FROM login_failures_by_phone WHERE phone_number = $1', [phoneNumber]);
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import type { SecretCipher } from '../../domain/crypto/secret-cipher';
+import { MAX_CODE_ATTEMPTS } from '../../domain/passwordless/limits';
+import type { SqlExecutor } from '../sql-client';
+
+/** The newest one-time code of a phone number on a connection; the secret opened. */
+export interface StoredCode {
+  connection_id: string;
+  phone_number: string;
+  /** The start request it was issued for (its `_id`, also the delivery's Idempotency-Key). */
+  request_id: string;
+  client_id: string;
+  auth_params: Record<string, unknown>;
+  /** TOTP secret (hex). */
+  secret: string;
+  issued_at: Date;
+  expires_at: Date;
+  time_step: number;
+  digits: number;
+  /**
+   * Guesses checked against this code (wrong ones, and the right one that ends it). Each
+   * check first takes an attempt with reserveAttempt, so at most MAX_CODE_ATTEMPTS guesses
+   * are ever compared, however many arrive in parallel.
+   */
+  attempts: number;
+  used: boolean;
+}
+
+export type NewCode = Omit<StoredCode, 'attempts' | 'used'>;
+
+type CodeRow = StoredCode;
+
+/** A code identifies itself by connection, number and the start that issued it. */
+export interface CodeKey {
+  connection_id: string;
+  phone_number: string;
+  request_id: string;
+}
+
+export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
+  // Bound to the start that issued it: a sealed secret copied into another row fails to open.
+  const secretContext = (code: CodeKey) => `one_time_code:${code.connection_id}:${code.phone_number}:${code.request_id}`;
+  const fromRow = (row: CodeRow): StoredCode => ({ ...row, secret: cipher.open(row.secret, secretContext(row)) });
+
+  return {
+    /**
+     * Stores the code of a new start, replacing the previous code of the number on the
+     * connection (one row per pair, upserted in one statement): only the newest is valid.
+     */
+    async issue(code: NewCode): Promise<void> {
+      await db.query(
+        `INSERT INTO one_time_codes (connection_id, phone_number, request_id, client_id, auth_params, secret,
+           issued_at, expires_at, time_step, digits, attempts, used)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, 0, false)
+         ON CONFLICT (connection_id, phone_number) DO UPDATE SET
+           request_id = EXCLUDED.request_id, client_id = EXCLUDED.client_id, auth_params = EXCLUDED.auth_params,
+           secret = EXCLUDED.secret, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
+           time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false`,
+        [
+          code.connection_id,
+          code.phone_number,
+          code.request_id,
+          code.client_id,
+          JSON.stringify(code.auth_params),
+          cipher.seal(code.secret, secretContext(code)),
+          code.issued_at,
+          code.expires_at,
+          code.time_step,
+          code.digits,
+        ],
+      );
+    },
+
+    /**
+     * Discards the code of a start whose delivery failed. Only that start's code: if a newer
+     * start has replaced it meanwhile, the newer code stays.
+     */
+    async discard(code: CodeKey): Promise<boolean> {
+      const { rowCount } = await db.query(
+        'DELETE FROM one_time_codes WHERE connection_id = $1 AND phone_number = $2 AND request_id = $3',
+        [code.connection_id, code.phone_number, code.request_id],
+      );
+      return rowCount > 0;
+    },
+
+    async find(connectionId: string, phoneNumber: string): Promise<StoredCode | undefined> {
+      const { rows } = await db.query<CodeRow>(
+        'SELECT * FROM one_time_codes WHERE connection_id = $1 AND phone_number = $2',
+        [connectionId, phoneNumber],
+      );
+      return rows[0] ? fromRow(rows[0]) : undefined;
+    },
+
+    /**
+     * Takes one attempt on the code before a guess is compared, in one statement: only a
+     * code that is unused, unexpired at `now`, issued to `clientId` and below the attempt
+     * limit is counted and returned. Undefined means no guess may be checked.
+     */
+    async reserveAttempt(connectionId: string, phoneNumber: string, clientId: string, now: Date): Promise<StoredCode | undefined> {
+      const { rows } = await db.query<CodeRow>(
+        `UPDATE one_time_codes SET attempts = attempts + 1
+         WHERE connection_id = $1 AND phone_number = $2 AND client_id = $3
+           AND NOT used AND attempts < $5 AND expires_at > $4
+         RETURNING *`,
+        [connectionId, phoneNumber, clientId, now, MAX_CODE_ATTEMPTS],
+      );
+      return rows[0] ? fromRow(rows[0]) : undefined;
+    },
+
+    /**
+     * Marks the code used after a right guess, in one statement: of several parallel right
+     * guesses exactly one gets the row back (RFC 6238 §5.2: never accept a code twice).
+     */
+    async consume(code: CodeKey, now: Date): Promise<boolean> {
+      const { rows } = await db.query(
+        `UPDATE one_time_codes SET used = true
+         WHERE connection_id = $1 AND phone_number = $2 AND request_id = $3
+           AND NOT used AND attempts <= $5 AND expires_at > $4
+         RETURNING request_id`,
+        [code.connection_id, code.phone_number, code.request_id, now, MAX_CODE_ATTEMPTS],
+      );
+      return rows.length === 1;
+    },
+  };
+}
