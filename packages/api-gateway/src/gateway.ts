@@ -29,8 +29,10 @@ export interface ApiGatewayOptions {
   fetchTimeoutMs?: number;
   /** JWKS cache age before a background refresh (default 5 min). */
   jwksMaxAgeMs?: number;
-  /** Minimum time between two JWKS fetches of one URI (default 15 s: at most 4 a minute). */
+  /** Minimum time between two JWKS fetches of one URI (default 1 s). */
   jwksMinRefetchIntervalMs?: number;
+  /** JWKS fetches allowed in any 60 s (default 4): bounds unknown-kid storms. */
+  jwksMaxFetchesPerMinute?: number;
   /** Verified-token cache entries (default 10,000). */
   tokenCacheSize?: number;
   /** `exp`/`nbf` leeway in seconds (default 60). */
@@ -83,7 +85,8 @@ export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
         metrics,
         fetchTimeoutMs: options.fetchTimeoutMs ?? 5_000,
         maxAgeMs: options.jwksMaxAgeMs ?? 5 * 60_000,
-        minRefetchIntervalMs: options.jwksMinRefetchIntervalMs ?? 15_000,
+        minRefetchIntervalMs: options.jwksMinRefetchIntervalMs ?? 1_000,
+        maxFetchesPerMinute: options.jwksMaxFetchesPerMinute ?? 4,
       }),
     );
   }

@@ -26,9 +26,13 @@ export interface JwksKeyStoreOptions {
   fetchTimeoutMs: number;
   /** Age after which the key set is refreshed (in the background while its keys still serve). */
   maxAgeMs: number;
-  /** At most one fetch starts per interval, whatever triggers it (unknown kids, staleness, probes). */
+  /** Debounce: no fetch starts sooner than this after the previous one. */
   minRefetchIntervalMs: number;
+  /** At most this many fetches start in any 60 s, whatever triggers them (unknown kids, staleness, probes). */
+  maxFetchesPerMinute: number;
 }
+
+const FETCH_WINDOW_MS = 60_000;
 
 const MAX_JWKS_BYTES = 1024 * 1024;
 
@@ -89,13 +93,17 @@ function errorMessage(err: unknown): string {
  * real rotation rate-limited for a minute, and cached keys expire during a JWKS outage.
  *
  * Here: the whole set is cached; one fetch at a time (concurrent callers share it); a fetch
- * starts at most once per `minRefetchIntervalMs`; a failed refresh keeps the previous keys.
+ * starts only when the last one is `minRefetchIntervalMs` old and fewer than
+ * `maxFetchesPerMinute` started in the last minute, so the first unknown kid after a rotation
+ * is resolved at once while a storm of made-up kids costs a few fetches a minute; a failed
+ * refresh keeps the previous keys.
  */
 export class JwksKeyStore {
   private readonly client: JwksClient;
   private keys: VerificationKey[] | undefined;
   private fetchedAt = Number.NEGATIVE_INFINITY;
-  private lastAttemptAt = Number.NEGATIVE_INFINITY;
+  /** Start times of the fetches of the last minute, oldest first. */
+  private recentAttempts: number[] = [];
   private lastAttemptFailed = false;
   private lastError: string | undefined;
   private inflight: Promise<void> | undefined;
@@ -136,12 +144,15 @@ export class JwksKeyStore {
     throw new Error(`JWKS ${this.options.jwksUri}: ${this.lastError ?? 'not fetched yet'}`);
   }
 
-  /** Starts a fetch unless one is running or one started less than the minimum interval ago. */
+  /** Starts a fetch unless one is running or the rate limit says no; resolves when it ends. */
   refresh(): Promise<void> {
     if (this.inflight) return this.inflight;
     const now = this.options.clock.now();
-    if (now - this.lastAttemptAt < this.options.minRefetchIntervalMs) return Promise.resolve();
-    this.lastAttemptAt = now;
+    this.recentAttempts = this.recentAttempts.filter((at) => now - at < FETCH_WINDOW_MS);
+    const last = this.recentAttempts.at(-1);
+    const tooSoon = last !== undefined && now - last < this.options.minRefetchIntervalMs;
+    if (tooSoon || this.recentAttempts.length >= this.options.maxFetchesPerMinute) return Promise.resolve();
+    this.recentAttempts.push(now);
     this.inflight = this.fetchKeys().finally(() => {
       this.inflight = undefined;
     });

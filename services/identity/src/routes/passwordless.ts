@@ -7,6 +7,12 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** A bare `*` (what fetch() sends by default) states no preference: the spec shows null then. */
+function requestLanguage(headers: Record<string, string | string[] | undefined>): string | null {
+  const value = firstHeader(headers['x-request-language']) ?? firstHeader(headers['accept-language']);
+  return value === undefined || value === '*' ? null : value;
+}
+
 /** `POST /passwordless/start` (spec 4.2). */
 export function passwordlessRouter(deps: StartDependencies): Router {
   const router = Router();
@@ -15,7 +21,7 @@ export function passwordlessRouter(deps: StartDependencies): Router {
       body: req.body,
       ip: req.ip ?? '',
       userAgent: firstHeader(req.headers['user-agent']),
-      requestLanguage: firstHeader(req.headers['x-request-language']) ?? firstHeader(req.headers['accept-language']) ?? null,
+      requestLanguage: requestLanguage(req.headers),
       setHeaders: (headers) => res.set({ ...headers }),
     });
     res.json(response);

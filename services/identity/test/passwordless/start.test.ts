@@ -86,6 +86,12 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
       expect(accepted.body.request_language).toBe('en-GB,en;q=0.8');
     });
 
+    it('reports request_language null for a wildcard accept-language', async () => {
+      const res = await h.http().post('/passwordless/start').set('accept-language', '*').send(body());
+      expect(res.status).toBe(200);
+      expect(res.body.request_language).toBeNull();
+    });
+
     it('reports phone_verified true for a number that has logged in', async () => {
       const sent = body();
       await h.identity.store.users.recordLogin({ user_id: 'sms|verified1', connection_id: setup.connectionId, phone_number: sent.phone_number, at: h.clock.now() });
