@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { freePort } from './ports';
+import { freePort, isPortInUse } from './ports';
 import { repoRoot, type RunningService, type ServiceName, startService, stopService, waitForReady } from './processes';
 import { seedDemoTenant, type SeededTenant } from './seed';
 import { loadOrCreateState, saveState } from './state';
@@ -110,6 +110,13 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       // The webhook provider points at a port where nothing listens: every delivery fails.
       env: { ...common, SMS_PROVIDER: 'webhook', WEBHOOK_URL: `http://127.0.0.1:${deadPort}/nowhere` },
     });
+  }
+
+  // Otherwise another process answering /readyz there would pass for ours.
+  for (const plan of plans) {
+    if (await isPortInUse(plan.port)) {
+      throw new Error(`port ${plan.port} (${plan.key}) is already in use: stop what runs there, or is a stack already up?`);
+    }
   }
 
   const services = new Map<string, RunningService>();

@@ -13,3 +13,13 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether something already listens on a port of this machine. */
+export function isPortInUse(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(true));
+    server.listen(port, host, () => server.close(() => resolve(false)));
+  });
+}

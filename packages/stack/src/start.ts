@@ -16,6 +16,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+  // A supervisor that signals only pnpm leaves us orphaned: stop with it rather than linger.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stopAll(0);
+  }, 1000).unref();
   for (const [name, service] of stack.services) {
     void service.exited.then(({ code }) => {
       if (stopping) return;
