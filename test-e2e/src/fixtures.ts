@@ -96,15 +96,29 @@ export function exchangeAtRo(setup: LoginSetup, phoneNumber: string, code: strin
   });
 }
 
-export function exchangeOtpGrant(setup: LoginSetup, phoneNumber: string, code: string, audience = targets.apiAudience) {
+export async function exchangeOtpGrant(setup: LoginSetup, phoneNumber: string, code: string, audience = targets.apiAudience) {
+  if (audience === targets.apiAudience) await ensureAirportApi();
   return requestJson(`${targets.authUrl}/oauth/token`, {
     method: 'POST',
     json: { grant_type: PASSWORDLESS_OTP_GRANT, client_id: setup.clientId, realm: setup.connection, username: phoneNumber, otp: code, audience, scope: 'openid' },
   });
 }
 
+let apiEnsured: Promise<void> | undefined;
+
+/** The airport API's resource server, created when the deployment under test has none. */
+export function ensureAirportApi(): Promise<void> {
+  apiEnsured ??= admin.listResourceServers().then(async (servers) => {
+    if (!servers.some((s) => s.identifier === targets.apiAudience)) {
+      await admin.createResourceServer({ name: uniqueName('Airport API'), identifier: targets.apiAudience });
+    }
+  });
+  return apiEnsured;
+}
+
 /** An M2M client with a grant for `audience` (default: the airport API), and a token for it. */
 export async function m2mToken(audience = targets.apiAudience): Promise<string> {
+  if (audience === targets.apiAudience) await ensureAirportApi();
   const client = await admin.createClient({ name: uniqueName('e2e-m2m'), app_type: 'non_interactive', grant_types: ['client_credentials'] });
   await admin.createClientGrant({ client_id: client.client_id, audience, scope: [] });
   const res = await requestJson(`${targets.authUrl}/oauth/token`, {

@@ -1,0 +1,341 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import {
+  type ComposeFile,
+  type ComposeService,
+  fileExists,
+  interpolateDefaults,
+  type K8sContainer,
+  type K8sDeploymentSpec,
+  type K8sObject,
+  readText,
+  readYaml,
+  readYamlDocuments,
+  repoRoot,
+  type ServiceName,
+  serviceNames,
+  services,
+} from './support';
+
+/** Env names a manifest sets that the service's config schema does not know. */
+function unknownNames(service: ServiceName, names: Iterable<string>): string[] {
+  return [...names].filter((name) => !services[service].envNames.has(name));
+}
+
+/** Runs the service's own config schema over an environment, as it would at start. */
+function configProblems(service: ServiceName, env: Record<string, string>): string[] {
+  const result = services[service].schema.safeParse(env);
+  return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+}
+
+function withDefaults(environment: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(environment ?? {}).map(([name, value]) => [name, interpolateDefaults(String(value))]));
+}
+
+describe('deploy/compose.yaml', () => {
+  const compose = readYaml<ComposeFile>('deploy/compose.yaml');
+  const app = (name: ServiceName): ComposeService => {
+    const service = compose.services[name];
+    if (!service) throw new Error(`compose.yaml has no service ${name}`);
+    return service;
+  };
+
+  it('runs the three services and PostgreSQL', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['airport-api', 'identity', 'postgres', 'sms-delivery-gateway']);
+  });
+
+  describe.each(serviceNames)('%s', (name) => {
+    const { port } = services[name];
+
+    it('builds its image from its own Dockerfile at the repository root', () => {
+      const service = app(name);
+      expect(service.image).toMatch(new RegExp(`^smsauth/${name}:`));
+      expect(service.build?.context).toBe('..');
+      expect(service.build?.dockerfile).toBe(`deploy/Dockerfile.${name}`);
+      expect(fileExists(`deploy/Dockerfile.${name}`)).toBe(true);
+      expect(Object.keys(service.build?.args ?? {})).toContain('NODE_IMAGE');
+      expect(interpolateDefaults(service.build?.args?.NODE_IMAGE ?? '')).toBe('node:20-bookworm-slim');
+    });
+
+    it('sets only environment variables the service reads', () => {
+      expect(unknownNames(name, Object.keys(app(name).environment ?? {}))).toEqual([]);
+    });
+
+    it('gives an environment that passes the service config schema with the default values', () => {
+      expect(configProblems(name, withDefaults(app(name).environment))).toEqual([]);
+    });
+
+    it('runs in production mode on the default port, published on loopback only', () => {
+      const env = withDefaults(app(name).environment);
+      expect(env.NODE_ENV).toBe('production');
+      expect(Number(env.PORT)).toBe(port);
+      expect(app(name).ports).toEqual([`127.0.0.1:${port}:${port}`]);
+    });
+
+    it('health-checks readiness on its own port', () => {
+      const test = app(name).healthcheck?.test ?? [];
+      expect(test[0]).toBe('CMD-SHELL');
+      expect(test.join(' ')).toContain(`http://127.0.0.1:${port}/readyz`);
+    });
+
+    it('runs node as PID 1, as Kubernetes does, so the test stack stops the way pods stop', () => {
+      expect(app(name).init).toBeUndefined();
+    });
+  });
+
+  it('starts identity after PostgreSQL is healthy and connects to it by service name', () => {
+    const identity = withDefaults(app('identity').environment);
+    const postgres = withDefaults(compose.services.postgres?.environment);
+    expect(app('identity').depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    const url = new URL(identity.DATABASE_URL ?? '');
+    expect(url.protocol).toBe('postgres:');
+    expect(url.hostname).toBe('postgres');
+    expect(url.port).toBe('5432');
+    expect(decodeURIComponent(url.username)).toBe(postgres.POSTGRES_USER);
+    expect(decodeURIComponent(url.password)).toBe(postgres.POSTGRES_PASSWORD);
+    expect(url.pathname).toBe(`/${postgres.POSTGRES_DB}`);
+    expect(compose.services.postgres?.healthcheck?.test).toContain('pg_isready');
+  });
+
+  it('publishes identity at the AUTH_URL the host uses, and lets it deliver to the compose network', () => {
+    const identity = withDefaults(app('identity').environment);
+    expect(identity.AUTH_URL).toBe(`http://localhost:${services.identity.port}`);
+    expect(identity.GATEWAY_URL_POLICY).toBe('any');
+  });
+
+  it('starts the airport API after identity is ready, with identity as its issuer', () => {
+    const airport = withDefaults(app('airport-api').environment);
+    expect(app('airport-api').depends_on).toEqual({ identity: { condition: 'service_healthy' } });
+    expect(airport.AUTH_URL).toBe(withDefaults(app('identity').environment).AUTH_URL);
+  });
+
+  it('runs the gateway with the outbox readable by token and authenticated deliveries', () => {
+    const gateway = withDefaults(app('sms-delivery-gateway').environment);
+    expect(gateway.SMS_PROVIDER).toBe('outbox');
+    expect(gateway.OUTBOX_TOKEN).toBeTruthy();
+    expect(Buffer.byteLength(gateway.GATEWAY_AUTH_SECRET ?? '')).toBeGreaterThanOrEqual(32);
+    // Tokens are pinned to this gateway: the audience is its delivery URL on the compose network.
+    expect(gateway.GATEWAY_AUTH_AUDIENCE).toBe(`http://sms-delivery-gateway:${services['sms-delivery-gateway'].port}/sms`);
+    expect(gateway.GATEWAY_AUTH_SUBJECT).toBeTruthy();
+  });
+
+  describe('the airport API document mounted as OPENAPI_FILE', () => {
+    const airport = withDefaults(app('airport-api').environment);
+    const mount = (app('airport-api').volumes ?? []).find((volume) => volume.split(':')[1] === airport.OPENAPI_FILE);
+    const source = mount?.split(':')[0] ?? '';
+    /** What the service does with its document at start: fill in AUTH_URL and API_AUDIENCE. */
+    const rendered = (path: string) =>
+      parse(
+        readText(path)
+          .replaceAll('${AUTH_URL}', airport.AUTH_URL ?? '')
+          .replaceAll('${API_AUDIENCE}', airport.API_AUDIENCE ?? ''),
+      ) as OpenApiDocument;
+    const document = rendered(join('deploy', source));
+    const [schemeName, scheme] = Object.entries(document.securityDefinitions ?? {})[0] ?? [];
+
+    it('is mounted read-only from deploy/', () => {
+      expect(mount).toBe(`./airport-api.openapi.yaml:${airport.OPENAPI_FILE}:ro`);
+    });
+
+    it('names the issuer the host sees and the JWKS address the container can reach', () => {
+      expect(scheme?.type).toBe('oauth2');
+      expect(scheme?.flow).toBe('implicit');
+      expect(scheme?.['x-google-issuer']).toBe(`${airport.AUTH_URL}/`);
+      expect(scheme?.authorizationUrl).toBe(`${airport.AUTH_URL}/authorize`);
+      expect(scheme?.['x-google-jwks_uri']).toBe(`http://identity:${services.identity.port}/.well-known/jwks.json`);
+      expect(scheme?.['x-google-audiences']).toBe(airport.API_AUDIENCE);
+    });
+
+    it('protects GET /airportName with that scheme', () => {
+      const operation = document.paths?.['/airportName']?.get;
+      expect(operation?.operationId).toBe('airportName');
+      expect(operation?.security).toEqual([{ [schemeName ?? '']: [] }]);
+    });
+
+    it('is the service document with only the JWKS address changed', () => {
+      const own = rendered('services/airport-api/openapi.yaml');
+      const ownScheme = own.securityDefinitions?.[schemeName ?? ''];
+      expect(ownScheme?.['x-google-jwks_uri']).toBe(`${airport.AUTH_URL}/.well-known/jwks.json`);
+      if (ownScheme) ownScheme['x-google-jwks_uri'] = scheme?.['x-google-jwks_uri'] ?? '';
+      expect(document).toEqual(own);
+    });
+  });
+});
+
+describe('deploy/compose.e2e.yaml and deploy/podman/compose.podman.yaml', () => {
+  const e2e = readYaml<ComposeFile>('deploy/compose.e2e.yaml');
+  const podman = readYaml<ComposeFile>('deploy/podman/compose.podman.yaml');
+
+  it('adds a gateway whose provider always fails, configured with names the gateway reads', () => {
+    const failing = e2e.services['sms-delivery-gateway-failing'];
+    const env = withDefaults(failing?.environment);
+    expect(failing?.image).toMatch(/^smsauth\/sms-delivery-gateway:/);
+    expect(unknownNames('sms-delivery-gateway', Object.keys(env))).toEqual([]);
+    expect(configProblems('sms-delivery-gateway', env)).toEqual([]);
+    expect(env.SMS_PROVIDER).toBe('webhook');
+  });
+
+  it('builds the services on the local base image and PostgreSQL from its Containerfile', () => {
+    for (const name of serviceNames) {
+      expect(podman.services[name]?.build?.args?.NODE_IMAGE).toBe('localhost/node:20-bookworm-slim');
+    }
+    expect(podman.services.postgres?.image).toBe('localhost/smsauth/postgres:15');
+    expect(fileExists(join('deploy/podman', podman.services.postgres?.build?.dockerfile ?? 'missing'))).toBe(true);
+  });
+
+  it('only overrides services that compose.yaml defines', () => {
+    const base = readYaml<ComposeFile>('deploy/compose.yaml');
+    expect(Object.keys(podman.services).filter((name) => !(name in base.services))).toEqual([]);
+  });
+});
+
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, { operationId?: string; security?: unknown[] }>>;
+  securityDefinitions?: Record<string, Record<string, string>>;
+}
+
+describe('deploy/k8s', () => {
+  const objects = readYamlDocuments('deploy/k8s');
+  const ofKind = (kind: string) => objects.filter(({ doc }) => doc.kind === kind).map(({ doc }) => doc);
+  const named = (kind: string, name: string): K8sObject | undefined => ofKind(kind).find((doc) => doc.metadata.name === name);
+  const deployment = (name: ServiceName) => {
+    const doc = named('Deployment', name);
+    if (!doc) throw new Error(`no Deployment ${name}`);
+    return doc.spec as unknown as K8sDeploymentSpec;
+  };
+  const container = (name: ServiceName): K8sContainer => {
+    const found = deployment(name).template.spec.containers.find((c) => c.name === name);
+    if (!found) throw new Error(`Deployment ${name} has no container ${name}`);
+    return found;
+  };
+  const secretsTemplate = ofKind('Secret');
+
+  /** The environment a container gets: its ConfigMaps, then its env entries (Secret values from the template). */
+  function environmentOf(name: ServiceName): Record<string, string> {
+    const c = container(name);
+    const env: Record<string, string> = {};
+    for (const source of c.envFrom ?? []) {
+      if (source.configMapRef) Object.assign(env, named('ConfigMap', source.configMapRef.name)?.data ?? {});
+      if (source.secretRef) Object.assign(env, secretsTemplate.find((s) => s.metadata.name === source.secretRef?.name)?.stringData ?? {});
+    }
+    for (const entry of c.env ?? []) {
+      const ref = entry.valueFrom?.secretKeyRef;
+      env[entry.name] = ref ? (secretsTemplate.find((s) => s.metadata.name === ref.name)?.stringData?.[ref.key] ?? '') : (entry.value ?? '');
+    }
+    return env;
+  }
+
+  it('lists every manifest in the kustomization, and keeps the Secret template out of it', () => {
+    const kustomization = readYaml<{ resources: string[]; images: Array<{ name: string }> }>('deploy/k8s/kustomization.yaml');
+    const manifests = readdirSync(join(repoRoot, 'deploy/k8s')).filter(
+      (file) => file.endsWith('.yaml') && file !== 'kustomization.yaml' && file !== 'secrets.template.yaml',
+    );
+    expect([...kustomization.resources].sort()).toEqual(manifests.sort());
+    expect(kustomization.images.map((image) => image.name).sort()).toEqual(
+      serviceNames.map((name) => container(name).image.replace(/:[^:/]+$/, '')).sort(),
+    );
+  });
+
+  it('keeps only placeholders in the Secret template', () => {
+    for (const secret of secretsTemplate) {
+      for (const [key, value] of Object.entries(secret.stringData ?? {})) {
+        expect({ key, placeholder: /CHANGE_ME|^AC0{32}$/.test(value) }).toEqual({ key, placeholder: true });
+      }
+    }
+  });
+
+  describe.each(serviceNames)('%s', (name) => {
+    const { port } = services[name];
+
+    it('runs the service image on the service port', () => {
+      const c = container(name);
+      expect(c.image).toMatch(new RegExp(`/smsauth/${name}:[\\w.-]+$`));
+      expect(c.ports).toEqual([{ name: 'http', containerPort: port }]);
+      const service = named('Service', name);
+      expect(service?.spec).toMatchObject({ selector: deployment(name).selector.matchLabels, ports: [{ port, targetPort: 'http' }] });
+    });
+
+    it('selects its own pods', () => {
+      expect(deployment(name).template.metadata.labels).toMatchObject(deployment(name).selector.matchLabels);
+    });
+
+    it('sets only environment variables the service reads', () => {
+      expect(unknownNames(name, Object.keys(environmentOf(name)))).toEqual([]);
+    });
+
+    it('gives an environment that passes the service config schema, in production, on the default port', () => {
+      const env = environmentOf(name);
+      expect(configProblems(name, env)).toEqual([]);
+      expect(env.NODE_ENV).toBe('production');
+      expect(Number(env.PORT)).toBe(port);
+    });
+
+    it('takes secret values from Secrets that the template defines', () => {
+      for (const entry of container(name).env ?? []) {
+        const ref = entry.valueFrom?.secretKeyRef;
+        expect(ref).toBeDefined();
+        const secret = secretsTemplate.find((s) => s.metadata.name === ref?.name);
+        expect(Object.keys(secret?.stringData ?? {})).toContain(ref?.key);
+      }
+    });
+
+    it('probes liveness on /healthz and readiness on /readyz', () => {
+      const c = container(name);
+      expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      expect(c.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    });
+
+    it('requests and limits CPU and memory', () => {
+      const { resources } = container(name);
+      for (const bound of [resources?.requests, resources?.limits]) {
+        expect(Object.keys(bound ?? {}).sort()).toEqual(['cpu', 'memory']);
+      }
+    });
+
+    it('runs as a non-root user on a read-only root filesystem without privileges', () => {
+      const pod = deployment(name).template.spec;
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(container(name).securityContext).toEqual({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
+    });
+
+    it('gives the 10 s drain time to finish before the kill', () => {
+      expect(deployment(name).template.spec.terminationGracePeriodSeconds).toBeGreaterThan(15);
+    });
+
+    it('has a PodDisruptionBudget over its pods that keeps one running', () => {
+      const pdb = named('PodDisruptionBudget', name);
+      expect(pdb?.spec).toEqual({ minAvailable: 1, selector: { matchLabels: deployment(name).selector.matchLabels } });
+      expect(deployment(name).replicas).toBeGreaterThanOrEqual(2);
+    });
+  });
+
+  it.each(['identity', 'airport-api'] as const)('autoscales %s on CPU from two replicas', (name) => {
+    const hpa = named('HorizontalPodAutoscaler', name);
+    expect(hpa?.apiVersion).toBe('autoscaling/v2');
+    expect(hpa?.spec).toMatchObject({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+      minReplicas: 2,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu' } }],
+    });
+  });
+
+  it('does not autoscale the gateway, whose idempotency store is per pod, and pins callers to a pod', () => {
+    expect(named('HorizontalPodAutoscaler', 'sms-delivery-gateway')).toBeUndefined();
+    expect(named('Service', 'sms-delivery-gateway')?.spec).toMatchObject({ sessionAffinity: 'ClientIP' });
+    expect(environmentOf('sms-delivery-gateway').SMS_PROVIDER).not.toBe('outbox');
+  });
+
+  it('stores identity in PostgreSQL, never PGlite', () => {
+    expect(environmentOf('identity').DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
+  });
+
+  it('uses the identity issuer as the airport API AUTH_URL', () => {
+    expect(environmentOf('airport-api').AUTH_URL).toBe(environmentOf('identity').AUTH_URL);
+  });
+});
