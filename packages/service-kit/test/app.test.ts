@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { z } from 'zod';
-import { createServiceApp, HttpError, parseOrThrow, validate } from '../src';
+import { createServiceApp, HttpError, maskPhoneNumber, maskPhoneNumbers, parseOrThrow, validate } from '../src';
 import { capturingLogger } from './helpers';
 
 function buildTestApp(options: { redact?: string[] } = {}) {
@@ -206,8 +206,7 @@ describe('service app', () => {
 
 describe('query redaction', () => {
   it('keeps the values of parameters a service names out of the access log', async () => {
-    const { capturingLogger: capture } = await import('./helpers');
-    const { logger, lines } = capture();
+    const { logger, lines } = capturingLogger();
     const { app } = createServiceApp({
       name: 'test',
       logger,
@@ -217,5 +216,15 @@ describe('query redaction', () => {
     await request(app).get('/outbox?recipient=%2B14155550123&limit=5');
     expect(lines()).not.toContain('14155550123');
     expect(lines()).toContain('recipient=[REDACTED]&limit=5');
+  });
+});
+
+describe('phone number masking', () => {
+  it('keeps only the last four digits of a number', () => {
+    expect(maskPhoneNumber('+14155550123')).toBe('***0123');
+  });
+
+  it('masks every number quoted in a text', () => {
+    expect(maskPhoneNumbers("The 'To' number +1 415 555 0199 is not valid")).toBe("The 'To' number ***0199 is not valid");
   });
 });

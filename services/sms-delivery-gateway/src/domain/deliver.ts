@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveryRequest } from '@smsauth/contracts';
-import type { Logger } from '@smsauth/service-kit';
+import { maskPhoneNumber, maskPhoneNumbers, type Logger } from '@smsauth/service-kit';
 import { ProviderError, type SmsProvider } from '../providers/provider';
 import type { DeliveryMetrics } from './delivery-metrics';
 import { IdempotencyStore, messageFingerprint } from './idempotency';
-import { maskPhoneNumbers, maskRecipient } from './mask';
 
 export type DeliveryOutcome =
   | { delivered: true; id: string; providerMessageId?: string }
@@ -46,7 +45,7 @@ export class DeliveryService {
     if (result.replayed) {
       this.deps.metrics.replays.inc({ provider: this.deps.provider.name });
       this.deps.logger.info(
-        { recipient: maskRecipient(request.recipient), idempotencyKey, messageId: result.outcome.id },
+        { recipient: maskPhoneNumber(request.recipient), idempotencyKey, messageId: result.outcome.id },
         'sms delivery repeated with the same Idempotency-Key; answering the first outcome without sending again',
       );
     }
@@ -56,7 +55,7 @@ export class DeliveryService {
   private async send(request: DeliveryRequest, idempotencyKey?: string): Promise<DeliveryOutcome> {
     const { provider, metrics, logger } = this.deps;
     const id = this.newId();
-    const logContext = { provider: provider.name, messageId: id, recipient: maskRecipient(request.recipient), idempotencyKey };
+    const logContext = { provider: provider.name, messageId: id, recipient: maskPhoneNumber(request.recipient), idempotencyKey };
     const stopTimer = metrics.providerLatency.startTimer({ provider: provider.name });
     try {
       const { providerMessageId } = await provider.send({

@@ -1,10 +1,9 @@
 import { PHONE_NUMBER_PATTERN } from '@smsauth/contracts';
-import type { Logger } from '@smsauth/service-kit';
+import { maskPhoneNumber, type Logger } from '@smsauth/service-kit';
 import type { IdentityStore, StoredCode, StoredConnection, StoredUser } from '../../store';
 import type { Clock } from '../clock';
 import { newUserIdPart } from '../ids';
 import { codeState, loginBlockStatus, type BruteForceSettings } from './limits';
-import { maskPhoneNumber } from './mask';
 import { verifyOtp } from './otp';
 
 export interface CodeExchangeDependencies {

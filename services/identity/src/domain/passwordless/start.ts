@@ -9,7 +9,7 @@ import {
   type StartRequest,
   type StartResponse,
 } from '@smsauth/contracts';
-import { HttpError, type Logger } from '@smsauth/service-kit';
+import { HttpError, maskPhoneNumber, type Logger } from '@smsauth/service-kit';
 import type { Config } from '../../config';
 import type { SmsGatewayClient } from '../../delivery/gateway-client';
 import { SmsProviderError } from '../../delivery/sms-provider-error';
@@ -19,7 +19,6 @@ import { GatewayTokenError, signGatewayToken } from './gateway-token';
 import { codeExpiresAt, decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './limits';
 import { renderMessageTemplate } from './message-template';
 import { computeOtp, generateOtpSecret } from './otp';
-import { maskPhoneNumber } from './mask';
 
 export type StartConfig = Pick<
   Config,
