@@ -51,6 +51,14 @@ export const env = {
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** WEB_CONCURRENCY: worker processes sharing the port (1 = no cluster). */
+  webConcurrency: () =>
+    z.coerce
+      .number({ message: 'must be a whole number from 1 to 64' })
+      .int({ message: 'must be a whole number from 1 to 64' })
+      .min(1, { message: 'must be a whole number from 1 to 64' })
+      .max(64, { message: 'must be a whole number from 1 to 64' })
+      .default(1),
   /** Express's trust-proxy setting: true/false, a hop count, or a list of addresses/CIDRs. */
   trustProxy: () =>
     z

@@ -1,4 +1,5 @@
 export * from './app';
+export * from './cluster';
 export * from './config';
 export * from './errors';
 export * from './lifecycle';

@@ -14,17 +14,6 @@ export const DEFAULT_REDACTED_FIELDS = [
   'refresh_token',
 ];
 
-/** Builds pino redact paths for a field at the top level and up to four levels deep. */
-export function redactPaths(fields: readonly string[]): string[] {
-  const paths: string[] = [];
-  for (const field of fields) {
-    const key = /^[A-Za-z_$][\w$]*$/.test(field) ? `.${field}` : `["${field}"]`;
-    const bare = key.startsWith('.') ? key.slice(1) : key;
-    paths.push(bare, `*${key}`, `*.*${key}`, `*.*.*${key}`, `*.*.*.*${key}`);
-  }
-  return paths;
-}
-
 export interface LoggerOptions {
   name: string;
   level?: string;
@@ -40,12 +29,45 @@ export function createLogger(options: LoggerOptions): Logger {
     {
       name: options.name,
       level: options.level ?? 'info',
-      redact: { paths: redactPaths(fields), censor: '[REDACTED]' },
+      // Redaction runs on the finished line (see lineRedactor), not through pino's `redact`
+      // paths: with the field-at-any-depth paths those cost ~70 µs per line, a fifth of the
+      // airport API's CPU under load; the line check costs ~1 µs when no field is present.
+      hooks: { streamWrite: lineRedactor(fields) },
       base: { service: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     options.destination,
   );
+}
+
+export const REDACTION_CENSOR = '[REDACTED]';
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Redacts, in a finished JSON log line, the value of every key named in `fields` at any depth
+ * (objects inside arrays too). A line is parsed only when one of those names occurs as a key:
+ * `"name":` cannot occur inside a JSON string, where the quotes are escaped. A line that
+ * cannot be parsed is replaced by a notice rather than written unredacted.
+ */
+export function lineRedactor(fields: readonly string[]): (line: string) => string {
+  const names = new Set(fields);
+  const keyPattern = new RegExp(`"(?:${fields.map(escapeRegExp).join('|')})":`);
+  const scrub = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(scrub);
+    if (value === null || typeof value !== 'object') return value;
+    const copy: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) copy[key] = names.has(key) ? REDACTION_CENSOR : scrub(inner);
+    return copy;
+  };
+  return (line) => {
+    if (!keyPattern.test(line)) return line;
+    try {
+      return `${JSON.stringify(scrub(JSON.parse(line)))}\n`;
+    } catch {
+      return `${JSON.stringify({ level: 50, time: new Date().toISOString(), msg: 'log line withheld: it could not be redacted' })}\n`;
+    }
+  };
 }
 
 export type { Logger } from 'pino';

@@ -7,6 +7,8 @@ export const configSchema = z.object({
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
   NODE_ENV: env.nodeEnv(),
+  /** Worker processes sharing PORT (node:cluster); the airport API keeps no shared state. */
+  WEB_CONCURRENCY: env.webConcurrency(),
   /** The identity service: issuer `{AUTH_URL}/`, JWKS `{AUTH_URL}/.well-known/jwks.json`. */
   AUTH_URL: env.url().transform((url) => url.replace(/\/+$/, '')),
   /** Comma-separated audiences; the API identifier defined in the identity service. */

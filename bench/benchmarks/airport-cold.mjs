@@ -1,0 +1,82 @@
+// 2. airport-cold: thousands of distinct pre-minted tokens cycled round robin, more than the
+// verified-token cache holds (10,000), so every request pays a signature check; compared with
+// the raw node:crypto RS256 verify rate on one core measured in the same run.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { autocannonRun, cryptoRate } from '../lib/load.mjs';
+import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
+import { keyMaterialFromToken, pool, postJson, scrapeCounter } from '../lib/tokens.mjs';
+import { mean, printTable } from '../lib/table.mjs';
+
+export const description = 'GET /airportName with distinct tokens (cache misses) vs node:crypto RS256 verify rate on one core';
+
+const COLD_AUDIENCE = 'https://airport-cold.bench.example.com';
+const SCOPES = Array.from({ length: 14 }, (_, i) => `s${i}`);
+const GATEWAY_CACHE_ENTRIES = 10_000;
+
+export async function run(ctx) {
+  const s = await startBenchStack();
+  let airport;
+  try {
+    // Tokens of one client differ only when a claim does: each asks for a different subset of
+    // the API's 14 scopes (16,383 possible), so every token is distinct.
+    await s.management.createResourceServer({ name: 'Airport cold bench', identifier: COLD_AUDIENCE, scopes: SCOPES.map((value) => ({ value, description: value })) });
+    await s.management.createClientGrant({ client_id: s.tenant.m2mClientId, audience: COLD_AUDIENCE, scope: SCOPES });
+    airport = await startAirportApi(s, { apiAudiences: [API_AUDIENCE, COLD_AUDIENCE] });
+    const count = ctx.smoke ? 300 : 12_000;
+    ctx.log(`airport-cold: minting ${count} distinct tokens`);
+    const tokens = await pool(count, 8, (i) =>
+      postJson(`${s.authUrl}/oauth/token`, {
+        grant_type: 'client_credentials',
+        client_id: s.tenant.m2mClientId,
+        client_secret: s.tenant.m2mClientSecret,
+        audience: COLD_AUDIENCE,
+        scope: SCOPES.filter((_, bit) => ((i + 1) >> bit) & 1).join(' '),
+      }).then((body) => body.access_token),
+    );
+    const distinct = new Set(tokens).size;
+    if (distinct !== count) throw new Error(`only ${distinct} of ${count} tokens are distinct`);
+    const tokensFile = join(s.dir, 'tokens.json');
+    writeFileSync(tokensFile, JSON.stringify(tokens));
+    const { file: keyFile, modulusLength } = await keyMaterialFromToken(s.authUrl, tokens[0], s.dir);
+
+    const rows = [];
+    const verifyRates = [];
+    const baselineMs = ctx.smoke ? 500 : 3000;
+    let tokenOffset = 0;
+    for (let round = 1; round <= 2; round++) {
+      const verify = await cryptoRate('verify', { keyFile, durationMs: baselineMs });
+      verifyRates.push(verify.perSecond);
+      ctx.log(`airport-cold: round ${round}, verify ${Math.round(verify.perSecond)}/s; load`);
+      const missesBefore = await scrapeCounter(airport.url, 'gateway_token_cache_total{result="miss"');
+      const hitsBefore = await scrapeCounter(airport.url, 'gateway_token_cache_total{result="hit"');
+      const r = await autocannonRun(
+        { url: `${airport.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
+        { workDir: s.dir, watch: [airport] },
+      );
+      tokenOffset = r.nextTokenOffset;
+      const misses = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="miss"')) - missesBefore;
+      const hits = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="hit"')) - hitsBefore;
+      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb });
+    }
+    printTable('airport-cold: each row one run', rows);
+    const rps = mean(rows.map((r) => r.rps));
+    const verifyPerSec = mean(verifyRates);
+    const summary = {
+      distinctTokens: count,
+      cacheEntries: GATEWAY_CACHE_ENTRIES,
+      keyBits: modulusLength,
+      rps,
+      verifyPerSec,
+      ratio: rps / verifyPerSec,
+      target: 0.7,
+      met: rps / verifyPerSec >= 0.7,
+      cacheMissShare: mean(rows.map((r) => r.cacheMissShare)),
+    };
+    printTable('airport-cold: summary', [summary]);
+    return { summary, runs: rows };
+  } finally {
+    if (airport) await airport.stop();
+    await s.stop();
+  }
+}

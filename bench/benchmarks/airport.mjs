@@ -1,0 +1,66 @@
+// 1. airport: authorized GET /airportName with one repeated token (verified-token cache hit)
+// vs a bare Express 5 app doing the same lookup; same connections and duration, alternated
+// twice. Then the same load on the airport API with WEB_CONCURRENCY=2 for the scaling factor.
+import { join } from 'node:path';
+import { autocannonRun } from '../lib/load.mjs';
+import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
+import { repoRoot, stack, startProcess } from '../lib/services.mjs';
+import { mean, printTable } from '../lib/table.mjs';
+
+export const description = 'GET /airportName with one repeated valid token vs a bare Express 5 app (same lookup); WEB_CONCURRENCY=2 scaling';
+
+export async function run(ctx) {
+  const s = await startBenchStack({ airport: true });
+  const extra = [];
+  try {
+    const { access_token: token } = await stack.clientCredentialsToken(s.authUrl, s.tenant.m2mClientId, s.tenant.m2mClientSecret, API_AUDIENCE);
+    const bare = await startProcess({ name: 'bare-express', script: join(repoRoot, 'bench', 'lib', 'bare-airport.mjs'), port: await stack.freePort(), logDir: s.dir });
+    extra.push(bare);
+    const clustered = await startAirportApi(s, { env: { WEB_CONCURRENCY: '2' } });
+    extra.push(clustered);
+    const path = '/airportName?iataCode=SFO';
+    const load = (target, authorized) =>
+      autocannonRun(
+        {
+          url: `${target.url}${path}`,
+          headers: authorized ? { authorization: `Bearer ${token}` } : {},
+          connections: ctx.connections,
+          durationSec: ctx.durationSec,
+          warmupSec: ctx.warmupSec,
+        },
+        { workDir: s.dir, watch: [target] },
+      );
+
+    const rows = [];
+    for (let round = 1; round <= 2; round++) {
+      for (const [label, target, authorized] of [
+        ['bare Express 5 (no auth)', bare, false],
+        ['airport-api WEB_CONCURRENCY=1', s.airportApi, true],
+        ['airport-api WEB_CONCURRENCY=2', clustered, true],
+      ]) {
+        ctx.log(`airport: round ${round}, ${label}`);
+        const r = await load(target, authorized);
+        rows.push({ round, target: label, rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss[target.name].peakMb });
+      }
+    }
+    const rpsOf = (label) => mean(rows.filter((r) => r.target === label).map((r) => r.rps));
+    const bareRps = rpsOf('bare Express 5 (no auth)');
+    const apiRps = rpsOf('airport-api WEB_CONCURRENCY=1');
+    const clusteredRps = rpsOf('airport-api WEB_CONCURRENCY=2');
+    printTable('airport: requests per second (each row one run)', rows);
+    const summary = {
+      bareRps,
+      apiRps,
+      ratio: apiRps / bareRps,
+      target: 0.85,
+      met: apiRps / bareRps >= 0.85,
+      webConcurrency2Rps: clusteredRps,
+      scalingFactor: clusteredRps / apiRps,
+    };
+    printTable('airport: summary', [summary]);
+    return { summary, runs: rows };
+  } finally {
+    for (const p of extra) await p.stop();
+    await s.stop();
+  }
+}

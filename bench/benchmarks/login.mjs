@@ -1,0 +1,61 @@
+// 4. login: complete OTP logins per second (start -> real gateway, outbox provider -> code read
+// from the outbox -> /oauth/ro), on PostgreSQL and on PGlite: the peak (closed loop), then p50/p99
+// at half the peak rate (open loop). Efficiency = logins/s / (RS256 sign rate / signatures per login).
+import { cryptoRate, loginRun } from '../lib/load.mjs';
+import { startBenchStack } from '../lib/stack.mjs';
+import { keyMaterialFromToken, postJson } from '../lib/tokens.mjs';
+import { printTable } from '../lib/table.mjs';
+
+export const description = 'OTP logins/s (start -> gateway outbox -> /oauth/ro) on PostgreSQL and PGlite; p99 at half peak';
+
+export function databases() {
+  const list = [];
+  if (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL) list.push('postgres');
+  else console.warn('!! login on PostgreSQL SKIPPED: set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)');
+  list.push('pglite');
+  return list;
+}
+
+export function loginSpec(s) {
+  return { authUrl: s.authUrl, gatewayUrl: s.gatewayUrl, outboxToken: s.outboxToken, clientId: s.tenant.demoClientId, connection: s.tenant.connectionName };
+}
+
+export async function run(ctx) {
+  const rows = [];
+  for (const database of databases()) {
+    const s = await startBenchStack({ database });
+    try {
+      const sample = await postJson(`${s.authUrl}/oauth/token`, { grant_type: 'client_credentials', client_id: s.tenant.m2mClientId, client_secret: s.tenant.m2mClientSecret, audience: s.tenant.apiAudience });
+      const { file: keyFile } = await keyMaterialFromToken(s.authUrl, sample.access_token, s.dir);
+      const sign = await cryptoRate('sign', { keyFile, durationMs: ctx.smoke ? 500 : 3000 });
+      ctx.log(`login on ${database}: sign ${Math.round(sign.perSecond)}/s; peak (closed loop, ${ctx.connections} at once)`);
+      if (ctx.warmupSec) await loginRun({ ...loginSpec(s), concurrency: 4, durationSec: ctx.warmupSec }, { workDir: s.dir });
+      const peak = await loginRun({ ...loginSpec(s), concurrency: ctx.connections, durationSec: ctx.durationSec }, { workDir: s.dir, watch: [s.identity, s.gateway] });
+      const halfRate = Math.max(1, peak.loginsPerSec / 2);
+      ctx.log(`login on ${database}: ${peak.loginsPerSec.toFixed(1)}/s peak; open loop at ${halfRate.toFixed(1)}/s`);
+      const half = await loginRun({ ...loginSpec(s), rate: halfRate, durationSec: ctx.durationSec }, { workDir: s.dir, watch: [s.identity, s.gateway] });
+      const perLogin = peak.signaturesPerLogin;
+      const efficiency = peak.loginsPerSec / (sign.perSecond / perLogin);
+      rows.push({
+        database,
+        peakLoginsPerSec: peak.loginsPerSec,
+        peakP50Ms: peak.p50Ms,
+        peakP99Ms: peak.p99Ms,
+        halfRate,
+        halfP50Ms: half.p50Ms,
+        halfP99Ms: half.p99Ms,
+        signPerSec: sign.perSecond,
+        signaturesPerLogin: perLogin,
+        efficiency,
+        efficiencyMet: database === 'postgres' ? efficiency >= 0.35 : undefined,
+        p99Met: database === 'postgres' ? half.p99Ms <= 50 : undefined,
+        identityRssPeakMb: Math.max(peak.rss.identity.peakMb, half.rss.identity.peakMb),
+        gatewayRssPeakMb: Math.max(peak.rss['sms-delivery-gateway'].peakMb, half.rss['sms-delivery-gateway'].peakMb),
+      });
+    } finally {
+      await s.stop();
+    }
+  }
+  printTable('login: one row per database (targets: efficiency >= 0.35 and p99 at half peak <= 50 ms, on PostgreSQL)', rows);
+  return { summary: rows, webConcurrency2: 'not measured: identity does not implement WEB_CONCURRENCY yet' };
+}

@@ -1,0 +1,53 @@
+// The load generator, in its own process: autocannon driven by a JSON spec file.
+// spec: {url, method, headers, body, connections, durationSec, warmupSec?, tokensFile?, tokenOffset?}
+// With tokensFile, each request takes the next token of the file (round robin across all
+// connections), sent as `authorization: Bearer <token>`.
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const tokens = spec.tokensFile ? JSON.parse(readFileSync(spec.tokensFile, 'utf8')) : undefined;
+// tokenOffset: where the previous run stopped, so a second run does not start on tokens still cached.
+let next = spec.tokenOffset ?? 0;
+
+function options(durationSec) {
+  const base = {
+    url: spec.url,
+    method: spec.method ?? 'GET',
+    headers: spec.headers ?? {},
+    body: spec.body,
+    connections: spec.connections ?? 16,
+    pipelining: 1,
+    duration: durationSec,
+  };
+  if (tokens) {
+    base.requests = [
+      {
+        setupRequest: (req) => {
+          const token = tokens[next];
+          next = (next + 1) % tokens.length;
+          return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } };
+        },
+      },
+    ];
+  }
+  return base;
+}
+
+if (spec.warmupSec) await autocannon(options(spec.warmupSec));
+const result = await autocannon(options(spec.durationSec));
+process.stdout.write(
+  `${JSON.stringify({
+    rps: result.requests.average,
+    total: result.requests.total,
+    durationSec: result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    meanMs: result.latency.average,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: result.statusCodeStats,
+    nextTokenOffset: tokens ? next : undefined,
+  })}\n`,
+);

@@ -1,0 +1,86 @@
+// The login benchmark's load generator, in its own process. A login is three calls on two
+// hosts, which autocannon cannot chain: POST /passwordless/start -> GET the gateway's outbox
+// for the code -> POST /oauth/ro. argv: <spec.json> with {authUrl, gatewayUrl, outboxToken,
+// clientId, connection, durationSec, concurrency} (closed loop: each worker starts its next
+// login when the last finished) or {..., rate} (open loop: logins start on a fixed schedule and
+// latency counts from the scheduled start, so a stall is not hidden). Every login uses a new
+// phone number (the per-number start limit would refuse repeats).
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+
+const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+const prefix = String(Math.floor(Math.random() * 900) + 100);
+let counter = 0;
+
+function call(url, method, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(url, { method, agent, headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function login() {
+  const phone = `+1${prefix}${String(counter++ % 10_000_000).padStart(7, '0')}`;
+  const start = await call(`${spec.authUrl}/passwordless/start`, 'POST', { client_id: spec.clientId, connection: spec.connection, phone_number: phone, send: 'code', authParams: { scope: 'openid' } });
+  if (start.status !== 200) throw new Error(`start answered ${start.status}: ${start.text}`);
+  let code;
+  for (let attempt = 0; !code && attempt < 50; attempt++) {
+    const outbox = await call(`${spec.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`, 'GET', undefined, { authorization: `Bearer ${spec.outboxToken}` });
+    if (outbox.status !== 200) throw new Error(`outbox answered ${outbox.status}: ${outbox.text}`);
+    code = JSON.parse(outbox.text)[0]?.body.match(/\b(\d{4,10})\b/)?.[1];
+    if (!code) await new Promise((r) => setTimeout(r, 20));
+  }
+  if (!code) throw new Error(`no code for ${phone} in the outbox`);
+  const ro = await call(`${spec.authUrl}/oauth/ro`, 'POST', { client_id: spec.clientId, connection: spec.connection, grant_type: 'password', username: phone, password: code, scope: 'openid', device: 'bench' });
+  if (ro.status !== 200) throw new Error(`/oauth/ro answered ${ro.status}: ${ro.text}`);
+  const tokens = JSON.parse(ro.text);
+  return Object.values(tokens).filter((v) => typeof v === 'string' && v.split('.').length === 3).length;
+}
+
+const latencies = [];
+let errors = 0;
+let firstError;
+let signatures;
+async function timed(scheduledAt) {
+  try {
+    signatures = await login();
+    latencies.push(performance.now() - scheduledAt);
+  } catch (err) {
+    errors += 1;
+    firstError ??= String(err.message);
+  }
+}
+
+const startedAt = performance.now();
+const endAt = startedAt + spec.durationSec * 1000;
+if (spec.rate) {
+  const interval = 1000 / spec.rate;
+  const inFlight = new Set();
+  for (let i = 0; ; i++) {
+    const scheduledAt = startedAt + i * interval;
+    if (scheduledAt >= endAt) break;
+    const wait = scheduledAt - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const p = timed(scheduledAt).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+} else {
+  await Promise.all(
+    Array.from({ length: spec.concurrency }, async () => {
+      while (performance.now() < endAt) await timed(performance.now());
+    }),
+  );
+}
+const elapsedSec = (performance.now() - startedAt) / 1000;
+latencies.sort((a, b) => a - b);
+const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : null);
+process.stdout.write(`${JSON.stringify({ logins: latencies.length, loginsPerSec: latencies.length / elapsedSec, p50Ms: pct(50), p99Ms: pct(99), maxMs: latencies.at(-1) ?? null, errors, firstError, signaturesPerLogin: signatures })}\n`);

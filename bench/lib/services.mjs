@@ -1,0 +1,165 @@
+// Starts built services for a benchmark: each its own process, logs to a file (not piped
+// through this process, which would cost the benchmark CPU), readiness through the stack's
+// waitForReady. Reuses packages/stack (build it first: `pnpm build`).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+const require = createRequire(import.meta.url);
+export const stack = require(join(repoRoot, 'packages', 'stack', 'dist', 'index.js'));
+
+/** A require that resolves packages the way a service does (bench/ is not a package). */
+export function requireFrom(serviceDir) {
+  return createRequire(join(repoRoot, serviceDir, 'package.json'));
+}
+
+export function workDir(prefix = 'smsauth-bench-') {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * Spawns `services/<name>/dist/main.js` (or any script) with env; resolves once /readyz is 200.
+ * `nodeArgs` lets a run add --cpu-prof.
+ */
+export async function startProcess({ name, script, env, port, logDir, nodeArgs = [], readyPath = true }) {
+  const logFile = join(logDir, `${name}-${port}.log`);
+  // BENCH_CPU_PROF=airport-api,identity writes a .cpuprofile per process to bench/results/profiles.
+  const profiled = (process.env.BENCH_CPU_PROF ?? '').split(',').includes(name);
+  if (profiled) nodeArgs = [...nodeArgs, '--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`];
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...nodeArgs, script ?? join(repoRoot, 'services', name, 'dist', 'main.js')], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const exited = new Promise((done) => child.on('exit', (code, signal) => done({ code, signal })));
+  const running = {
+    name,
+    child,
+    exited,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    logFile,
+    recentOutput: [],
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  if (readyPath) {
+    const fakeService = { name, child, get recentOutput() { return tail(logFile); } };
+    try {
+      await stack.waitForReady(running.url, fakeService, 60_000);
+    } catch (err) {
+      await running.stop();
+      throw new Error(`${err.message}\n--- ${logFile}:\n${tail(logFile).join('\n')}`);
+    }
+  }
+  return running;
+}
+
+function tail(file) {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-30);
+  } catch {
+    return [];
+  }
+}
+
+/** PIDs of a process and its children (a cluster primary's workers). */
+export function processTree(pid) {
+  const pids = [pid];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
+}
+
+/** Resident set size of a process and its children, in MB. */
+export function rssMb(pid) {
+  let kb = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const match = readFileSync(`/proc/${p}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+      if (match) kb += Number(match[1]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return kb / 1024;
+}
+
+/** Samples RSS of the named processes every intervalMs until stopped; returns peak and last per name. */
+export function sampleRss(processes, intervalMs = 500) {
+  const samples = Object.fromEntries(processes.map((p) => [p.name, []]));
+  const take = () => {
+    for (const p of processes) if (p.child.exitCode === null) samples[p.name].push(rssMb(p.child.pid));
+  };
+  take();
+  const timer = setInterval(take, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      take();
+      return Object.fromEntries(
+        Object.entries(samples).map(([name, values]) => [name, { peakMb: round(Math.max(...values)), lastMb: round(values.at(-1)), samples: values.map(round) }]),
+      );
+    },
+  };
+}
+
+export function round(value, digits = 1) {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+export function secret(bytes = 24) {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/**
+ * A PostgreSQL database of its own for a benchmark (TEST_DATABASE_URL / BENCH_DATABASE_URL
+ * names the server), dropped afterwards. Undefined when no URL is set.
+ */
+export async function createBenchDatabase() {
+  const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (!base) return undefined;
+  const { Client } = requireFrom('services/identity')('pg');
+  const name = `smsauth_bench_${process.pid}_${Date.now()}`;
+  const admin = new Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const client = new Client({ connectionString: base });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export function removeDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,113 @@
+// The services a benchmark needs, started from the built dist/ in production mode with the
+// shipped default log level (override with BENCH_LOG_LEVEL), seeded through the management API.
+import { join } from 'node:path';
+import { createBenchDatabase, removeDir, secret, stack, startProcess, workDir } from './services.mjs';
+
+export const API_AUDIENCE = 'https://airport-api.example.com';
+const GATEWAY_SUBJECT = 'smsauth-identity';
+
+function common() {
+  return { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
+}
+
+/**
+ * identity (PGlite in a temp dir, or its own PostgreSQL database), the delivery gateway with
+ * the outbox provider and bearer authentication, optionally the airport API; seeded with the
+ * demo tenant. `stop()` ends everything and removes what it created.
+ */
+export async function startBenchStack({ database = 'pglite', airport = false, airportEnv = {}, apiAudiences = [API_AUDIENCE], identityEnv = {}, identityNodeArgs = [], airportNodeArgs = [] } = {}) {
+  const dir = workDir();
+  const started = [];
+  let db;
+  const cleanup = async () => {
+    for (const p of started.reverse()) await p.stop();
+    if (db) await db.drop();
+    if (!process.env.BENCH_KEEP_LOGS) removeDir(dir);
+  };
+  try {
+    const [identityPort, gatewayPort, airportPort] = await Promise.all([stack.freePort(), stack.freePort(), stack.freePort()]);
+    const authUrl = `http://127.0.0.1:${identityPort}`;
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    const deliveryUrl = `${gatewayUrl}/sms`;
+    const adminClientId = `bench-admin-${secret(6)}`;
+    const adminClientSecret = secret(32);
+    const gatewayAuthSecret = secret(32);
+    const outboxToken = secret(24);
+    let databaseUrl = `pglite:${join(dir, 'identity')}`;
+    if (database === 'postgres') {
+      db = await createBenchDatabase();
+      if (!db) throw new Error('PostgreSQL benchmark needs TEST_DATABASE_URL or BENCH_DATABASE_URL');
+      databaseUrl = db.url;
+    }
+    const identity = await startProcess({
+      name: 'identity',
+      port: identityPort,
+      logDir: dir,
+      nodeArgs: identityNodeArgs,
+      env: {
+        ...common(),
+        AUTH_URL: authUrl,
+        DATABASE_URL: databaseUrl,
+        ADMIN_CLIENT_ID: adminClientId,
+        ADMIN_CLIENT_SECRET: adminClientSecret,
+        KEY_ENCRYPTION_SECRET: secret(32),
+        GATEWAY_URL_POLICY: 'any',
+        // Every login of a benchmark comes from 127.0.0.1: the per-IP start limit would stop it.
+        PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: '1000000000',
+        ...identityEnv,
+      },
+    });
+    started.push(identity);
+    const gateway = await startProcess({
+      name: 'sms-delivery-gateway',
+      port: gatewayPort,
+      logDir: dir,
+      env: {
+        ...common(),
+        SMS_PROVIDER: 'outbox',
+        OUTBOX_TOKEN: outboxToken,
+        GATEWAY_AUTH_SECRET: gatewayAuthSecret,
+        GATEWAY_AUTH_AUDIENCE: deliveryUrl,
+        GATEWAY_AUTH_SUBJECT: GATEWAY_SUBJECT,
+      },
+    });
+    started.push(gateway);
+    const tenant = await stack.seedDemoTenant({
+      authUrl,
+      adminClientId,
+      adminClientSecret,
+      gatewayDeliveryUrl: deliveryUrl,
+      gatewayAuthSecret,
+      gatewayAuthAudience: deliveryUrl,
+      gatewayAuthSubject: GATEWAY_SUBJECT,
+      apiAudience: API_AUDIENCE,
+    });
+    const management = new stack.ManagementClient(authUrl, adminClientId, adminClientSecret);
+    let airportApi;
+    if (airport) {
+      airportApi = await startProcess({
+        name: 'airport-api',
+        port: airportPort,
+        logDir: dir,
+        nodeArgs: airportNodeArgs,
+        env: { ...common(), AUTH_URL: authUrl, API_AUDIENCE: apiAudiences.join(','), ...airportEnv },
+      });
+      started.push(airportApi);
+    }
+    return { dir, authUrl, gatewayUrl, deliveryUrl, outboxToken, tenant, management, identity, gateway, airportApi, databaseUrl, stop: cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+/** Starts (or restarts) the airport API against a running stack. */
+export async function startAirportApi(benchStack, { env = {}, apiAudiences = [API_AUDIENCE], nodeArgs = [] } = {}) {
+  return startProcess({
+    name: 'airport-api',
+    port: await stack.freePort(),
+    logDir: benchStack.dir,
+    nodeArgs,
+    env: { ...common(), AUTH_URL: benchStack.authUrl, API_AUDIENCE: apiAudiences.join(','), ...env },
+  });
+}
