@@ -36,12 +36,21 @@ export const configSchema = z
       z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
     ),
     TRUST_PROXY: env.trustProxy(),
+    WEB_CONCURRENCY: env.webConcurrency(),
     ...passwordlessConfigShape,
   })
   .superRefine((config, ctx) => {
     if (Boolean(config.ADMIN_CLIENT_ID) !== Boolean(config.ADMIN_CLIENT_SECRET)) {
       const missing = config.ADMIN_CLIENT_ID ? 'ADMIN_CLIENT_SECRET' : 'ADMIN_CLIENT_ID';
       ctx.addIssue({ code: 'custom', path: [missing], message: 'ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET must be set together' });
+    }
+    if (config.WEB_CONCURRENCY > 1 && !/^postgres(ql)?:\/\//.test(config.DATABASE_URL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEB_CONCURRENCY'],
+        message:
+          'must be 1 with an embedded database (pglite:... or memory://): one process owns it; use DATABASE_URL=postgres://... to run several workers',
+      });
     }
     if (config.NODE_ENV === 'production' && !config.KEY_ENCRYPTION_SECRET) {
       ctx.addIssue({

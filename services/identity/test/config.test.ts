@@ -45,6 +45,15 @@ describe('identity configuration', () => {
     expect(loadConfig(configSchema, { NODE_ENV: 'production', KEY_ENCRYPTION_SECRET: 'k'.repeat(32) }).GATEWAY_URL_POLICY).toBe('public');
   });
 
+  it('refuses several workers on an embedded database, naming WEB_CONCURRENCY', () => {
+    expect(problemsOf({ WEB_CONCURRENCY: '2' })).toMatch(/^WEB_CONCURRENCY: must be 1 with an embedded database/);
+    expect(problemsOf({ WEB_CONCURRENCY: '2', DATABASE_URL: 'memory://' })).toContain('WEB_CONCURRENCY');
+  });
+
+  it('allows several workers on PostgreSQL', () => {
+    expect(loadConfig(configSchema, { WEB_CONCURRENCY: '2', DATABASE_URL: 'postgres://db/identity' }).WEB_CONCURRENCY).toBe(2);
+  });
+
   it('refuses an unknown DATABASE_URL scheme', () => {
     expect(problemsOf({ DATABASE_URL: 'mysql://x' })).toContain('DATABASE_URL');
   });
