@@ -56,6 +56,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
           url: redactUrl(req.url),
           remoteAddress: req.remoteAddress,
         }),
+        // Response headers can carry secrets (a redirect's Location with tokens in its fragment,
+        // Set-Cookie): the status is what an access log needs.
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
     }),
   );

@@ -2,6 +2,7 @@ export * from './app';
 export * from './cluster';
 export * from './config';
 export * from './errors';
+export * from './html';
 export * from './lifecycle';
 export * from './logger';
 export * from './mask';

@@ -228,3 +228,23 @@ describe('phone number masking', () => {
     expect(maskPhoneNumbers("The 'To' number +1 415 555 0199 is not valid")).toBe("The 'To' number ***0199 is not valid");
   });
 });
+
+describe('access log', () => {
+  it('records the response status but no response header, so a redirect never logs its tokens', async () => {
+    const { logger, lines } = capturingLogger();
+    const { app } = createServiceApp({
+      name: 'test',
+      logger,
+      routes: (a) =>
+        a.get('/done', (_req, res) => {
+          res.setHeader('set-cookie', 'session=sekret-cookie-value');
+          res.redirect(302, 'https://app.example.com/cb#access_token=sekret-access-token&state=s');
+        }),
+    });
+    const res = await request(app).get('/done');
+    expect(res.status).toBe(302);
+    expect(lines()).toContain('"statusCode":302');
+    expect(lines()).not.toContain('sekret-access-token');
+    expect(lines()).not.toContain('sekret-cookie-value');
+  });
+});

@@ -52,7 +52,7 @@ describe('log redaction', () => {
     expect(JSON.parse(out)).toMatchObject({ level: 50, msg: 'log line withheld: it could not be redacted' });
   });
 
-  it('redacts a cookie the service sets from the access log line', async () => {
+  it('keeps a cookie the service sets out of the access log line', async () => {
     const { logger, lines } = capturingLogger();
     const { app } = createServiceApp({
       name: 'test',
@@ -61,7 +61,7 @@ describe('log redaction', () => {
     });
     await request(app).get('/login').expect(200);
     const access = parsedLines(lines()).find((line) => line.msg === 'request completed');
-    expect(access).toMatchObject({ res: { statusCode: 200, headers: { 'set-cookie': '[REDACTED]' } } });
+    expect(access?.res).toEqual({ statusCode: 200 });
     expect(lines()).not.toContain('sekret-session');
   });
 });

@@ -9,9 +9,11 @@ import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
 import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
 import type { ResolveHost } from './domain/passwordless/gateway-url-policy';
+import type { StartDependencies } from './domain/passwordless/start';
 import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
+import { authorizeRouter } from './routes/authorize';
 import { managementRouter } from './routes/management';
 import { oauthRoRouter } from './routes/oauth-ro';
 import { oauthTokenRouter } from './routes/oauth-token';
@@ -58,6 +60,7 @@ export function buildApp(deps: AppDependencies): ServiceApp {
   lifecycle.addReadinessCheck('database', () => store.ping());
   const gateway = deps.gateway ?? createSmsGatewayClient({ resolveHost: deps.resolveHost, logger });
   if (!deps.gateway) lifecycle.addCloser('sms-gateway-client', () => gateway.close());
+  const start: StartDependencies = { store, clock, config, gateway, logger };
 
   return createServiceApp({
     name: 'identity',
@@ -67,7 +70,8 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     trustProxy: config.TRUST_PROXY,
     routes: (app) => {
       app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
-      app.use(passwordlessRouter({ store, clock, config, gateway, logger }));
+      app.use(passwordlessRouter(start));
+      app.use(authorizeRouter({ store, clock, start, login, secureCookies: config.AUTH_URL.startsWith('https:') }));
       app.use(oauthRoRouter(login));
       app.use(oauthTokenRouter(grants));
       app.use(userinfoRouter({ store, verifier, clock }));

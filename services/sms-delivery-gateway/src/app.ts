@@ -14,6 +14,7 @@ import { mountDeliveryRoute } from './routes/delivery';
 import { requireAllowedIp, requireDeliveryToken, requireOutboxToken } from './routes/guards';
 import { mountOpenApiRoute } from './routes/openapi';
 import { mountOutboxRoutes } from './routes/outbox';
+import { mountOutboxPage } from './routes/outbox-page';
 import { OutboxStore } from './store/outbox-store';
 
 export const SERVICE_NAME = 'sms-delivery-gateway';
@@ -59,6 +60,7 @@ export function buildApp({ config, logger, clock = Date.now, http = axios.create
     routes: (app) => {
       mountDeliveryRoute(app, { delivery, guards: deliveryGuards });
       if (outboxRoutes) mountOutboxRoutes(app, { outbox, guards: outboxGuards });
+      if (outboxRoutes) mountOutboxPage(app, { outbox, token: config.OUTBOX_TOKEN });
       mountOpenApiRoute(app, document);
     },
   });

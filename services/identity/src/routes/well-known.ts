@@ -17,12 +17,13 @@ export function wellKnownRouter(deps: { keyRing: KeyRing; grants: TokenGrantRegi
     res.json({
       issuer: deps.issuer,
       jwks_uri: `${base}/.well-known/jwks.json`,
-      // Named by the gateway's OpenAPI security definition (spec 2.7); no browser flow is served.
+      // The hosted login page (implicit flow), named by the gateway's OpenAPI security definition (spec 2.7).
       authorization_endpoint: `${base}/authorize`,
       token_endpoint: `${base}/oauth/token`,
       userinfo_endpoint: `${base}/userinfo`,
       grant_types_supported: deps.grants.grantTypes(),
-      response_types_supported: ['token'],
+      response_types_supported: ['token', 'id_token', 'token id_token'],
+      response_modes_supported: ['fragment'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
       token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],

@@ -3,6 +3,7 @@ import { migrate } from './migrate';
 import { clientGrantsRepo } from './repos/client-grants';
 import { clientsRepo } from './repos/clients';
 import { accessTokensRepo } from './repos/access-tokens';
+import { authorizeTransactionsRepo } from './repos/authorize-transactions';
 import { connectionsRepo } from './repos/connections';
 import { loginFailuresRepo } from './repos/login-failures';
 import { oneTimeCodesRepo } from './repos/one-time-codes';
@@ -27,6 +28,7 @@ export interface IdentityStore {
   readonly loginFailures: ReturnType<typeof loginFailuresRepo>;
   readonly refreshTokens: ReturnType<typeof refreshTokensRepo>;
   readonly accessTokens: ReturnType<typeof accessTokensRepo>;
+  readonly authorizeTransactions: ReturnType<typeof authorizeTransactionsRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
   transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
   /** Serialises a critical section across instances; call inside transaction(), released at its end. */
@@ -49,6 +51,7 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     loginFailures: loginFailuresRepo(db),
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),
+    authorizeTransactions: authorizeTransactionsRepo(db),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
       await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
@@ -93,3 +96,4 @@ export type { StoredSigningKey, NewSigningKey, PublicJwk } from './repos/signing
 export type { StoredCode, NewCode, CodeKey } from './repos/one-time-codes';
 export type { StoredRefreshToken } from './repos/refresh-tokens';
 export type { StoredAccessToken } from './repos/access-tokens';
+export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';

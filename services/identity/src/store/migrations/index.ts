@@ -1,5 +1,6 @@
 import * as initial from './001-initial';
 import * as codeParameters from './002-code-parameters';
+import * as authorizeTransactions from './003-authorize-transactions';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,5 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial.sql },
   { version: 2, name: 'code-parameters', sql: codeParameters.sql },
+  { version: 3, name: 'authorize-transactions', sql: authorizeTransactions.sql },
 ];

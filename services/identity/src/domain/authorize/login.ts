@@ -1,0 +1,156 @@
+import { ErrorCodes } from '@smsauth/contracts';
+import { HttpError } from '@smsauth/service-kit';
+import type { IdentityStore, StoredAuthorizeTransaction } from '../../store';
+import type { PasswordlessLoginDependencies } from '../oauth/passwordless-login';
+import { grantedScopes, issueUserTokens, splitScope } from '../oauth/user-tokens';
+import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
+import { startPasswordless, type StartDependencies } from '../passwordless/start';
+import { tokenRedirect } from './fragment';
+import { resolveAuthorizeRequest } from './request';
+import { parametersOf, resendCooldownSeconds } from './transaction';
+
+/** A step the user can retry: the page is shown again with `message`. */
+export interface StepRefusal {
+  ok: false;
+  status: number;
+  message: string;
+}
+
+export interface Caller {
+  ip: string;
+  userAgent: string | undefined;
+  requestLanguage: string | null;
+}
+
+/**
+ * What people type: spaces, dashes, dots and brackets are dropped and an international
+ * `00` prefix becomes `+`. Whether the result is E.164 is decided by startPasswordless.
+ */
+export function normalisePhoneInput(input: string): string {
+  const compact = input.replace(/[\s().-]/g, '');
+  return compact.startsWith('00') ? `+${compact.slice(2)}` : compact;
+}
+
+/** Codes may be typed with spaces ("123 456"). */
+export function normaliseCodeInput(input: string): string {
+  return input.replace(/[\s-]/g, '');
+}
+
+export const MESSAGES = {
+  phoneMissing: 'Enter your mobile phone number.',
+  badPhone: 'Enter the number with its country code, starting with + (for example +1 415 555 0100).',
+  signupDisabled: 'This phone number cannot sign in to this application.',
+  notConfigured: 'Sign-in by text message is not available for this application any more.',
+  sendFailed: 'We could not send the text message. Try again in a moment.',
+  codeMissing: 'Enter the code from the text message.',
+  wrongCode: 'That code is not right. Check the text message and try again.',
+  expiredCode: 'This code has expired. Request a new code.',
+  exhaustedCode: 'Too many wrong codes. Request a new code.',
+  blocked: 'Too many failed attempts: signing in with this number is blocked for now. Try again later.',
+  noCodeYet: 'Request a code first.',
+  rateLimited: (retryAfterSeconds: number | undefined) =>
+    `Too many codes were requested. Try again in ${retryAfterSeconds ? waitText(retryAfterSeconds) : 'a while'}.`,
+  cooldown: (seconds: number) => `Please wait ${seconds} seconds before requesting another code.`,
+} as const;
+
+function waitText(seconds: number): string {
+  return seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/** The user-facing reading of a refused /passwordless/start; anything else is unexpected. */
+export function startRefusal(err: unknown): StepRefusal {
+  if (!(err instanceof HttpError)) throw err;
+  switch (err.error) {
+    case ErrorCodes.BAD_PHONE_NUMBER:
+      return { ok: false, status: 400, message: MESSAGES.badPhone };
+    case ErrorCodes.TOO_MANY_REQUESTS: {
+      const retryAfter = Number(err.options.headers?.['Retry-After']);
+      return { ok: false, status: 429, message: MESSAGES.rateLimited(Number.isFinite(retryAfter) ? retryAfter : undefined) };
+    }
+    case ErrorCodes.BAD_CONNECTION:
+      return err.errorDescription === 'Public signup is disabled'
+        ? { ok: false, status: 403, message: MESSAGES.signupDisabled }
+        : { ok: false, status: 400, message: MESSAGES.notConfigured };
+    case ErrorCodes.BAD_CLIENT_ID:
+      return { ok: false, status: 400, message: MESSAGES.notConfigured };
+    case ErrorCodes.SMS_PROVIDER_ERROR:
+      return { ok: false, status: 502, message: MESSAGES.sendFailed };
+    default:
+      throw err;
+  }
+}
+
+/**
+ * Step 1 (and "send a new code"): sends a code through `startPasswordless`, the function
+ * behind `POST /passwordless/start`, so its validation, rate limits and delivery apply as
+ * they are; then records the number on the transaction.
+ */
+export async function sendLoginCode(
+  deps: StartDependencies,
+  transaction: StoredAuthorizeTransaction,
+  phoneInput: string,
+  caller: Caller,
+): Promise<{ ok: true; phoneNumber: string } | StepRefusal> {
+  const phoneNumber = normalisePhoneInput(phoneInput);
+  if (!phoneNumber) return { ok: false, status: 400, message: MESSAGES.phoneMissing };
+  const now = deps.clock.now();
+  const wait = resendCooldownSeconds(transaction, now);
+  if (wait > 0) return { ok: false, status: 429, message: MESSAGES.cooldown(wait) };
+  try {
+    await startPasswordless(deps, {
+      body: {
+        client_id: transaction.client_id,
+        connection: transaction.connection_name,
+        phone_number: phoneNumber,
+        send: 'code',
+        authParams: { scope: transaction.scope, ...(transaction.nonce !== null ? { nonce: transaction.nonce } : {}) },
+      },
+      ...caller,
+      setHeaders: () => undefined,
+    });
+  } catch (err) {
+    return startRefusal(err);
+  }
+  await deps.store.authorizeTransactions.recordCodeSent(transaction.id, phoneNumber, now);
+  return { ok: true, phoneNumber };
+}
+
+function codeRefusal(reason: CodeRejection): StepRefusal {
+  if (reason === 'blocked') return { ok: false, status: 429, message: MESSAGES.blocked };
+  if (reason === 'expired') return { ok: false, status: 400, message: MESSAGES.expiredCode };
+  if (reason === 'exhausted') return { ok: false, status: 400, message: MESSAGES.exhaustedCode };
+  return { ok: false, status: 400, message: MESSAGES.wrongCode };
+}
+
+/**
+ * Step 2: checks the code with `exchangeCode` (the same attempts, brute-force counters and
+ * single use as /oauth/ro and the OTP grant), re-checks the request, issues the tokens with
+ * `issueUserTokens` and ends the transaction. Returns the redirect_uri with the tokens.
+ * Throws AuthorizeRedirectError/AuthorizePageError when the request is no longer valid.
+ */
+export async function completeLogin(
+  deps: PasswordlessLoginDependencies & { store: IdentityStore },
+  transaction: StoredAuthorizeTransaction,
+  codeInput: string,
+  ip: string,
+): Promise<{ ok: true; location: string } | StepRefusal> {
+  if (!transaction.phone_number) return { ok: false, status: 400, message: MESSAGES.noCodeYet };
+  const candidate = normaliseCodeInput(codeInput);
+  if (!candidate) return { ok: false, status: 400, message: MESSAGES.codeMissing };
+  const request = await resolveAuthorizeRequest(deps.store, parametersOf(transaction));
+
+  const result = await exchangeCode(deps, {
+    connection: request.connection,
+    clientId: request.client.client_id,
+    phoneNumber: transaction.phone_number,
+    candidate,
+    ip,
+  });
+  if (!result.ok) return codeRefusal(result.reason);
+
+  await deps.store.authorizeTransactions.delete(transaction.id);
+  // A browser-delivered token never comes with a refresh token (OAuth 2.0 §4.2.2).
+  const scopes = grantedScopes(splitScope(request.scope), request.api).filter((s) => s !== 'offline_access');
+  const tokens = await issueUserTokens(deps, { client: request.client, user: result.user, scopes, api: request.api, nonce: request.nonce });
+  return { ok: true, location: tokenRedirect(request.redirectUri, request.responseType, tokens, request.state) };
+}

@@ -1,0 +1,77 @@
+import { parseCookies } from '@smsauth/service-kit';
+import type { Request, Response } from 'express';
+import { bindingCookieName, TRANSACTION_TTL_SECONDS } from '../../domain/authorize/transaction';
+
+
+export function requestCookies(req: Request): Record<string, string> {
+  return parseCookies(req.headers.cookie);
+}
+
+/** HttpOnly (no script reads it), SameSite=Lax (not sent on cross-site posts), Secure behind https. */
+function cookieAttributes(secure: boolean, maxAgeSeconds: number): string {
+  return `Path=/authorize; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+
+export function setBindingCookie(res: Response, transactionId: string, secret: string, secure: boolean): void {
+  res.append('Set-Cookie', `${bindingCookieName(transactionId)}=${secret}; ${cookieAttributes(secure, TRANSACTION_TTL_SECONDS)}`);
+}
+
+export function clearBindingCookie(res: Response, transactionId: string, secure: boolean): void {
+  res.append('Set-Cookie', `${bindingCookieName(transactionId)}=; ${cookieAttributes(secure, 0)}`);
+}
+
+/** The origin of a URL as a CSP source expression, or undefined when it has none. */
+function cspOrigin(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * No script at all (`default-src 'none'` without `script-src`), styles from our own file,
+ * no framing. `form-action` must also allow the redirect_uri's origin: browsers apply it
+ * to the redirect that follows a form post.
+ */
+export function contentSecurityPolicy(redirectUri?: string): string {
+  const formAction = ["'self'", cspOrigin(redirectUri)].filter(Boolean).join(' ');
+  return `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+function securityHeaders(res: Response, redirectUri?: string): void {
+  res.set({
+    'Content-Security-Policy': contentSecurityPolicy(redirectUri),
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    // Pages carry CSRF tokens and phone numbers; redirects carry tokens.
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+  });
+}
+
+export function sendPage(res: Response, status: number, html: string, redirectUri?: string): void {
+  securityHeaders(res, redirectUri);
+  res.status(status).type('html').send(html);
+}
+
+/**
+ * 302 to a redirect_uri whose fragment may hold tokens. The access log records response
+ * headers (pino-http reads `res.getHeaders()` when the response finishes), so this
+ * response reports its Location without the fragment there; the client still gets it whole.
+ */
+export function redirectWithFragment(res: Response, location: string): void {
+  securityHeaders(res);
+  res.status(302).setHeader('Location', location);
+  res.end();
+}
+
+/** 303 to one of our own pages after a successful form post (reloading it resends nothing). */
+export function seeOther(res: Response, path: string): void {
+  securityHeaders(res);
+  res.status(303).setHeader('Location', path);
+  res.end();
+}

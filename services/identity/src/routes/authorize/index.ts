@@ -1,0 +1,192 @@
+import { Router, type Request, type Response } from 'express';
+import { errorRedirect } from '../../domain/authorize/fragment';
+import { completeLogin, sendLoginCode, type Caller } from '../../domain/authorize/login';
+import {
+  AuthorizePageError,
+  AuthorizeRedirectError,
+  readAuthorizeParameters,
+  resolveAuthorizeRequest,
+} from '../../domain/authorize/request';
+import {
+  beginTransaction,
+  csrfTokenFor,
+  loadBoundTransaction,
+  resendCooldownSeconds,
+  type BegunTransaction,
+} from '../../domain/authorize/transaction';
+import type { Clock } from '../../domain/clock';
+import type { PasswordlessLoginDependencies } from '../../domain/oauth/passwordless-login';
+import type { StartDependencies } from '../../domain/passwordless/start';
+import type { IdentityStore } from '../../store';
+import { clearBindingCookie, redirectWithFragment, requestCookies, seeOther, sendPage, setBindingCookie } from './http';
+import { LOGIN_CSS } from './styles';
+import { codePage, errorPage, phonePage, type CodeView, type FormContext } from './views';
+
+export interface AuthorizeRouterDependencies {
+  store: IdentityStore;
+  clock: Clock;
+  /** What `POST /passwordless/start` uses: step 1 sends codes through it. */
+  start: StartDependencies;
+  /** What `/oauth/ro` and the OTP grant use: step 2 checks codes and issues tokens through it. */
+  login: PasswordlessLoginDependencies;
+  /** Mark cookies Secure (AUTH_URL is https). */
+  secureCookies: boolean;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+/**
+ * Problems the domain reports as pages or as error redirects become exactly that; anything
+ * unexpected is logged and shown as a generic page (never a JSON body in a browser).
+ */
+function page(handler: Handler): Handler {
+  return async (req, res) => {
+    try {
+      await handler(req, res);
+    } catch (err) {
+      if (err instanceof AuthorizePageError) {
+        req.log.info({ reason: err.title }, 'authorize request refused');
+        sendPage(res, err.status, errorPage(err.title, err.description));
+      } else if (err instanceof AuthorizeRedirectError) {
+        req.log.info({ error: err.error }, 'authorize error sent to the redirect_uri');
+        redirectWithFragment(res, errorRedirect(err.redirectUri, err.error, err.description, err.state));
+      } else {
+        req.log.error({ err }, 'authorize request failed');
+        sendPage(res, 500, errorPage('Something went wrong', 'The sign-in could not be completed. Go back to the application and try again.'));
+      }
+    }
+  };
+}
+
+function field(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+function textField(body: unknown, name: string): string {
+  const value = field(body, name);
+  return typeof value === 'string' ? value : '';
+}
+
+function callerOf(req: Request): Caller {
+  const language = req.headers['accept-language']?.trim();
+  return { ip: req.ip ?? '', userAgent: req.headers['user-agent'], requestLanguage: language && language !== '*' ? language : null };
+}
+
+/** `GET /authorize` and the pages and form posts of the hosted login. */
+export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
+  const router = Router();
+  const { store, clock } = deps;
+
+  const formContext = async ({ transaction, bindingSecret }: BegunTransaction): Promise<FormContext> => {
+    const client = await store.clients.findById(transaction.client_id);
+    return { transactionId: transaction.id, csrfToken: csrfTokenFor(bindingSecret, transaction.id), appName: client?.name ?? 'the application' };
+  };
+
+  /** A GET page of a transaction: the cookie must match, no CSRF token needed (changes nothing). */
+  const viewed = (req: Request) =>
+    loadBoundTransaction(store, { transactionId: req.query.transaction, cookies: requestCookies(req) }, clock.now());
+  /** A form post of a transaction: cookie and CSRF token must match. */
+  const posted = (req: Request) =>
+    loadBoundTransaction(
+      store,
+      { transactionId: field(req.body, 'transaction'), cookies: requestCookies(req), form: { csrfToken: field(req.body, 'csrf_token') } },
+      clock.now(),
+    );
+
+  const renderCode = async (res: Response, status: number, begun: BegunTransaction, view: Partial<CodeView>) => {
+    const { transaction } = begun;
+    const connection = await store.connections.findByName(transaction.connection_name);
+    sendPage(
+      res,
+      status,
+      codePage(await formContext(begun), {
+        phoneNumber: transaction.phone_number ?? '',
+        digits: connection?.options.totp.length ?? 6,
+        cooldownSeconds: resendCooldownSeconds(transaction, clock.now()),
+        ...view,
+      }),
+      transaction.redirect_uri,
+    );
+  };
+
+  const codePath = (id: string, sent = false) => `/authorize/code?transaction=${encodeURIComponent(id)}${sent ? '&sent=1' : ''}`;
+
+  router.get('/authorize/login.css', (_req, res) => {
+    res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('css').send(LOGIN_CSS);
+  });
+
+  router.get(
+    '/authorize',
+    page(async (req, res) => {
+      const { params, repeated } = readAuthorizeParameters(req.query as Record<string, unknown>);
+      const request = await resolveAuthorizeRequest(store, params, repeated);
+      const begun = await beginTransaction(store, request, params, clock.now());
+      setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
+      sendPage(res, 200, phonePage(await formContext(begun), {}), request.redirectUri);
+    }),
+  );
+
+  router.get(
+    '/authorize/phone',
+    page(async (req, res) => {
+      const begun = await viewed(req);
+      sendPage(res, 200, phonePage(await formContext(begun), { phoneNumber: begun.transaction.phone_number ?? '' }), begun.transaction.redirect_uri);
+    }),
+  );
+
+  router.post(
+    '/authorize/phone',
+    page(async (req, res) => {
+      const begun = await posted(req);
+      const input = textField(req.body, 'phone_number');
+      const sent = await sendLoginCode(deps.start, begun.transaction, input, callerOf(req));
+      if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
+      sendPage(res, sent.status, phonePage(await formContext(begun), { phoneNumber: input, error: sent.message }), begun.transaction.redirect_uri);
+    }),
+  );
+
+  router.get(
+    '/authorize/code',
+    page(async (req, res) => {
+      const begun = await viewed(req);
+      if (!begun.transaction.phone_number) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
+      await renderCode(res, 200, begun, req.query.sent === '1' ? { notice: 'A new code was sent.' } : {});
+    }),
+  );
+
+  router.post(
+    '/authorize/code',
+    page(async (req, res) => {
+      const begun = await posted(req);
+      const result = await completeLogin({ ...deps.login, store }, begun.transaction, textField(req.body, 'code'), req.ip ?? '');
+      if (!result.ok) return renderCode(res, result.status, begun, { error: result.message });
+      req.log.info({ client_id: begun.transaction.client_id }, 'hosted login completed');
+      clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
+      redirectWithFragment(res, result.location);
+    }),
+  );
+
+  router.post(
+    '/authorize/resend',
+    page(async (req, res) => {
+      const begun = await posted(req);
+      const phone = begun.transaction.phone_number;
+      if (!phone) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
+      const sent = await sendLoginCode(deps.start, begun.transaction, phone, callerOf(req));
+      if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
+      await renderCode(res, sent.status, begun, { error: sent.message });
+    }),
+  );
+
+  router.post(
+    '/authorize/cancel',
+    page(async (req, res) => {
+      const { transaction } = await posted(req);
+      await store.authorizeTransactions.delete(transaction.id);
+      clearBindingCookie(res, transaction.id, deps.secureCookies);
+      redirectWithFragment(res, errorRedirect(transaction.redirect_uri, 'access_denied', 'The user cancelled the sign-in.', transaction.state ?? undefined));
+    }),
+  );
+
+  return router;
+}

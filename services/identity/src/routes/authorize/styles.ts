@@ -1,0 +1,42 @@
+import { RESEND_COOLDOWN_SECONDS } from '../../domain/authorize/transaction';
+
+/**
+ * The resend hint says "in N seconds" and turns into "now" when the cooldown ends, with no
+ * script: both texts share one grid cell and a CSS animation delayed by N seconds swaps
+ * their visibility. One class per possible N, since the CSP allows no inline styles.
+ */
+function cooldownRules(maxSeconds: number): string {
+  const rules: string[] = [];
+  for (let n = 1; n <= maxSeconds; n++) rules.push(`.wait-${n} > span { animation-delay: ${n}s; }`);
+  return rules.join('\n');
+}
+
+/** Served as /authorize/login.css (a file, so `style-src 'self'` suffices). */
+export const LOGIN_CSS = `
+*, *::before, *::after { box-sizing: border-box; }
+html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 100%; line-height: 1.5; color: #1a1a1a; background: #f3f4f6; }
+body { margin: 0; padding: 1rem; }
+main { max-width: 26rem; margin: 2rem auto; padding: 1.5rem; background: #fff; border-radius: 0.75rem; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.12); }
+h1 { font-size: 1.4rem; margin: 0 0 0.75rem; }
+p { margin: 0 0 1rem; }
+label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
+.hint { color: #4b5563; font-size: 0.9rem; margin-bottom: 0.5rem; }
+input[type="tel"], input[type="text"] { display: block; width: 100%; font-size: 1.25rem; padding: 0.6rem 0.75rem; border: 2px solid #6b7280; border-radius: 0.5rem; margin-bottom: 1rem; }
+input[aria-invalid="true"] { border-color: #b91c1c; }
+input:focus, button:focus, a:focus { outline: 3px solid #2563eb; outline-offset: 2px; }
+button { display: block; width: 100%; font-size: 1.1rem; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #1d4ed8; color: #fff; cursor: pointer; }
+button.secondary { background: #fff; color: #1d4ed8; border: 2px solid #1d4ed8; }
+button.link { background: none; color: #1d4ed8; text-decoration: underline; padding: 0.25rem 0; width: auto; font-size: 0.95rem; }
+form + form, form + p { margin-top: 1rem; }
+a { color: #1d4ed8; }
+.error { border-left: 4px solid #b91c1c; background: #fef2f2; color: #7f1d1d; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }
+.notice { border-left: 4px solid #15803d; background: #f0fdf4; color: #14532d; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }
+.code-input { letter-spacing: 0.3em; }
+.cooldown { display: grid; color: #4b5563; font-size: 0.9rem; margin-bottom: 0.5rem; }
+.cooldown > span { grid-area: 1 / 1; }
+.cooldown-now { visibility: hidden; animation: cooldown-reveal 0s forwards; }
+.cooldown-wait { animation: cooldown-conceal 0s forwards; }
+@keyframes cooldown-reveal { to { visibility: visible; } }
+@keyframes cooldown-conceal { to { visibility: hidden; } }
+${cooldownRules(RESEND_COOLDOWN_SECONDS)}
+`;

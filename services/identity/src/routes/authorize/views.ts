@@ -1,0 +1,111 @@
+/**
+ * The hosted login pages: plain server-rendered HTML, no script. Every interpolated value
+ * goes through `escapeHtml`.
+ */
+
+import { escapeHtml } from '@smsauth/service-kit';
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/authorize/login.css">
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** The fields every form of a transaction carries. */
+export interface FormContext {
+  transactionId: string;
+  csrfToken: string;
+  appName: string;
+}
+
+function hiddenFields(form: FormContext): string {
+  return `<input type="hidden" name="transaction" value="${escapeHtml(form.transactionId)}">
+<input type="hidden" name="csrf_token" value="${escapeHtml(form.csrfToken)}">`;
+}
+
+function errorBox(id: string, message: string | undefined): string {
+  return message ? `<p class="error" id="${id}" role="alert">${escapeHtml(message)}</p>\n` : '';
+}
+
+function cancelForm(form: FormContext): string {
+  return `<form method="post" action="/authorize/cancel">
+${hiddenFields(form)}
+<button type="submit" class="link">Cancel and return to ${escapeHtml(form.appName)}</button>
+</form>`;
+}
+
+export function phonePage(form: FormContext, view: { phoneNumber?: string; error?: string }): string {
+  const describedBy = view.error ? 'phone-hint phone-error' : 'phone-hint';
+  return layout(
+    `Sign in to ${form.appName}`,
+    `<h1>Sign in to ${escapeHtml(form.appName)}</h1>
+<p>We will send a one-time code to your phone by text message.</p>
+${errorBox('phone-error', view.error)}<form method="post" action="/authorize/phone">
+${hiddenFields(form)}
+<label for="phone_number">Mobile phone number</label>
+<p class="hint" id="phone-hint">With the country code, for example +1 415 555 0100 or +44 7700 900123.</p>
+<input id="phone_number" name="phone_number" type="tel" autocomplete="tel" inputmode="tel" required autofocus
+  aria-describedby="${describedBy}"${view.error ? ' aria-invalid="true"' : ''} value="${escapeHtml(view.phoneNumber ?? '')}">
+<button type="submit">Send code</button>
+</form>
+${cancelForm(form)}`,
+  );
+}
+
+export interface CodeView {
+  phoneNumber: string;
+  digits: number;
+  /** Seconds until "send a new code" is allowed again. */
+  cooldownSeconds: number;
+  notice?: string;
+  error?: string;
+}
+
+function cooldownHint(seconds: number): string {
+  if (seconds <= 0) return `<p class="cooldown" id="resend-hint"><span>Did not get it? You can ask for a new code.</span></p>`;
+  return `<p class="cooldown wait-${seconds}" id="resend-hint" aria-live="polite">
+<span class="cooldown-wait">You can ask for a new code in ${seconds} seconds.</span>
+<span class="cooldown-now">Did not get it? You can ask for a new code now.</span>
+</p>`;
+}
+
+export function codePage(form: FormContext, view: CodeView): string {
+  const describedBy = view.error ? 'sent-to code-error' : 'sent-to';
+  const notice = view.notice ? `<p class="notice" role="status">${escapeHtml(view.notice)}</p>\n` : '';
+  return layout(
+    `Enter your code - ${form.appName}`,
+    `<h1>Enter your code</h1>
+<p id="sent-to">We sent a ${view.digits}-digit code to <strong>${escapeHtml(view.phoneNumber)}</strong>.</p>
+${notice}${errorBox('code-error', view.error)}<form method="post" action="/authorize/code">
+${hiddenFields(form)}
+<label for="code">Code</label>
+<input id="code" class="code-input" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required autofocus
+  aria-describedby="${describedBy}"${view.error ? ' aria-invalid="true"' : ''}>
+<button type="submit">Sign in</button>
+</form>
+<form method="post" action="/authorize/resend">
+${hiddenFields(form)}
+${cooldownHint(view.cooldownSeconds)}
+<button type="submit" class="secondary" aria-describedby="resend-hint">Send a new code</button>
+</form>
+<p><a href="/authorize/phone?transaction=${encodeURIComponent(form.transactionId)}">Use a different number</a></p>
+${cancelForm(form)}`,
+  );
+}
+
+export function errorPage(title: string, description: string): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(description)}</p>`);
+}

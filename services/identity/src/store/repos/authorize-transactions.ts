@@ -1,0 +1,73 @@
+import type { SqlExecutor } from '../sql-client';
+
+export interface StoredAuthorizeTransaction {
+  id: string;
+  /** SHA-256 (hex) of the binding secret in the browser's cookie. */
+  binding_hash: string;
+  client_id: string;
+  connection_name: string;
+  redirect_uri: string;
+  /** `token`, `id_token` or `token id_token`. */
+  response_type: string;
+  state: string | null;
+  nonce: string | null;
+  /** Requested scope, space-separated. */
+  scope: string;
+  audience: string | null;
+  /** Set once a code was sent to it. */
+  phone_number: string | null;
+  code_sent_at: Date | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** Hosted-login transactions (migration 003). */
+export function authorizeTransactionsRepo(db: SqlExecutor) {
+  return {
+    /** Also drops expired rows, so abandoned logins do not pile up. */
+    async insert(tx: StoredAuthorizeTransaction): Promise<void> {
+      await db.query('DELETE FROM authorize_transactions WHERE expires_at <= $1', [tx.created_at]);
+      await db.query(
+        `INSERT INTO authorize_transactions (id, binding_hash, client_id, connection_name, redirect_uri, response_type,
+           state, nonce, scope, audience, phone_number, code_sent_at, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+        [
+          tx.id,
+          tx.binding_hash,
+          tx.client_id,
+          tx.connection_name,
+          tx.redirect_uri,
+          tx.response_type,
+          tx.state,
+          tx.nonce,
+          tx.scope,
+          tx.audience,
+          tx.phone_number,
+          tx.code_sent_at,
+          tx.created_at,
+          tx.expires_at,
+        ],
+      );
+    },
+
+    /** The transaction when it exists and has not expired at `now`. */
+    async findLive(id: string, now: Date): Promise<StoredAuthorizeTransaction | undefined> {
+      const { rows } = await db.query<StoredAuthorizeTransaction>(
+        'SELECT * FROM authorize_transactions WHERE id = $1 AND expires_at > $2',
+        [id, now],
+      );
+      return rows[0];
+    },
+
+    /** Records the number a code was just sent to. */
+    async recordCodeSent(id: string, phoneNumber: string, at: Date): Promise<void> {
+      await db.query('UPDATE authorize_transactions SET phone_number = $2, code_sent_at = $3 WHERE id = $1', [id, phoneNumber, at]);
+    },
+
+    /** Ends the transaction; true for the one caller that deleted it. */
+    async delete(id: string): Promise<boolean> {
+      const { rowCount } = await db.query('DELETE FROM authorize_transactions WHERE id = $1', [id]);
+      return rowCount > 0;
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import { DeliveryRequestSchema, OAuthErrorBodySchema, OutboxMessageListSchema, OutboxQuerySchema } from '@smsauth/contracts';
+import fc from 'fast-check';
+import request from 'supertest';
+import { buildGateway, deliveryBody, metricValue, type TestGateway } from '../support/gateway';
+import { signHs256, SECRET } from '../support/tokens';
+import { checkProperty, POLLUTION_KEYS, pollutedJson, prototypeSnapshot } from './check';
+
+const OUTBOX_TOKEN = 'outbox-token-for-property-tests-0123456789';
+const AUTH_ENV = { GATEWAY_AUTH_SECRET: SECRET, OUTBOX_TOKEN };
+
+/** The outbox as the read API shows it: the state a rejected delivery must not change. */
+async function outboxState(gateway: TestGateway): Promise<unknown[]> {
+  const res = await request(gateway.app).get('/outbox/messages').set('Authorization', `Bearer ${OUTBOX_TOKEN}`);
+  expect(res.status).toBe(200);
+  return OutboxMessageListSchema.parse(res.body);
+}
+
+async function deliveredCount(gateway: TestGateway): Promise<number> {
+  return (await metricValue(gateway.metrics, 'sms_deliveries_total', { outcome: 'delivered' })) ?? 0;
+}
+
+function expectJsonClientError(res: request.Response, statuses: number[] = [400]): void {
+  if (!statuses.includes(res.status)) throw new Error(`expected ${statuses.join('/')}, got ${res.status}: ${res.text.slice(0, 300)}`);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(OAuthErrorBodySchema.safeParse(JSON.parse(res.text)).success).toBe(true);
+}
+
+/** Any JSON text except a valid delivery request (those are accepted, which is not bad input). */
+const invalidDeliveryJson = fc
+  .oneof(
+    fc.json({ depthSize: 'medium' }),
+    fc.jsonValue({ maxDepth: 60, depthSize: 'large' }).map((v) => JSON.stringify(v)),
+    // valid request with one field replaced by anything JSON can carry
+    fc
+      .tuple(fc.constantFrom('recipient', 'body', 'sender', 'req'), fc.jsonValue())
+      .map(([field, value]) => JSON.stringify(deliveryBody({ [field]: value }))),
+    // valid request with a field missing
+    fc.constantFrom('recipient', 'body').map((field) => {
+      const { [field]: _dropped, ...rest } = deliveryBody();
+      return JSON.stringify(rest);
+    }),
+  )
+  .filter((text) => !DeliveryRequestSchema.safeParse(JSON.parse(text)).success);
+
+describe('sms-delivery-gateway under arbitrary input (property-based)', () => {
+  let gateway: TestGateway;
+  let authorization: string;
+
+  beforeAll(() => {
+    gateway = buildGateway(AUTH_ENV);
+    authorization = `Bearer ${signHs256()}`;
+  });
+
+  it('answers any JSON body that is not a delivery request with a 400 error body and sends nothing', async () => {
+    const before = await outboxState(gateway);
+    const delivered = await deliveredCount(gateway);
+    await checkProperty(
+      'POST /sms invalid JSON body',
+      fc.asyncProperty(invalidDeliveryJson, async (text) => {
+        const res = await request(gateway.app)
+          .post('/sms')
+          .set('Authorization', authorization)
+          .set('Content-Type', 'application/json')
+          .send(text);
+        expectJsonClientError(res);
+      }),
+    );
+    expect(await outboxState(gateway)).toEqual(before);
+    expect(await deliveredCount(gateway)).toBe(delivered);
+  });
+
+  it('answers any non-JSON body or content type with a 4xx error body and sends nothing', async () => {
+    const before = await outboxState(gateway);
+    await checkProperty(
+      'POST /sms arbitrary bytes and content type',
+      fc.asyncProperty(
+        fc.string({ maxLength: 500, unit: 'binary' }),
+        fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', 'application/json; charset=utf-16'),
+        async (text, contentType) => {
+          fc.pre(contentType !== 'application/json' || !isDelivery(text));
+          const res = await request(gateway.app).post('/sms').set('Authorization', authorization).set('Content-Type', contentType).send(text);
+          expectJsonClientError(res, [400, 415]);
+        },
+      ),
+    );
+    expect(await outboxState(gateway)).toEqual(before);
+  });
+
+  it('refuses any Authorization header that is not a valid token with 401 and sends nothing', async () => {
+    const before = await outboxState(gateway);
+    await checkProperty(
+      'POST /sms arbitrary Authorization',
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 300 }),
+          fc.tuple(fc.constantFrom('Bearer ', 'bearer ', 'Basic ', ''), fc.base64String({ maxLength: 300 })).map(([s, t]) => s + t),
+          fc
+            .tuple(fc.base64String({ maxLength: 80 }), fc.base64String({ maxLength: 200 }), fc.base64String({ maxLength: 80 }))
+            .map(([h, p, s]) => `Bearer ${h}.${p}.${s}`.replace(/=/g, '')),
+        ),
+        async (header) => {
+          const sanitized = header.replace(/[^\t\x20-\x7e]/g, '');
+          const res = await request(gateway.app).post('/sms').set('Authorization', sanitized).send(deliveryBody());
+          expectJsonClientError(res, [401]);
+        },
+      ),
+    );
+    expect(await outboxState(gateway)).toEqual(before);
+  });
+
+  it('answers any Idempotency-Key with 200 when the schema accepts it and a 400 error body otherwise', async () => {
+    await checkProperty(
+      'POST /sms arbitrary Idempotency-Key',
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 400 }), async (raw) => {
+        const key = raw.replace(/[^\t\x20-\x7e]/g, '');
+        fc.pre(key.trim().length > 0);
+        const before = (await outboxState(gateway)).length;
+        const res = await request(gateway.app)
+          .post('/sms')
+          .set('Authorization', authorization)
+          .set('Idempotency-Key', key)
+          .send(deliveryBody({ body: `idempotency ${key.length}` }));
+        if (res.status === 200) return;
+        expectJsonClientError(res);
+        expect((await outboxState(gateway)).length).toBe(before);
+      }),
+    );
+  });
+
+  it('answers any outbox query string with 200 or a 400 error body, never 5xx', async () => {
+    const queryPart = fc.tuple(fc.constantFrom('recipient', 'recipient[]', 'recipient[a]', 'x', '__proto__', 'recipient[__proto__]'), fc.string({ maxLength: 40 }));
+    await checkProperty(
+      'GET /outbox/messages arbitrary query',
+      fc.asyncProperty(fc.array(queryPart, { maxLength: 5 }), async (pairs) => {
+        const query = pairs.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(v)}`).join('&');
+        const res = await request(gateway.app).get(`/outbox/messages?${query}`).set('Authorization', `Bearer ${OUTBOX_TOKEN}`);
+        if (res.status === 200) {
+          expect(OutboxMessageListSchema.safeParse(res.body).success).toBe(true);
+          return;
+        }
+        expectJsonClientError(res);
+      }),
+    );
+  });
+
+  it('refuses a JSON body over 100 kB with 413 and sends nothing, whatever its shape', async () => {
+    const before = await outboxState(gateway);
+    await checkProperty(
+      'POST /sms oversized',
+      fc.asyncProperty(fc.integer({ min: 100 * 1024 + 1, max: 400 * 1024 }), fc.constantFrom('body', 'sender', 'padding'), async (size, field) => {
+        const text = JSON.stringify(deliveryBody({ [field]: 'x'.repeat(size) }));
+        const res = await request(gateway.app).post('/sms').set('Authorization', authorization).set('Content-Type', 'application/json').send(text);
+        expectJsonClientError(res, [413]);
+      }),
+      20,
+    );
+    expect(await outboxState(gateway)).toEqual(before);
+  });
+
+  it('accepts strings up to the size limit without 5xx: 200 when valid, 400 when too long for the schema', async () => {
+    await checkProperty(
+      'POST /sms large strings under the limit',
+      fc.asyncProperty(fc.integer({ min: 1, max: 99 * 1024 }), fc.constantFrom('body', 'sender', 'recipient'), async (size, field) => {
+        const value = 'x'.repeat(size);
+        const body = deliveryBody({ [field]: value });
+        const res = await request(gateway.app).post('/sms').set('Authorization', authorization).send(body);
+        if (DeliveryRequestSchema.safeParse(body).success) expect(res.status).toBe(200);
+        else expectJsonClientError(res);
+      }),
+      20,
+    );
+  });
+
+  it('ignores __proto__, constructor and prototype keys: the prototype is untouched and stored messages hold only their fields', async () => {
+    const prototypeKeys = prototypeSnapshot();
+    await checkProperty(
+      'POST /sms prototype pollution',
+      fc.asyncProperty(
+        fc.constantFrom(...POLLUTION_KEYS),
+        fc.oneof(fc.constant({ polluted: true }), fc.constant({ prototype: { polluted: true } }), fc.jsonValue({ maxDepth: 3 })),
+        fc.boolean(),
+        fc.constantFrom('top', 'req'),
+        async (key, value, nested, where) => {
+          const marker = `pollution ${key} ${nested} ${where}`;
+          const base = deliveryBody({ body: marker });
+          const text =
+            where === 'top'
+              ? pollutedJson(base, key, value, nested)
+              : `${JSON.stringify({ ...base }).slice(0, -1)},"req":${pollutedJson({ ip: '203.0.113.7' }, key, value, nested)}}`;
+          const res = await request(gateway.app).post('/sms').set('Authorization', authorization).set('Content-Type', 'application/json').send(text);
+          expect([200, 400]).toContain(res.status);
+          if (res.status !== 200) expectJsonClientError(res);
+          expect(prototypeSnapshot()).toEqual(prototypeKeys);
+          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+          const stored = (await outboxState(gateway)).filter((m) => (m as { body: string }).body === marker);
+          for (const message of stored) {
+            expect(Object.keys(message as object).sort()).toEqual(['body', 'id', 'received_at', 'recipient', 'sender']);
+            expect(Object.getPrototypeOf(message)).toBe(Object.prototype);
+          }
+        },
+      ),
+    );
+    // The outbox query schema itself is not polluted either.
+    expect(OutboxQuerySchema.safeParse({}).success).toBe(true);
+  });
+});
+
+function isDelivery(text: string): boolean {
+  try {
+    return DeliveryRequestSchema.safeParse(JSON.parse(text)).success;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,3 @@
+module.exports = require('../jest.preset.js')(__dirname, {
+  testTimeout: 120_000,
+});

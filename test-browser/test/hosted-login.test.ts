@@ -1,0 +1,184 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { freePort, launchStack, ManagementClient, repoRoot, type LaunchedStack } from '@smsauth/stack';
+import { CallbackServer } from '../src/callback-server';
+import { describeWithChromium, launchChromium } from '../src/chromium';
+import { verifyWithJwks } from '../src/tokens';
+
+const SCREENSHOTS = join(__dirname, '..', 'test-results', 'hosted-login');
+/** A phone-sized viewport (an iPhone 12-ish screen). */
+const PHONE_VIEWPORT = { width: 390, height: 844 };
+
+function uniquePhone(): string {
+  return `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+}
+
+describeWithChromium('hosted login in a real browser', () => {
+  let stack: LaunchedStack;
+  let dataDir: string;
+  let callback: CallbackServer;
+  let browser: Browser;
+  let clientId: string;
+
+  beforeAll(async () => {
+    for (const name of ['identity', 'sms-delivery-gateway', 'airport-api']) {
+      if (!existsSync(join(repoRoot, 'services', name, 'dist', 'main.js'))) {
+        throw new Error(`services/${name} is not built: run \`pnpm build\` first (pnpm test does)`);
+      }
+    }
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    dataDir = mkdtempSync(join(tmpdir(), 'smsauth-browser-'));
+    callback = await CallbackServer.start();
+    stack = await launchStack({
+      ports: { identity: await freePort(), gateway: await freePort(), airport: await freePort() },
+      dataDir,
+      env: { LOG_LEVEL: 'warn' },
+    });
+    const api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
+    const client = await api.createClient({ name: 'Browser Test App', app_type: 'spa', callbacks: [callback.url()] });
+    clientId = client.client_id;
+    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
+    await api.updateConnection(connection.id, { enabled_clients: [...connection.enabled_clients, clientId] });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await callback?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  function authorizeUrl(overrides: Record<string, string> = {}): string {
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: callback.url(),
+      response_type: 'token id_token',
+      scope: 'openid phone',
+      audience: stack.apiAudience,
+      state: 'browser-state-1',
+      nonce: 'browser-nonce-1',
+      ...overrides,
+    });
+    return `${stack.urls.authUrl}/authorize?${query.toString()}`;
+  }
+
+  async function phoneContext(options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
+    return browser.newContext({ viewport: PHONE_VIEWPORT, hasTouch: true, ...options });
+  }
+
+  /** Reads the newest code sent to `phone` off the gateway's inbox page, in a tab of its own. */
+  async function codeFromInbox(context: BrowserContext, phone: string, screenshot: string): Promise<string> {
+    const inbox = await context.newPage();
+    await inbox.goto(`${stack.urls.gatewayUrl}/outbox`);
+    const row = inbox.locator('tbody tr', { hasText: phone }).first();
+    const code = (await row.locator('mark.code').first().textContent())?.trim();
+    await inbox.screenshot({ path: join(SCREENSHOTS, screenshot), fullPage: true });
+    await inbox.close();
+    if (!code || !/^\d{6}$/.test(code)) throw new Error(`no code for ${phone} on the inbox page`);
+    return code;
+  }
+
+  async function sendCode(page: Page, phone: string): Promise<void> {
+    await page.getByLabel('Mobile phone number').fill(phone);
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await page.getByLabel('Code', { exact: true }).waitFor();
+  }
+
+  it('signs in with a phone number and the code from the inbox page, without JavaScript, and lands on the callback with valid tokens', async () => {
+    const context = await phoneContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const phone = uniquePhone();
+
+    const opened = await page.goto(authorizeUrl());
+    expect(opened?.status()).toBe(200);
+    expect(opened?.headers()['content-security-policy']).toContain("default-src 'none'");
+    await page.screenshot({ path: join(SCREENSHOTS, '01-phone-step.png'), fullPage: true });
+
+    await sendCode(page, phone);
+    expect(await page.getByText(`We sent a 6-digit code to ${phone}.`).isVisible()).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, '02-code-step.png'), fullPage: true });
+
+    const code = await codeFromInbox(context, phone, '03-inbox.png');
+    await page.bringToFront();
+    await page.getByLabel('Code', { exact: true }).fill(code);
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(callback.url())), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await page.getByRole('heading', { name: 'Back in the example app' }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, '04-callback.png'), fullPage: true });
+
+    const landed = new URL(page.url());
+    expect(`${landed.origin}${landed.pathname}`).toBe(callback.url());
+    expect(landed.search).toBe('');
+    const fragment = Object.fromEntries(new URLSearchParams(landed.hash.slice(1)));
+    expect(fragment).toMatchObject({ token_type: 'Bearer', state: 'browser-state-1', expires_in: expect.stringMatching(/^\d+$/) });
+
+    const idClaims = await verifyWithJwks(stack.urls.authUrl, fragment.id_token!, clientId);
+    expect(idClaims).toMatchObject({ nonce: 'browser-nonce-1', phone_number: phone });
+    const accessClaims = await verifyWithJwks(stack.urls.authUrl, fragment.access_token!, stack.apiAudience);
+    expect(accessClaims.sub).toBe(idClaims.sub);
+
+    // The access token is one the airport API accepts.
+    const airport = await fetch(`${stack.urls.baseUrl}/airportName?iataCode=SFO`, {
+      headers: { authorization: `Bearer ${fragment.access_token}` },
+    });
+    expect(airport.status).toBe(200);
+    await context.close();
+  });
+
+  it('starts with the focus on the number, then tabs to the button and the cancel link', async () => {
+    const context = await phoneContext();
+    const page = await context.newPage();
+    await page.goto(authorizeUrl());
+    const focused = async () => {
+      const element = page.locator(':focus');
+      return (await element.getAttribute('id')) ?? (await element.textContent())?.trim();
+    };
+    expect(await focused()).toBe('phone_number');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Send code');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Cancel and return to Browser Test App');
+    await context.close();
+  });
+
+  it('tells the user a wrong code is wrong and stays on the page', async () => {
+    const context = await phoneContext();
+    const page = await context.newPage();
+    const phone = uniquePhone();
+    await page.goto(authorizeUrl());
+    await sendCode(page, phone);
+    const code = await codeFromInbox(context, phone, '05-inbox-before-wrong-code.png');
+    const wrong = code === '000000' ? '111111' : '000000';
+
+    await page.getByLabel('Code', { exact: true }).fill(wrong);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('That code is not right. Check the text message and try again.');
+    expect(await page.getByLabel('Code', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(page.url().startsWith(`${stack.urls.authUrl}/authorize/code`)).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, '06-wrong-code.png'), fullPage: true });
+
+    // The right code still works afterwards.
+    await page.getByLabel('Code', { exact: true }).fill(code);
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(callback.url())), page.getByRole('button', { name: 'Sign in' }).click()]);
+    expect(new URL(page.url()).hash).toContain('access_token=');
+    await context.close();
+  });
+
+  it('shows an error page for a redirect_uri that is not a registered callback, and never goes there', async () => {
+    const context = await phoneContext();
+    const page = await context.newPage();
+    const evil = callback.url('/evil');
+    const before = callback.paths.length;
+    const response = await page.goto(authorizeUrl({ redirect_uri: evil }));
+    expect(response?.status()).toBe(400);
+    expect(await page.getByRole('heading', { name: 'Callback URL mismatch' }).isVisible()).toBe(true);
+    expect(page.url().startsWith(`${stack.urls.authUrl}/authorize?`)).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, '07-bad-redirect-uri.png'), fullPage: true });
+    expect(callback.paths.slice(before)).toEqual([]);
+    await context.close();
+  });
+});
