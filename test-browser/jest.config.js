@@ -1,3 +1,3 @@
 module.exports = require('../jest.preset.js')(__dirname, {
-  testTimeout: 120_000,
+  setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
 });

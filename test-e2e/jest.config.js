@@ -1,5 +1,5 @@
 module.exports = require('../jest.preset.js')(__dirname, {
   globalSetup: '<rootDir>/src/global-setup.ts',
   globalTeardown: '<rootDir>/src/global-teardown.ts',
-  testTimeout: 60_000,
+  setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
 });
