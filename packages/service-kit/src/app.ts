@@ -103,6 +103,4 @@ export function queryRedactor(extraParams: readonly string[]): (url: string) => 
   return (url) => url.replace(pattern, '$1[REDACTED]');
 }
 
-export const redactQuery = queryRedactor([]);
-
 export type { Router };

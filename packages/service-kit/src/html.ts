@@ -20,3 +20,26 @@ export function parseCookies(header: string | undefined): Record<string, string>
   }
   return cookies;
 }
+
+/**
+ * A whole server-rendered page. `title` is escaped; `head` and `body` are HTML the caller built
+ * (with every interpolated value escaped). No referrer leaves the page: URLs may carry state.
+ */
+export function htmlPage(page: { title: string; head?: string; body: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(page.title)}</title>
+${page.head ?? ''}
+</head>
+<body>
+<main>
+${page.body}
+</main>
+</body>
+</html>
+`;
+}

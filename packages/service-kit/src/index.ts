@@ -6,6 +6,7 @@ export * from './html';
 export * from './lifecycle';
 export * from './logger';
 export * from './mask';
+export * from './memory-logger';
 export * from './metrics';
 export * from './request-id';
 export * from './serve';

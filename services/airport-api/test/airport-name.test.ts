@@ -1,8 +1,7 @@
 import { jwtRejection, JwtRejectionReasons as Reasons, methodNotFound } from '@smsauth/contracts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createLogger, loadConfig, serve, type ServerHandle } from '@smsauth/service-kit';
+import { createLogger, createMemoryLogger, loadConfig, serve, type ServerHandle } from '@smsauth/service-kit';
 import type { Express } from 'express';
 import request from 'supertest';
 import { buildApp } from '../src/app';
@@ -16,18 +15,12 @@ describe('GET /airportName', () => {
   let identity: FakeIdentity;
   let app: Express;
   let token: string;
-  const logLines: string[] = [];
+  const memory = createMemoryLogger({ name: 'airport-api' });
 
   beforeAll(async () => {
     identity = await FakeIdentity.start();
     const config = loadConfig(configSchema, { AUTH_URL: identity.authUrl });
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    });
-    ({ app } = buildApp({ config, logger: createLogger({ name: 'airport-api', level: 'debug', destination }), clock }));
+    ({ app } = buildApp({ config, logger: memory.logger, clock }));
     token = identity.token(NOW);
   });
 
@@ -129,7 +122,7 @@ describe('GET /airportName', () => {
 
   it('never writes the token to the log', async () => {
     await request(app).get('/airportName').query({ iataCode: 'SFO', access_token: token });
-    const log = logLines.join('\n');
+    const log = memory.text();
     expect(log).toContain('/airportName');
     expect(log).not.toContain(token.split('.')[2]);
   });

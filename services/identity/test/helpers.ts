@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import { createLogger, loadConfig, type Logger } from '@smsauth/service-kit';
+import { createMemoryLogger, loadConfig, type Logger } from '@smsauth/service-kit';
 import pg from 'pg';
 import request from 'supertest';
 import type { Express } from 'express';
@@ -54,14 +53,8 @@ export function testConfig(env: Record<string, string | undefined> = {}): Config
 
 /** A logger whose lines tests can read (to prove secrets never reach them). */
 export function captureLogger(): { logger: Logger; text: () => string } {
-  const chunks: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, callback) {
-      chunks.push(String(chunk));
-      callback();
-    },
-  });
-  return { logger: createLogger({ name: 'identity', level: 'debug', destination }), text: () => chunks.join('') };
+  const { logger, text } = createMemoryLogger({ name: 'identity' });
+  return { logger, text };
 }
 
 /** A clock tests move by hand. */

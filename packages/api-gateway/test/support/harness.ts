@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createLogger, createMetricsRegistry, createServiceApp, Lifecycle } from '@smsauth/service-kit';
+import { createMemoryLogger, createMetricsRegistry, createServiceApp, Lifecycle } from '@smsauth/service-kit';
 import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import { createApiGateway, type ApiGatewayOptions } from '../../src';
@@ -70,14 +69,8 @@ export async function startGateway(
   options: { jwksUri: string; clock?: TestClock } & Partial<Omit<ApiGatewayOptions, 'clock'>>,
 ): Promise<RunningGateway> {
   const clock = options.clock ?? new TestClock();
-  const logLines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(String(chunk));
-      done();
-    },
-  });
-  const logger = createLogger({ name: 'gateway-test', level: 'debug', destination });
+  const memory = createMemoryLogger({ name: 'gateway-test' });
+  const logger = memory.logger;
   const metrics = createMetricsRegistry('gateway-test');
   const lifecycle = new Lifecycle();
   const { app } = createServiceApp({
@@ -107,7 +100,9 @@ export async function startGateway(
     clock,
     metrics,
     lifecycle,
-    logLines,
+    get logLines() {
+      return memory.lines();
+    },
     async metricValue(name, labels = {}) {
       const metric = metrics.getSingleMetric(name);
       if (!metric) return 0;

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { buildApp } from '../../src/app';
 import { configSchema } from '../../src/config';
 import { FakeIdentity } from '../support/identity';
-import { checkProperty, POLLUTION_KEYS, prototypeSnapshot } from './check';
+import { checkProperty, POLLUTION_KEYS, prototypeSnapshot } from '@smsauth/test-support';
 
 const NOW = Date.UTC(2031, 5, 1, 8, 0, 0);
 

@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import { ErrorCodes } from '@smsauth/contracts';
-import { createLogger } from '@smsauth/service-kit';
+import { createMemoryLogger } from '@smsauth/service-kit';
 import axios from 'axios';
 import jwt from 'jsonwebtoken';
 import { createSmsGatewayClient, type DeliverSmsRequest, type SmsGatewayClient } from '../../src/delivery/gateway-client';
@@ -13,14 +12,13 @@ const CODE = '731904';
 const payload = { recipient: '+14155550123', body: `Your code is ${CODE}`, sender: '+15005550006' };
 
 function captureLogs() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
+  const memory = createMemoryLogger({ name: 'identity', level: 'trace' });
+  return {
+    logger: memory.logger,
+    get lines() {
+      return memory.lines();
     },
-  });
-  return { logger: createLogger({ name: 'identity', level: 'trace', destination }), lines };
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<SmsProviderError> {

@@ -19,7 +19,7 @@ import type { z } from 'zod';
 import type request from 'supertest';
 import { connectionBody } from '../helpers';
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
-import { checkProperty, POLLUTION_KEYS, pollutedJson, prototypeSnapshot } from './check';
+import { checkProperty, POLLUTION_KEYS, pollutedJson, prototypeSnapshot } from '@smsauth/test-support';
 import { databaseSnapshot } from './database-snapshot';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { OutboxMessage } from '@smsauth/contracts';
-import { escapeHtml } from '@smsauth/service-kit';
+import { escapeHtml, htmlPage } from '@smsauth/service-kit';
 
 /** Seconds between the page's own reloads (`<meta http-equiv="refresh">`: no script needed). */
 export const OUTBOX_PAGE_REFRESH_SECONDS = 5;
@@ -32,22 +32,7 @@ button { font-size: 1rem; padding: 0.4rem 1rem; }
 export const OUTBOX_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
 function layout(title: string, head: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-${head}<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
+  return htmlPage({ title, head: `${head}<style>${STYLE}</style>`, body });
 }
 
 /** The message body with every run of 4 to 10 digits (a one-time code) highlighted. */

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { buildGateway, deliveryBody, metricValue, type TestGateway } from '../support/gateway';
 import { signHs256, SECRET } from '../support/tokens';
-import { checkProperty, POLLUTION_KEYS, pollutedJson, prototypeSnapshot } from './check';
+import { checkProperty, POLLUTION_KEYS, pollutedJson, prototypeSnapshot } from '@smsauth/test-support';
 
 const OUTBOX_TOKEN = 'outbox-token-for-property-tests-0123456789';
 const AUTH_ENV = { GATEWAY_AUTH_SECRET: SECRET, OUTBOX_TOKEN };

@@ -3,25 +3,10 @@
  * goes through `escapeHtml`.
  */
 
-import { escapeHtml } from '@smsauth/service-kit';
+import { escapeHtml, htmlPage } from '@smsauth/service-kit';
 
 function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/authorize/login.css">
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
+  return htmlPage({ title, head: '<link rel="stylesheet" href="/authorize/login.css">', body });
 }
 
 /** The fields every form of a transaction carries. */
