@@ -1,11 +1,10 @@
 import express, { type Express, type Router } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Registry } from 'prom-client';
+import { installAccessLog } from './access-log';
 import { errorHandler, notFoundHandler } from './errors';
 import { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
 import { createMetricsRegistry, httpMetricsMiddleware } from './metrics';
-import { assignRequestId } from './request-id';
 
 export interface ServiceAppOptions {
   name: string;
@@ -41,25 +40,12 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.set('trust proxy', options.trustProxy ?? false);
   app.set('query parser', 'simple');
 
-  const redactUrl = queryRedactor(options.redactQueryParams ?? []);
   app.use(
-    pinoHttp({
+    installAccessLog(app, {
       logger: options.logger,
-      genReqId: assignRequestId,
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      redactUrl: queryRedactor(options.redactQueryParams ?? []),
       // Probes would drown the log; their failures still show up through readiness.
-      autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactUrl(req.url),
-          remoteAddress: req.remoteAddress,
-        }),
-        // Response headers can carry secrets (a redirect's Location with tokens in its fragment,
-        // Set-Cookie): the status is what an access log needs.
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
+      quietPaths: ['/healthz', '/readyz', '/metrics'],
     }),
   );
   app.use(httpMetricsMiddleware(metrics));

@@ -1,3 +1,4 @@
+export * from './access-log';
 export * from './app';
 export * from './cluster';
 export * from './config';
@@ -11,6 +12,3 @@ export * from './metrics';
 export * from './request-id';
 export * from './serve';
 export * from './run-service';
-// Re-exported so that the built type declarations carry pino-http's augmentation of
-// IncomingMessage (`req.log`) to every service that compiles against the kit.
-export type { HttpLogger } from 'pino-http';

@@ -19,7 +19,7 @@ export interface LoggerOptions {
   level?: string;
   /** Extra field names to redact besides the defaults. */
   redact?: readonly string[];
-  /** Where lines go; tests pass a stream to capture them. Defaults to stdout. */
+  /** Where lines go; tests pass a stream to capture them. Defaults to stdout, written asynchronously. */
   destination?: DestinationStream;
 }
 
@@ -36,8 +36,17 @@ export function createLogger(options: LoggerOptions): Logger {
       base: { service: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination,
+    options.destination ?? stdoutDestination(),
   );
+}
+
+/**
+ * pino's default stdout is synchronous: one write(2) per line, and the event loop stalls
+ * whenever a slow reader (a pipe to a log collector) lets the pipe fill. Asynchronous writes
+ * batch the lines that pile up while a write is in flight; pino flushes them on exit.
+ */
+function stdoutDestination(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
 }
 
 export const REDACTION_CENSOR = '[REDACTED]';

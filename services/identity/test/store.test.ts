@@ -179,4 +179,25 @@ describe.each(drivers)('identity store on $name', (driver) => {
     await opened.store.resourceServers.delete('rs_1');
     expect(await opened.store.clientGrants.findById('cgr_1')).toBeUndefined();
   });
+
+  it('loads the client, the API and their grant in one lookup, each missing part undefined', async () => {
+    await opened.store.clients.insert(client('m2m'));
+    const scopes = [{ value: 'read:x', description: 'read' }];
+    await opened.store.resourceServers.insert({ id: 'rs_ctx', name: 'ctx', identifier: 'https://ctx', signing_alg: 'RS256', token_lifetime: 90, scopes, is_system: false });
+    await opened.store.resourceServers.insert({ id: 'rs_other', name: 'other', identifier: 'https://other', signing_alg: 'RS256', token_lifetime: 60, scopes: [], is_system: false });
+    await opened.store.clientGrants.insert({ id: 'cgr_ctx', client_id: 'm2m', audience: 'https://ctx', scope: ['read:x'] });
+
+    const full = await opened.store.clientGrants.findClientCredentialsContext('m2m', 'https://ctx');
+    expect(full.client).toEqual(await opened.store.clients.findById('m2m'));
+    expect(full.api).toEqual(await opened.store.resourceServers.findByIdentifier('https://ctx'));
+    expect(full.grant).toEqual(await opened.store.clientGrants.findById('cgr_ctx'));
+    expect(full.client!.created_at).toBeInstanceOf(Date);
+
+    const noGrant = await opened.store.clientGrants.findClientCredentialsContext('m2m', 'https://other');
+    expect([noGrant.client?.client_id, noGrant.api?.identifier, noGrant.grant]).toEqual(['m2m', 'https://other', undefined]);
+    const noApi = await opened.store.clientGrants.findClientCredentialsContext('m2m', 'https://nowhere');
+    expect([noApi.client?.client_id, noApi.api, noApi.grant]).toEqual(['m2m', undefined, undefined]);
+    const noClient = await opened.store.clientGrants.findClientCredentialsContext('ghost', 'https://ctx');
+    expect([noClient.client, noClient.api?.identifier, noClient.grant]).toEqual([undefined, 'https://ctx', undefined]);
+  });
 });

@@ -35,9 +35,13 @@ export async function authenticateConfidentialClient(
   store: IdentityStore,
   credentials: { clientId: string; clientSecret: string },
 ): Promise<StoredClient> {
-  const client = await store.clients.findById(credentials.clientId);
+  return requireClientSecret(await store.clients.findById(credentials.clientId), credentials.clientSecret);
+}
+
+/** The secret check of authenticateConfidentialClient, for a client the caller already loaded. */
+export function requireClientSecret(client: StoredClient | undefined, clientSecret: string): StoredClient {
   // Compare against a dummy hash when there is nothing to compare with, to keep timing flat.
-  const ok = verifyClientSecret(credentials.clientSecret, client?.secret_hash ?? DUMMY_HASH);
+  const ok = verifyClientSecret(clientSecret, client?.secret_hash ?? DUMMY_HASH);
   if (!client || !client.secret_hash || !ok) throw invalidClient();
   return client;
 }

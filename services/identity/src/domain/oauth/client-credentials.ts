@@ -2,7 +2,7 @@ import { ClientCredentialsRequestSchema, ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore } from '../../store';
 import type { TokenSigner } from '../tokens/signer';
-import { authenticateConfidentialClient, basicCredentials } from './client-auth';
+import { basicCredentials, requireClientSecret } from './client-auth';
 import type { TokenGrantHandler } from './token-grants';
 
 /** `grant_type=client_credentials`: an M2M token for an API the client holds a grant for. */
@@ -19,16 +19,13 @@ export function clientCredentialsGrant(deps: { store: IdentityStore; signer: Tok
       throw new HttpError(400, ErrorCodes.INVALID_REQUEST, `Missing or invalid parameter: ${missing.join(', ')}`);
     }
     const request = parsed.data;
-    const client = await authenticateConfidentialClient(deps.store, {
-      clientId: request.client_id,
-      clientSecret: request.client_secret,
-    });
+    const context = await deps.store.clientGrants.findClientCredentialsContext(request.client_id, request.audience);
+    const client = requireClientSecret(context.client, request.client_secret);
     if (!client.grant_types.includes('client_credentials')) {
       throw new HttpError(403, ErrorCodes.UNAUTHORIZED_CLIENT, 'Grant type \'client_credentials\' not allowed for the client.');
     }
-    const api = await deps.store.resourceServers.findByIdentifier(request.audience);
+    const { api, grant } = context;
     if (!api) throw new HttpError(403, ErrorCodes.ACCESS_DENIED, `Service not found: ${request.audience}`);
-    const grant = await deps.store.clientGrants.find(client.client_id, api.identifier);
     if (!grant) {
       throw new HttpError(
         403,

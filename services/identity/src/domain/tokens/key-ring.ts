@@ -28,6 +28,8 @@ const UNKNOWN_KID_RELOAD_MS = 5_000;
 export class KeyRing {
   private keys!: LoadedKeys;
   private lastUnknownKidReload = 0;
+  /** The periodic reload under way: requests arriving meanwhile share it instead of each querying. */
+  private staleReload: Promise<void> | undefined;
 
   private constructor(
     private readonly store: IdentityStore,
@@ -64,7 +66,11 @@ export class KeyRing {
 
   /** Reloads when the cached keys are older than REFRESH_AFTER_MS. */
   async refreshIfStale(): Promise<void> {
-    if (Date.now() - this.keys.loadedAt > REFRESH_AFTER_MS) await this.reload();
+    if (Date.now() - this.keys.loadedAt <= REFRESH_AFTER_MS) return;
+    this.staleReload ??= this.reload().finally(() => {
+      this.staleReload = undefined;
+    });
+    await this.staleReload;
   }
 
   currentKey(): { kid: string; privateKey: KeyObject } {

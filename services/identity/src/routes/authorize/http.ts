@@ -59,9 +59,8 @@ export function sendPage(res: Response, status: number, html: string, redirectUr
 }
 
 /**
- * 302 to a redirect_uri whose fragment may hold tokens. The access log records response
- * headers (pino-http reads `res.getHeaders()` when the response finishes), so this
- * response reports its Location without the fragment there; the client still gets it whole.
+ * 302 to a redirect_uri whose fragment may hold tokens. The kit's access log records only
+ * the response status, so the Location never reaches a log line.
  */
 export function redirectWithFragment(res: Response, location: string): void {
   securityHeaders(res);

@@ -1,5 +1,7 @@
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
+import type { StoredClient } from './clients';
+import type { StoredResourceServer } from './resource-servers';
 
 export interface StoredClientGrant {
   id: string;
@@ -7,6 +9,25 @@ export interface StoredClientGrant {
   audience: string;
   scope: string[];
   created_at: Date;
+}
+
+/** What a client_credentials request needs; each part is undefined when it does not exist. */
+export interface ClientCredentialsContext {
+  client?: StoredClient;
+  api?: StoredResourceServer;
+  grant?: StoredClientGrant;
+}
+
+type JsonRow<T> = Omit<T, 'created_at' | 'updated_at'> & { created_at: string; updated_at?: string };
+
+// to_jsonb renders timestamps as ISO text; the repos hand out Dates.
+function withDates<T extends { created_at: Date }>(row: JsonRow<T> | null): T | undefined {
+  if (!row) return undefined;
+  return {
+    ...row,
+    created_at: new Date(row.created_at),
+    ...(row.updated_at === undefined ? {} : { updated_at: new Date(row.updated_at) }),
+  } as unknown as T;
 }
 
 export function clientGrantsRepo(db: SqlExecutor) {
@@ -43,6 +64,31 @@ export function clientGrantsRepo(db: SqlExecutor) {
         [clientId, audience],
       );
       return rows[0];
+    },
+
+    /**
+     * The client, the API and the grant between them in one round trip: the M2M token path
+     * runs this on every request, and three sequential lookups left it waiting on the database.
+     */
+    async findClientCredentialsContext(clientId: string, audience: string): Promise<ClientCredentialsContext> {
+      const { rows } = await db.query<{
+        client: JsonRow<StoredClient> | null;
+        api: JsonRow<StoredResourceServer> | null;
+        grant: JsonRow<StoredClientGrant> | null;
+      }>(
+        `SELECT to_jsonb(c) AS client, to_jsonb(rs) AS api, to_jsonb(g) AS grant
+         FROM (SELECT 1) AS one
+         LEFT JOIN clients c ON c.client_id = $1
+         LEFT JOIN resource_servers rs ON rs.identifier = $2
+         LEFT JOIN client_grants g ON g.client_id = c.client_id AND g.audience = rs.identifier`,
+        [clientId, audience],
+      );
+      const row = rows[0]!;
+      return {
+        client: withDates<StoredClient>(row.client),
+        api: withDates<StoredResourceServer>(row.api),
+        grant: withDates<StoredClientGrant>(row.grant),
+      };
     },
 
     async list(filter: { client_id?: string; audience?: string } = {}): Promise<StoredClientGrant[]> {
