@@ -31,9 +31,18 @@ export function authenticateManagementCaller(verifier: TokenVerifier, audience: 
   };
 }
 
+/** A requireScope handler, carrying the scope it demands so the router's routes can be listed with their scopes. */
+export type ScopeCheck = RequestHandler & { readonly requiredScope: string };
+
+/** The scope a route handler demands, when it is a requireScope check. */
+export function requiredScopeOf(handler: unknown): string | undefined {
+  const scope = (handler as Partial<ScopeCheck> | null)?.requiredScope;
+  return typeof scope === 'string' ? scope : undefined;
+}
+
 /** 403 insufficient_scope unless the token carries `scope`. */
-export function requireScope(scope: string): RequestHandler {
-  return (_req, res, next) => {
+export function requireScope(scope: string): ScopeCheck {
+  const check: RequestHandler = (_req, res, next) => {
     const caller = res.locals.managementCaller as ManagementCaller | undefined;
     if (!caller?.scopes.has(scope)) {
       throw new HttpError(403, ErrorCodes.INSUFFICIENT_SCOPE, `Insufficient scope, expected: ${scope}`, {
@@ -42,4 +51,5 @@ export function requireScope(scope: string): RequestHandler {
     }
     next();
   };
+  return Object.assign(check, { requiredScope: scope });
 }

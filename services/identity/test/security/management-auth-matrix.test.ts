@@ -1,0 +1,313 @@
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  ClientGrantRecordSchema,
+  ClientRecordSchema,
+  ConnectionRecordSchema,
+  ErrorCodes,
+  MANAGEMENT_SCOPES,
+  OAuthErrorBodySchema,
+  ResourceServerRecordSchema,
+  SigningKeyRecordSchema,
+  UserBlocksResponseSchema,
+  UserRecordSchema,
+} from '@smsauth/contracts';
+import jwt from 'jsonwebtoken';
+import request from 'supertest';
+import { z } from 'zod';
+import { managementRouter, type ManagementDependencies } from '../../src/routes/management';
+import { requiredScopeOf } from '../../src/routes/management/auth';
+import { adminToken, AUTH_URL, clientCredentialsToken, connectionBody, MANAGEMENT_AUDIENCE } from '../helpers';
+import { FlowHarness } from '../passwordless/flow-harness';
+
+/**
+ * Every route of the management API, read from the router itself (each route's requireScope
+ * handler names its scope), against every kind of bad token. A route added without a case
+ * below fails "has a success case for every route".
+ */
+
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+interface ManagementRoute {
+  method: Method;
+  /** As declared in the router, relative to /api/v2, e.g. /connections/:id. */
+  path: string;
+  /** Every requireScope check on the route (exactly one expected). */
+  scopes: string[];
+}
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean>; stack: Array<{ handle: unknown }> };
+}
+
+function managementRoutes(): ManagementRoute[] {
+  // Building the router only declares its routes; none of the dependencies is touched.
+  const router = managementRouter({} as ManagementDependencies) as unknown as { stack: RouterLayer[] };
+  return router.stack.flatMap(({ route }) => {
+    if (!route) return [];
+    const scopes = route.stack.map((layer) => requiredScopeOf(layer.handle)).filter((s): s is string => s !== undefined);
+    return Object.keys(route.methods)
+      .filter((method) => route.methods[method])
+      .map((method) => ({ method: method as Method, path: route.path, scopes }));
+  });
+}
+
+const ROUTES = managementRoutes();
+const key = (route: Pick<ManagementRoute, 'method' | 'path'>) => `${route.method.toUpperCase()} ${route.path}`;
+const scopeOf = (route: ManagementRoute) => route.scopes[0] ?? '(no scope)';
+
+/** A concrete URL for a route when nothing past authentication will run. */
+function placeholderUrl(route: ManagementRoute): string {
+  const path = route.path.replace(/:(\w+)/g, 'x_does_not_exist');
+  return `/api/v2${path}${route.path === '/user-blocks' ? '?identifier=%2B15550000000' : ''}`;
+}
+
+/** What a request with the right scope sends, and the success it gets. */
+interface SuccessCase {
+  url: string;
+  body?: object;
+  status: number;
+  schema?: z.ZodType;
+}
+
+describe('management API auth matrix', () => {
+  let h: FlowHarness;
+  let n = 0;
+  const unique = (prefix: string) => `${prefix}-${(n += 1)}-${Date.now().toString(36)}`;
+
+  /** A fresh token per call: key rotations and revocations in the cases below retire old ones. */
+  async function admin(method: Method, path: string, body?: object): Promise<request.Response> {
+    const token = await adminToken(h.identity.app);
+    const req = request(h.identity.app)[method](`/api/v2${path}`).set('authorization', `Bearer ${token}`);
+    const res = await (body === undefined ? req : req.send(body));
+    if (res.status >= 300) throw new Error(`${method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res;
+  }
+
+  const createClient = async (appType = 'non_interactive') =>
+    (await admin('post', '/clients', { name: unique('client'), app_type: appType })).body as { client_id: string; client_secret: string };
+  const createConnection = async (enabledClients: string[] = []) =>
+    (await admin('post', '/connections', connectionBody({ gateway_url: h.gateway.url() }, enabledClients))).body as { id: string; name: string };
+  const createApi = async (scopes: string[] = []) =>
+    (await admin('post', '/resource-servers', { name: unique('api'), identifier: `https://${unique('api')}.example.com`, scopes: scopes.map((value) => ({ value })) }))
+      .body as { id: string; identifier: string };
+  const createGrant = async () => {
+    const [client, api] = [await createClient(), await createApi()];
+    return (await admin('post', '/client-grants', { client_id: client.client_id, audience: api.identifier, scope: [] })).body as { id: string };
+  };
+
+  /** A user made the only way users are made: a code sent to the phone and exchanged. */
+  async function createUser(): Promise<string> {
+    const client = await createClient('native');
+    const connection = await createConnection([client.client_id]);
+    const who = h.caller();
+    const setup = { clientId: client.client_id, clientName: '', connection: connection.name, connectionId: connection.id };
+    const code = await h.sendCode(setup, who);
+    const login = await h.ro(setup, who, code);
+    expect(login.status).toBe(200);
+    return String((jwt.decode(login.body.id_token) as jwt.JwtPayload).sub);
+  }
+
+  async function signingKeys(): Promise<Array<{ kid: string; current: boolean }>> {
+    return (await admin('get', '/keys/signing')).body;
+  }
+
+  const SUCCESS: Record<string, () => Promise<SuccessCase>> = {
+    'GET /connections': async () => ({ url: '/connections', status: 200, schema: z.array(ConnectionRecordSchema) }),
+    'POST /connections': async () => ({ url: '/connections', body: connectionBody({ gateway_url: h.gateway.url() }), status: 201, schema: ConnectionRecordSchema }),
+    'GET /connections/:id': async () => ({ url: `/connections/${(await createConnection()).id}`, status: 200, schema: ConnectionRecordSchema }),
+    'PATCH /connections/:id': async () => ({
+      url: `/connections/${(await createConnection()).id}`,
+      body: { options: { template: 'Code: @@password@@' } },
+      status: 200,
+      schema: ConnectionRecordSchema,
+    }),
+    'DELETE /connections/:id': async () => ({ url: `/connections/${(await createConnection()).id}`, status: 204 }),
+
+    'GET /clients': async () => ({ url: '/clients', status: 200, schema: z.array(ClientRecordSchema) }),
+    'POST /clients': async () => ({ url: '/clients', body: { name: unique('client'), app_type: 'native' }, status: 201, schema: ClientRecordSchema }),
+    'GET /clients/:id': async () => ({ url: `/clients/${(await createClient()).client_id}`, status: 200, schema: ClientRecordSchema }),
+    'PATCH /clients/:id': async () => ({ url: `/clients/${(await createClient()).client_id}`, body: { name: 'Renamed' }, status: 200, schema: ClientRecordSchema }),
+    'POST /clients/:id/rotate-secret': async () => ({
+      url: `/clients/${(await createClient()).client_id}/rotate-secret`,
+      status: 200,
+      schema: ClientRecordSchema,
+    }),
+    'DELETE /clients/:id': async () => ({ url: `/clients/${(await createClient()).client_id}`, status: 204 }),
+
+    'GET /resource-servers': async () => ({ url: '/resource-servers', status: 200, schema: z.array(ResourceServerRecordSchema) }),
+    'POST /resource-servers': async () => ({
+      url: '/resource-servers',
+      body: { name: 'API', identifier: `https://${unique('api')}.example.com` },
+      status: 201,
+      schema: ResourceServerRecordSchema,
+    }),
+    'GET /resource-servers/:id': async () => ({ url: `/resource-servers/${(await createApi()).id}`, status: 200, schema: ResourceServerRecordSchema }),
+    'PATCH /resource-servers/:id': async () => ({
+      url: `/resource-servers/${(await createApi()).id}`,
+      body: { name: 'Renamed API' },
+      status: 200,
+      schema: ResourceServerRecordSchema,
+    }),
+    'DELETE /resource-servers/:id': async () => ({ url: `/resource-servers/${(await createApi()).id}`, status: 204 }),
+
+    'GET /client-grants': async () => ({ url: '/client-grants', status: 200, schema: z.array(ClientGrantRecordSchema) }),
+    'POST /client-grants': async () => {
+      const [client, api] = [await createClient(), await createApi(['read:airports'])];
+      return {
+        url: '/client-grants',
+        body: { client_id: client.client_id, audience: api.identifier, scope: ['read:airports'] },
+        status: 201,
+        schema: ClientGrantRecordSchema,
+      };
+    },
+    'GET /client-grants/:id': async () => ({ url: `/client-grants/${(await createGrant()).id}`, status: 200, schema: ClientGrantRecordSchema }),
+    'PATCH /client-grants/:id': async () => ({ url: `/client-grants/${(await createGrant()).id}`, body: { scope: [] }, status: 200, schema: ClientGrantRecordSchema }),
+    'DELETE /client-grants/:id': async () => ({ url: `/client-grants/${(await createGrant()).id}`, status: 204 }),
+
+    'GET /users': async () => ({ url: '/users', status: 200, schema: z.array(UserRecordSchema) }),
+    'GET /users/:id': async () => ({ url: `/users/${encodeURIComponent(await createUser())}`, status: 200, schema: UserRecordSchema }),
+    'DELETE /users/:id': async () => ({ url: `/users/${encodeURIComponent(await createUser())}`, status: 204 }),
+
+    'GET /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 200, schema: UserBlocksResponseSchema }),
+    'DELETE /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 204 }),
+
+    'GET /keys/signing': async () => ({ url: '/keys/signing', status: 200, schema: z.array(SigningKeyRecordSchema) }),
+    'POST /keys/signing/rotate': async () => ({ url: '/keys/signing/rotate', status: 201, schema: SigningKeyRecordSchema }),
+    'GET /keys/signing/:kid': async () => {
+      const current = (await signingKeys()).find((k) => k.current)!;
+      return { url: `/keys/signing/${current.kid}`, status: 200, schema: SigningKeyRecordSchema };
+    },
+    'PUT /keys/signing/:kid/revoke': async () => {
+      const before = (await signingKeys()).find((k) => k.current)!;
+      await admin('post', '/keys/signing/rotate');
+      return { url: `/keys/signing/${before.kid}/revoke`, status: 200, schema: SigningKeyRecordSchema };
+    },
+  };
+
+  /** Signs like this service would, with any key, for any audience and time. */
+  function sign(privateKey: jwt.Secret, kid: string, claims: jwt.JwtPayload): string {
+    return jwt.sign({ iss: `${AUTH_URL}/`, aud: MANAGEMENT_AUDIENCE, sub: 'test-admin@clients', azp: 'test-admin', scope: MANAGEMENT_SCOPES.join(' '), ...claims }, privateKey, {
+      algorithm: 'RS256',
+      keyid: kid,
+    });
+  }
+
+  const foreignKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  /** An M2M client holding every management scope name, but for another API. */
+  let otherAudience: { clientId: string; clientSecret: string; audience: string };
+
+  beforeAll(async () => {
+    h = await FlowHarness.start({ PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: '1000' });
+    const api = await createApi([...MANAGEMENT_SCOPES]);
+    const client = await createClient();
+    await admin('post', '/client-grants', { client_id: client.client_id, audience: api.identifier, scope: [...MANAGEMENT_SCOPES] });
+    otherAudience = { clientId: client.client_id, clientSecret: client.client_secret, audience: api.identifier };
+  });
+  afterEach(() => h.gateway.reset());
+  afterAll(() => h.close());
+
+  function send(route: ManagementRoute, token?: string, url = placeholderUrl(route), body?: object): request.Test {
+    const req = request(h.identity.app)[route.method](url);
+    if (token !== undefined) req.set('authorization', `Bearer ${token}`);
+    return body === undefined ? req : req.send(body);
+  }
+
+  function expectInvalidToken(res: request.Response, description: string | RegExp, tokenSent = true): void {
+    expect(res.status).toBe(401);
+    const body = OAuthErrorBodySchema.strict().parse(res.body);
+    expect(body.error).toBe(ErrorCodes.INVALID_TOKEN);
+    expect(body.error_description).toMatch(description);
+    expect(res.headers['www-authenticate']).toBe(tokenSent ? 'Bearer realm="api/v2", error="invalid_token"' : 'Bearer realm="api/v2"');
+  }
+
+  describe('the route table', () => {
+    it('lists the management API routes from the router', () => {
+      // Guards the enumeration itself: an empty or half-read table would make the matrix vacuous.
+      expect(ROUTES.length).toBeGreaterThanOrEqual(30);
+      expect(ROUTES.map(key)).toEqual(expect.arrayContaining(['GET /connections', 'POST /connections', 'PUT /keys/signing/:kid/revoke']));
+    });
+
+    it('gives every route exactly one scope, and only scopes the admin can be granted', () => {
+      expect(ROUTES.filter((r) => r.scopes.length !== 1).map(key)).toEqual([]);
+      expect(ROUTES.filter((r) => !MANAGEMENT_SCOPES.includes(scopeOf(r))).map(key)).toEqual([]);
+    });
+
+    it('has a success case for every route, and none for a route that does not exist', () => {
+      expect(Object.keys(SUCCESS).sort()).toEqual(ROUTES.map(key).sort());
+    });
+
+    it.each([
+      ['get', '/api/v2/no-such-route'],
+      ['put', '/api/v2/connections'],
+    ] as const)('authenticates before routing: %s %s is 401 without a token, 404 with one', async (method, url) => {
+      const route: ManagementRoute = { method, path: url, scopes: [] };
+      expectInvalidToken(await send(route, undefined, url), /^Missing bearer token$/, false);
+      const res = await send(route, await adminToken(h.identity.app), url);
+      expect(res.status).toBe(404);
+      expect(OAuthErrorBodySchema.strict().parse(res.body).error).toBe(ErrorCodes.NOT_FOUND);
+    });
+  });
+
+  describe.each(ROUTES.map((r) => [key(r), scopeOf(r), r] as const))('%s (needs %s)', (_name, scope, route) => {
+    it('answers 401 invalid_token without a token', async () => {
+      expectInvalidToken(await send(route), /^Missing bearer token$/, false);
+    });
+
+    it('answers 401 to a token that has expired', async () => {
+      // Issued by /oauth/token two days ago by the service clock, so it is a real token past its exp.
+      h.clock.advance(-2 * 86_400);
+      let token: string;
+      try {
+        token = await adminToken(h.identity.app);
+      } finally {
+        h.clock.advance(2 * 86_400);
+      }
+      expectInvalidToken(await send(route, token), /^Invalid token: jwt expired$/);
+    });
+
+    it('answers 401 to a token of this service for another audience, even one carrying the scope', async () => {
+      const token = await clientCredentialsToken(
+        h.identity.app,
+        { clientId: otherAudience.clientId, clientSecret: otherAudience.clientSecret },
+        otherAudience.audience,
+        scope,
+      );
+      expect((jwt.decode(token) as jwt.JwtPayload).scope).toBe(scope);
+      expectInvalidToken(await send(route, token), /^Invalid token: jwt audience invalid/);
+    });
+
+    it('answers 401 to a token signed by a foreign key under the kid of the live key', async () => {
+      const { kid } = (await signingKeys()).find((k) => k.current)!;
+      const now = Math.floor(h.clock.now().getTime() / 1000);
+      const token = sign(foreignKey, kid, { iat: now, exp: now + 600 });
+      expectInvalidToken(await send(route, token), /^Invalid token: invalid signature$/);
+    });
+
+    it('answers 401 to a token signed by a foreign key under a kid of its own', async () => {
+      const now = Math.floor(h.clock.now().getTime() / 1000);
+      const token = sign(foreignKey, 'attacker-key', { iat: now, exp: now + 600 });
+      expectInvalidToken(await send(route, token), /^Invalid token: unknown signing key$/);
+    });
+
+    it(`answers 403 insufficient_scope to an admin token holding every scope but ${scope}`, async () => {
+      const token = await adminToken(h.identity.app, MANAGEMENT_SCOPES.filter((s) => s !== scope).join(' '));
+      const res = await send(route, token);
+      expect(res.status).toBe(403);
+      expect(OAuthErrorBodySchema.strict().parse(res.body)).toEqual({
+        error: ErrorCodes.INSUFFICIENT_SCOPE,
+        error_description: `Insufficient scope, expected: ${scope}`,
+      });
+      expect(res.headers['www-authenticate']).toBe(`Bearer realm="api/v2", error="insufficient_scope", scope="${scope}"`);
+    });
+
+    it(`succeeds with a token holding only ${scope}`, async () => {
+      const success = SUCCESS[key(route)];
+      if (!success) throw new Error(`no success case for ${key(route)}: add one to SUCCESS`);
+      const { url, body, status, schema } = await success();
+      // Minted after the case's setup, which may rotate the signing key.
+      const token = await adminToken(h.identity.app, scope);
+      const res = await send(route, token, `/api/v2${url}`, body);
+      expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
+      if (schema) schema.parse(res.body);
+    });
+  });
+});
