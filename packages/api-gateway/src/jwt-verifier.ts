@@ -1,9 +1,10 @@
-import { JwtRejectionReasons } from '@smsauth/contracts';
+import { decodeJsonObjectSegment, hasCriticalExtensions, isCanonicalBase64url, isNumericDate, JwtRejectionReasons } from '@smsauth/contracts';
 import jwt from 'jsonwebtoken';
 import { isAcceptableAlgorithm } from './algorithms';
 import type { JwtScheme } from './document';
 import type { AuthOutcome, GatewayMetrics } from './gateway-metrics';
 import type { JwksKeyStore } from './jwks-key-store';
+import { isAccessTokenType } from './jose-structure';
 import { VerifiedTokenCache, type VerifiedToken } from './token-cache';
 import type { Clock, JwtClaims } from './types';
 
@@ -13,23 +14,10 @@ export type Verification =
 
 /** Longer tokens are refused unparsed (Node's default header limit is 16 KB anyway). */
 export const MAX_TOKEN_LENGTH = 16 * 1024;
-const SEGMENT = /^[A-Za-z0-9_-]*$/;
+const TIME_CLAIMS = ['exp', 'nbf', 'iat'] as const;
 
 function reject(reason: string, outcome: AuthOutcome): Verification {
   return { ok: false, reason, outcome };
-}
-
-function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isNumericDate(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
 }
 
 function audiencesOf(aud: unknown): string[] | undefined {
@@ -51,19 +39,27 @@ interface DecodedToken {
   payloadSegment: string;
 }
 
-/** Structure only: three base64url segments, JSON objects, an asymmetric `alg`, a string `kid`. */
+/**
+ * Structure only: three canonical base64url segments, header and claims JSON objects without
+ * duplicate member names, an asymmetric `alg`, a string `kid`, an access-token `typ`, no
+ * `crit`, and every time claim present a NumericDate a Date can hold.
+ */
 function decodeToken(token: string): DecodedToken | undefined {
   if (token.length > MAX_TOKEN_LENGTH) return undefined;
   const segments = token.split('.');
-  if (segments.length !== 3 || !segments.every((segment) => SEGMENT.test(segment))) return undefined;
-  const [headerSegment, payloadSegment] = segments as [string, string, string];
-  const header = decodeJsonObject(headerSegment);
-  const payload = decodeJsonObject(payloadSegment);
-  if (!header || !payload) return undefined;
+  if (segments.length !== 3) return undefined;
+  const [headerSegment, payloadSegment, signatureSegment] = segments as [string, string, string];
+  if (!isCanonicalBase64url(signatureSegment)) return undefined;
+  const decodedHeader = decodeJsonObjectSegment(headerSegment);
+  const decodedPayload = decodeJsonObjectSegment(payloadSegment);
+  if (!decodedHeader.ok || !decodedPayload.ok) return undefined;
+  const [header, payload] = [decodedHeader.value, decodedPayload.value];
   // `none` and HMAC are refused here, before any key is looked up (RFC 8725 §3.1, §3.2).
   // `jku`, `x5u`, `jwk` and `x5c` are never read: keys come only from the configured JWKS.
   if (!isAcceptableAlgorithm(header.alg)) return undefined;
   if (header.kid !== undefined && typeof header.kid !== 'string') return undefined;
+  if (!isAccessTokenType(header.typ) || hasCriticalExtensions(header)) return undefined;
+  if (TIME_CLAIMS.some((claim) => payload[claim] !== undefined && !isNumericDate(payload[claim]))) return undefined;
   return { alg: header.alg, kid: header.kid, payload, payloadSegment };
 }
 
@@ -96,9 +92,6 @@ export class JwtVerifier {
     const decoded = decodeToken(token);
     if (!decoded) return reject(JwtRejectionReasons.BAD_FORMAT, 'bad_format');
     const { payload } = decoded;
-    if (['exp', 'nbf', 'iat'].some((claim) => payload[claim] !== undefined && !isNumericDate(payload[claim]))) {
-      return reject(JwtRejectionReasons.BAD_FORMAT, 'bad_format');
-    }
     // The issuer is compared exactly: `https://id.example.com` is not `https://id.example.com/`.
     if (payload.iss !== scheme.issuer) return reject(JwtRejectionReasons.ISSUER_NOT_ALLOWED, 'issuer_not_allowed');
     if (!isNumericDate(payload.exp)) return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
@@ -138,7 +131,7 @@ export class JwtVerifier {
           clockTimestamp: Math.floor(clock.now() / 1000),
           clockTolerance: clockToleranceSec,
         });
-        return undefined;
+        return this.checkIssuedAt(decoded.payload.iat);
       } catch (err) {
         // jsonwebtoken checks the signature before the times, so these mean a good signature.
         if (err instanceof jwt.TokenExpiredError || err instanceof jwt.NotBeforeError) {
@@ -147,5 +140,14 @@ export class JwtVerifier {
       }
     }
     return reject(JwtRejectionReasons.SIGNATURE_FAILED, 'signature_failed');
+  }
+
+  /** jsonwebtoken ignores `iat`; one further ahead than the leeway was not issued by a sane clock. */
+  private checkIssuedAt(iat: unknown): Verification | undefined {
+    const { clock, clockToleranceSec } = this.options;
+    if (typeof iat === 'number' && iat > clock.now() / 1000 + clockToleranceSec) {
+      return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
+    }
+    return undefined;
   }
 }

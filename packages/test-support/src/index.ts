@@ -1,1 +1,4 @@
 export * from './property';
+export * from './tcp-proxy';
+export * from './jwt-craft';
+export * from './service-process';

@@ -1,9 +1,9 @@
-import { createHmac, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { TestKey } from './keys';
 
-export const b64url = (value: string | Buffer | object): string =>
-  Buffer.from(typeof value === 'string' || Buffer.isBuffer(value) ? value : JSON.stringify(value)).toString('base64url');
+// Raw crafting (any header, payload, signature) lives in @smsauth/test-support, shared with
+// the services' attack corpora.
+export { b64url, craftToken, hmacSigner, rsaSigner, withPayload } from '@smsauth/test-support';
 
 export interface SignOptions {
   algorithm?: jwt.Algorithm;
@@ -20,24 +20,4 @@ export function signToken(key: TestKey, claims: Record<string, unknown>, options
     ...(kid === null ? {} : { keyid: kid }),
     header: { alg: options.algorithm ?? 'RS256', ...(options.header ?? {}) } as jwt.JwtHeader,
   });
-}
-
-/** Hand-built token: any header, any payload, signature from `signer` over `header.payload`. */
-export function craftToken(
-  header: Record<string, unknown>,
-  payload: Record<string, unknown> | string,
-  signer?: (signingInput: string) => Buffer | string,
-): string {
-  const signingInput = `${b64url(header)}.${typeof payload === 'string' ? b64url(payload) : b64url(payload)}`;
-  const signature = signer ? signer(signingInput) : '';
-  return `${signingInput}.${typeof signature === 'string' ? signature : signature.toString('base64url')}`;
-}
-
-export const hmacSigner = (secret: string | Buffer) => (input: string) => createHmac('sha256', secret).update(input).digest();
-export const rsaSigner = (privateKey: KeyObject) => (input: string) => cryptoSign('sha256', Buffer.from(input), privateKey);
-
-/** Replaces the payload segment, keeping header and signature: a tampered token. */
-export function withPayload(token: string, payload: Record<string, unknown>): string {
-  const [header, , signature] = token.split('.');
-  return `${header}.${b64url(payload)}.${signature}`;
 }

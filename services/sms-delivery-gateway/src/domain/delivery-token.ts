@@ -1,11 +1,15 @@
 import type { KeyObject } from 'node:crypto';
+import { decodeJsonObjectSegment, isCanonicalBase64url, isNumericDate, type SegmentProblem } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import jwt from 'jsonwebtoken';
+import { isDeliveryTokenType } from './token-structure';
 
 /** `exp` (and `nbf`) tolerance for clock differences between identity and gateway. */
 export const CLOCK_TOLERANCE_SECONDS = 60;
 /** A delivery token is minted per delivery; one older than this is a replay. */
 export const MAX_TOKEN_AGE_SECONDS = 10 * 60;
+/** A delivery token is about 250 characters; far longer ones are refused before any parsing. */
+export const MAX_DELIVERY_TOKEN_LENGTH = 8 * 1024;
 
 export interface DeliveryTokenPolicy {
   /** The HMAC key (GATEWAY_AUTH_SECRET, decoded) as a secret KeyObject, never mistaken for a PEM key. */
@@ -41,13 +45,18 @@ export function bearerToken(header: string | undefined): string | undefined {
  * Checks a delivery request's Authorization header: HS256 only (no `none`, no RS/HS
  * confusion, no other HMAC size), signature with the shared key, `aud`/`sub` when
  * configured, `exp` with 60 s leeway when present, and `iat` required and at most
- * 10 minutes old. Throws DeliveryAuthError; returns the verified claims.
+ * 10 minutes old; first the structural rules of checkTokenStructure (typ, crit, duplicate
+ * names, canonical base64url, NumericDates). Throws DeliveryAuthError; returns the claims.
  */
 export function verifyDeliveryAuthorization(header: string | undefined, policy: DeliveryTokenPolicy): jwt.JwtPayload {
   if (header === undefined || header.trim() === '') {
     throw new DeliveryAuthError('missing', 'Authorization: Bearer <token> is required', false);
   }
   const token = bearerToken(header);
+  if (token === undefined && /^Bearer[ \t]+\S/i.test(header)) {
+    // "Bearer abc def": a token was sent, with whitespace inside it.
+    throw new DeliveryAuthError('malformed', 'The token is malformed', true);
+  }
   if (token === undefined) {
     const description = /^Bearer\s*$/i.test(header.trim())
       ? 'The bearer token is empty'
@@ -55,6 +64,7 @@ export function verifyDeliveryAuthorization(header: string | undefined, policy: 
     throw new DeliveryAuthError('missing', description, false);
   }
 
+  checkTokenStructure(token);
   const nowSeconds = Math.floor(policy.clock() / 1000);
   let claims: jwt.JwtPayload;
   try {
@@ -73,6 +83,40 @@ export function verifyDeliveryAuthorization(header: string | undefined, policy: 
 
   checkTokenAge(claims, nowSeconds);
   return claims;
+}
+
+const SEGMENT_PROBLEMS: Record<SegmentProblem, string> = {
+  encoding: 'The token is malformed',
+  json: 'The token is malformed',
+  duplicate: 'The token repeats a JSON member name',
+};
+
+/**
+ * What jsonwebtoken does not check, on the unauthenticated bytes: canonical base64url
+ * segments, JSON objects without duplicate names, `alg` HS256, `typ` JWT or none, no `crit`
+ * (RFC 7515 §4.1.11: we implement no extension, so any is one we do not understand), a
+ * string `kid` if any (it selects nothing: there is one key), time claims as NumericDates.
+ */
+function checkTokenStructure(token: string): void {
+  const malformed = (description: string) => new DeliveryAuthError('malformed', description, true);
+  if (token.length > MAX_DELIVERY_TOKEN_LENGTH) throw malformed(`The token is longer than ${MAX_DELIVERY_TOKEN_LENGTH} characters`);
+  const segments = token.split('.');
+  if (segments.length !== 3 || !isCanonicalBase64url(segments[2] ?? '')) throw malformed('The token is malformed');
+  const header = decodeJsonObjectSegment(segments[0] ?? '');
+  if (!header.ok) throw malformed(SEGMENT_PROBLEMS[header.problem]);
+  const payload = decodeJsonObjectSegment(segments[1] ?? '');
+  if (!payload.ok) throw malformed(SEGMENT_PROBLEMS[payload.problem]);
+  if (header.value.alg !== 'HS256') throw new DeliveryAuthError('algorithm', 'The token must be signed with HS256', true);
+  if (segments[2] === '') throw new DeliveryAuthError('signature', 'The token signature is missing', true);
+  if (!isDeliveryTokenType(header.value.typ)) throw new DeliveryAuthError('typ', 'The token type (typ) must be JWT', true);
+  if (Object.hasOwn(header.value, 'crit')) {
+    throw new DeliveryAuthError('crit', 'The token header lists critical extensions (crit) this gateway does not support', true);
+  }
+  if (header.value.kid !== undefined && typeof header.value.kid !== 'string') throw malformed('The token header kid must be a string');
+  for (const claim of ['exp', 'nbf', 'iat']) {
+    const value = payload.value[claim];
+    if (value !== undefined && !isNumericDate(value)) throw malformed(`The token claim ${claim} is not a valid NumericDate`);
+  }
 }
 
 function checkTokenAge(claims: jwt.JwtPayload, nowSeconds: number): void {
