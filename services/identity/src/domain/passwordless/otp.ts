@@ -66,14 +66,17 @@ export function isOtpFormatValid(candidate: unknown, digits: number): candidate 
 }
 
 /**
- * Constant-time equality of two codes. The lengths are compared first: a code's length is
- * public (`totp.length`), its digits are not. Check `isOtpFormatValid` before calling.
+ * Constant-time equality of two codes: crypto.timingSafeEqual on equal-length buffers. A
+ * guess of another length (its length is public: `totp.length`) is refused, but only after
+ * the same comparison, of the expected code with itself, so every call does the same work
+ * whatever the guess. Check `isOtpFormatValid` before calling.
  */
 export function otpMatches(candidate: string, expected: string): boolean {
-  const a = Buffer.from(candidate, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  if (a.length !== b.length) return false;
-  return timingSafeEqual(a, b);
+  const guess = Buffer.from(candidate, 'utf8');
+  const code = Buffer.from(expected, 'utf8');
+  const sameLength = guess.length === code.length;
+  const equal = timingSafeEqual(sameLength ? guess : code, code);
+  return sameLength && equal;
 }
 
 /** Format check then constant-time compare: the one call the token endpoints need. */

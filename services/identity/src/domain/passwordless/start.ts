@@ -196,6 +196,16 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
     _id: key.request_id,
     phone_number: phoneNumber,
     request_language: call.requestLanguage,
-    phone_verified: user?.phone_verified ?? false,
+    phone_verified: reportedPhoneVerified(connection, user),
   };
+}
+
+/**
+ * `phone_verified` as start reports it. Where anyone may sign up, a true value would tell a
+ * number with a user from one without (user enumeration), so it stays false: the number is
+ * not verified by this start until its code is exchanged (spec §3). With disable_signup,
+ * start already refuses numbers without a user, so the stored value reveals nothing more.
+ */
+export function reportedPhoneVerified(connection: StoredConnection, user: { phone_verified: boolean } | undefined): boolean {
+  return connection.options.disable_signup ? (user?.phone_verified ?? false) : false;
 }
