@@ -38,7 +38,8 @@ export async function autocannonRun(spec, { workDir, watch = [], allowNon2xx = f
   try {
     result = await runJsonChild('autocannon-child.mjs', [file]);
   } finally {
-    result = { ...(result ?? {}), rss: sampler.stop() };
+    const sampled = sampler.stop();
+    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs };
   }
   if (!allowNon2xx && (result.non2xx > 0 || result.errors > 0)) {
     const states = watch.map((p) => `${p.name}: ${p.child.exitCode === null && p.child.signalCode === null ? 'running' : `exited (${p.child.exitCode ?? p.child.signalCode})`}, log ${p.logFile}:\n${tailOf(p.logFile)}`);
@@ -61,7 +62,8 @@ export async function loginRun(spec, { workDir, watch = [], rssIntervalMs = 500 
   try {
     result = await runJsonChild('login-driver.mjs', [file]);
   } finally {
-    result = { ...(result ?? {}), rss: sampler.stop() };
+    const sampled = sampler.stop();
+    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs };
   }
   if (result.errors > 0) throw new Error(`${result.errors} logins failed; first: ${result.firstError}`);
   return result;

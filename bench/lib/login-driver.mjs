@@ -59,6 +59,7 @@ async function timed(scheduledAt) {
   }
 }
 
+const cpuAtStart = process.cpuUsage();
 const startedAt = performance.now();
 const endAt = startedAt + spec.durationSec * 1000;
 if (spec.rate) {
@@ -83,4 +84,9 @@ if (spec.rate) {
 const elapsedSec = (performance.now() - startedAt) / 1000;
 latencies.sort((a, b) => a - b);
 const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : null);
-process.stdout.write(`${JSON.stringify({ logins: latencies.length, loginsPerSec: latencies.length / elapsedSec, p50Ms: pct(50), p99Ms: pct(99), maxMs: latencies.at(-1) ?? null, errors, firstError, signaturesPerLogin: signatures })}\n`);
+process.stdout.write(`${JSON.stringify({ logins: latencies.length, loginsPerSec: latencies.length / elapsedSec, p50Ms: pct(50), p99Ms: pct(99), maxMs: latencies.at(-1) ?? null, errors, firstError, signaturesPerLogin: signatures, driverCpuMs: cpuMsSince(cpuAtStart) })}\n`);
+
+function cpuMsSince(start) {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}

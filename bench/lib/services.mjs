@@ -105,9 +105,42 @@ export function rssMb(pid) {
   return kb / 1024;
 }
 
-/** Samples RSS of the named processes every intervalMs until stopped; returns peak and last per name. */
+/** CPU time (user + system) of a process and its children so far, in ms. */
+export function cpuMs(pid) {
+  let ticks = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+// USER_HZ: 100 on every Linux the benchmarks run on (getconf CLK_TCK).
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** Busy CPU time of the whole machine so far (all cores, idle and iowait excluded), in ms. */
+export function machineBusyMs() {
+  const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = values.map(Number);
+  void idle;
+  void iowait;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * Samples RSS of the named processes every intervalMs until stopped; returns, per name, the
+ * peak and last RSS and the CPU time it used meanwhile, plus the machine's busy CPU time (what
+ * the processes not watched, such as PostgreSQL and the load generator, used is the rest).
+ */
 export function sampleRss(processes, intervalMs = 500) {
   const samples = Object.fromEntries(processes.map((p) => [p.name, []]));
+  const cpuAtStart = Object.fromEntries(processes.map((p) => [p.name, cpuMs(p.child.pid)]));
+  const machineAtStart = machineBusyMs();
   const take = () => {
     for (const p of processes) if (p.child.exitCode === null) samples[p.name].push(rssMb(p.child.pid));
   };
@@ -117,9 +150,14 @@ export function sampleRss(processes, intervalMs = 500) {
     stop() {
       clearInterval(timer);
       take();
-      return Object.fromEntries(
-        Object.entries(samples).map(([name, values]) => [name, { peakMb: round(Math.max(...values)), lastMb: round(values.at(-1)), samples: values.map(round) }]),
+      const perProcess = Object.fromEntries(
+        Object.entries(samples).map(([name, values]) => {
+          const p = processes.find((q) => q.name === name);
+          const cpu = p.child.exitCode === null ? cpuMs(p.child.pid) - cpuAtStart[name] : null;
+          return [name, { peakMb: round(Math.max(...values)), lastMb: round(values.at(-1)), cpuMs: cpu, samples: values.map(round) }];
+        }),
       );
+      return { processes: perProcess, machineBusyMs: machineBusyMs() - machineAtStart };
     },
   };
 }
