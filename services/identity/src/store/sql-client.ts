@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { toDatabaseUnavailable } from './availability';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -64,27 +65,34 @@ function openPg(connectionString: string, schema: string, max: number): SqlClien
   // A dropped idle connection must not crash the process; the pool replaces it on next use.
   pool.on('error', () => undefined);
   const run = async <R>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) => {
-    const result = await client.query(text, params as unknown[] | undefined);
+    const result = await unavailableAs503(() => client.query(text, params as unknown[] | undefined));
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   };
   // Without parameters pg uses the simple protocol, which accepts several statements.
   const exec = async (client: pg.Pool | pg.PoolClient, script: string) => {
-    await client.query(script);
+    await unavailableAs503(() => client.query(script));
   };
   return {
     driver: 'pg',
     query: (text, params) => run(pool, text, params),
     exec: (script) => exec(pool, script),
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await unavailableAs503(() => pool.connect());
       let broken = false;
+      // A checked-out client has no pool listener: without this, a connection dropped in the
+      // middle of a transaction would be an unhandled 'error' event and end the process. The
+      // pending query fails on its own; the client is discarded on release.
+      const onConnectionLost = () => {
+        broken = true;
+      };
+      client.on('error', onConnectionLost);
       try {
-        await client.query('BEGIN');
+        await run(client, 'BEGIN');
         const result = await fn({
           query: (text, params) => run(client, text, params),
           exec: (script) => exec(client, script),
         });
-        await client.query('COMMIT');
+        await run(client, 'COMMIT');
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {
@@ -92,11 +100,24 @@ function openPg(connectionString: string, schema: string, max: number): SqlClien
         });
         throw err;
       } finally {
+        client.removeListener('error', onConnectionLost);
         client.release(broken);
       }
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * A lost or refused database connection becomes a 503 DatabaseUnavailableError, so callers
+ * get a clear "try again" instead of a 500; the pool reconnects on its own once it is back.
+ */
+async function unavailableAs503<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    throw toDatabaseUnavailable(err);
+  }
 }
 
 async function openPglite(dataDir: string | undefined, schema: string): Promise<SqlClient> {
