@@ -3,6 +3,9 @@ import { startTcpProxy, type TcpProxy } from '@smsauth/test-support';
 import pg from 'pg';
 import type { Response } from 'supertest';
 import { DatabaseUnavailableError } from '../../src/store/availability';
+import { KeyRing } from '../../src/domain/tokens/key-ring';
+import { openStore } from '../../src/store';
+import { createSecretCipher } from '../../src/domain/crypto/secret-cipher';
 import { openSqlClient } from '../../src/store/sql-client';
 import { describeWithPostgres, dropSchema, uniqueSchema } from '../helpers';
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
@@ -169,6 +172,56 @@ describeWithPostgres('identity during a PostgreSQL outage (faults)', (databaseUr
     await h.verifyWithJwks(idTokenBefore!, setup.clientId);
     const fresh = h.caller();
     expect((await h.ro(setup, fresh, await h.sendCode(setup, fresh))).status).toBe(200);
+  });
+
+  it('shows the hosted login a 503 page, not the generic failure, while PostgreSQL is cut', async () => {
+    const callback = 'https://app.example.com/callback';
+    const created = await h.management('post', '/clients', {
+      name: 'Outage SPA',
+      app_type: 'spa',
+      callbacks: [callback],
+      grant_types: ['http://auth0.com/oauth/grant-type/passwordless/otp'],
+    });
+    expect(created.status).toBe(201);
+    const query = { client_id: created.body.client_id, redirect_uri: callback, response_type: 'token', state: 's' };
+    await proxy.cut();
+    try {
+      const res = await h.http().get('/authorize').query(query);
+      expect(res.status).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.text).toContain('Temporarily unavailable');
+      expect(res.text).not.toMatch(/ECONN|terminated|postgres/i);
+    } finally {
+      await proxy.restore();
+    }
+    // Back to what this request gets normally (the client has no SMS connection: an error redirect).
+    await eventually('the request is answered again', async () => (await h.http().get('/authorize').query(query)).status === 302);
+  });
+
+  it('keeps publishing and signing with the keys it holds when a periodic key reload meets the outage', async () => {
+    const opened = await openStore(serviceDatabaseUrl(), createSecretCipher(undefined), { schema });
+    const realNow = Date.now.bind(Date);
+    const clock = { now: () => new Date(realNow()) };
+    try {
+      const ring = await KeyRing.open(opened.store, clock);
+      const before = await ring.jwks();
+      const signingKid = ring.currentKey().kid;
+      await proxy.cut();
+      // 31 s later the ring considers its keys stale and tries the database, which is away.
+      const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 31_000);
+      try {
+        expect(await ring.jwks()).toEqual(before);
+        expect(ring.currentKey().kid).toBe(signingKid);
+      } finally {
+        later.mockRestore();
+        await proxy.restore();
+      }
+      // Once the database answers, the next reload after the retry interval succeeds again.
+      expect(await ring.jwks()).toEqual(before);
+    } finally {
+      await opened.close();
+    }
   });
 
   it('fails readiness while PostgreSQL hangs, and carries on when it answers again', async () => {

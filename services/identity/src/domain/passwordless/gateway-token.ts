@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 
 /**
@@ -35,7 +36,9 @@ export function signGatewayToken(settings: GatewayAuthenticationSettings, now: D
   const iat = Math.floor(now.getTime() / 1000);
   return jwt.sign(
     { sub: settings.subject, aud: settings.audience, iat, exp: iat + GATEWAY_TOKEN_LIFETIME_SECONDS },
-    gatewaySigningKey(settings),
+    // A KeyObject: given bytes, jsonwebtoken first tries to parse them as a PEM private key,
+    // and that failed attempt cost 1.4 ms per token against 17 µs for the signature itself.
+    createSecretKey(gatewaySigningKey(settings)),
     { algorithm: 'HS256' },
   );
 }

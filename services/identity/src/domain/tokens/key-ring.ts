@@ -18,6 +18,8 @@ interface LoadedKeys {
 
 /** How long another instance's rotation or revocation may take to reach this one. */
 const REFRESH_AFTER_MS = 30_000;
+/** After a failed periodic reload, the next attempt waits this long. */
+const RETRY_FAILED_RELOAD_MS = 5_000;
 /** Unknown kids trigger at most one reload per this interval. */
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 
@@ -67,9 +69,16 @@ export class KeyRing {
   /** Reloads when the cached keys are older than REFRESH_AFTER_MS. */
   async refreshIfStale(): Promise<void> {
     if (Date.now() - this.keys.loadedAt <= REFRESH_AFTER_MS) return;
-    this.staleReload ??= this.reload().finally(() => {
-      this.staleReload = undefined;
-    });
+    // The keys held stay right through a database outage (only a rotation elsewhere would
+    // change them), so a failed periodic reload keeps them, JWKS keeps answering and tokens
+    // keep being signed; the next request after RETRY_FAILED_RELOAD_MS tries again.
+    this.staleReload ??= this.reload()
+      .catch(() => {
+        this.keys.loadedAt = Date.now() - REFRESH_AFTER_MS + RETRY_FAILED_RELOAD_MS;
+      })
+      .finally(() => {
+        this.staleReload = undefined;
+      });
     await this.staleReload;
   }
 

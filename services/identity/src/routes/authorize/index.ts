@@ -18,6 +18,7 @@ import type { Clock } from '../../domain/clock';
 import type { PasswordlessLoginDependencies } from '../../domain/oauth/passwordless-login';
 import type { StartDependencies } from '../../domain/passwordless/start';
 import type { IdentityStore } from '../../store';
+import { DatabaseUnavailableError } from '../../store/availability';
 import { clearBindingCookie, redirectWithFragment, requestCookies, seeOther, sendPage, setBindingCookie } from './http';
 import { LOGIN_CSS } from './styles';
 import { codePage, errorPage, phonePage, type CodeView, type FormContext } from './views';
@@ -50,6 +51,10 @@ function page(handler: Handler): Handler {
       } else if (err instanceof AuthorizeRedirectError) {
         req.log.info({ error: err.error }, 'authorize error sent to the redirect_uri');
         redirectWithFragment(res, errorRedirect(err.redirectUri, err.error, err.description, err.state));
+      } else if (err instanceof DatabaseUnavailableError) {
+        req.log.warn({ err }, 'authorize request failed: database unavailable');
+        res.setHeader('Retry-After', '5');
+        sendPage(res, 503, errorPage('Temporarily unavailable', 'Sign-in is briefly unavailable. Wait a few seconds, then reload this page.'));
       } else {
         req.log.error({ err }, 'authorize request failed');
         sendPage(res, 500, errorPage('Something went wrong', 'The sign-in could not be completed. Go back to the application and try again.'));
