@@ -49,8 +49,11 @@ export type SegmentProblem = 'encoding' | 'json' | 'duplicate';
 
 /** A header or claims segment as a JSON object, or why it is not one. */
 export function decodeJsonObjectSegment(segment: string): { ok: true; value: Record<string, unknown> } | { ok: false; problem: SegmentProblem } {
-  if (!isCanonicalBase64url(segment)) return { ok: false, problem: 'encoding' };
-  const text = Buffer.from(segment, 'base64url').toString('utf8');
+  if (!BASE64URL.test(segment)) return { ok: false, problem: 'encoding' };
+  // One decode serves both the canonical-spelling check and the JSON text.
+  const bytes = Buffer.from(segment, 'base64url');
+  if (bytes.toString('base64url') !== segment) return { ok: false, problem: 'encoding' };
+  const text = bytes.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
