@@ -121,7 +121,13 @@ async function unavailableAs503<T>(operation: () => Promise<T>): Promise<T> {
 }
 
 async function openPglite(dataDir: string | undefined, schema: string): Promise<SqlClient> {
-  const db = await PGlite.create(dataDir);
+  // PostgreSQL's default shared_buffers (128MB) is allocated and touched at startup inside
+  // PGlite's WebAssembly memory, which never shrinks: ~150 MB of RSS for a database of a few MB.
+  // 16MB keeps that memory at its 128 MB floor with ~30 MB resident (bench/lib/pglite-memory.mjs,
+  // BENCHMARKS.md "Memory"). startParams replaces PGlite's defaults, so they are kept; initdb gets
+  // it too (a lower peak while it runs, and the value in a new data directory's postgresql.conf).
+  const settings = ['-c', 'shared_buffers=16MB'];
+  const db = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, ...settings], initDbStartParams: settings });
   // One embedded connection: setting search_path once applies to every later query.
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
   const executor = (target: Pick<PGlite, 'query' | 'exec'>): SqlExecutor => ({

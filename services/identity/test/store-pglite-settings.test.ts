@@ -1,0 +1,57 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqlClient, type SqlClient } from '../src/store/sql-client';
+
+// PGlite keeps PostgreSQL's shared_buffers inside its WebAssembly memory, which never shrinks:
+// the default 128MB alone was ~150 MB of identity's RSS (BENCHMARKS.md "Memory").
+async function setting(client: SqlClient, name: string): Promise<string> {
+  const { rows } = await client.query<Record<string, string>>(`SHOW ${name}`);
+  return rows[0]![name]!;
+}
+
+describe('embedded database (PGlite) settings', () => {
+  let dir: string;
+  const opened: SqlClient[] = [];
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'identity-pglite-settings-'));
+  });
+
+  afterAll(async () => {
+    for (const client of opened) await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(url: string): Promise<SqlClient> {
+    const client = await openSqlClient(url);
+    opened.push(client);
+    return client;
+  }
+
+  it('runs memory:// with 16MB of shared buffers instead of the default 128MB', async () => {
+    const client = await open('memory://');
+    expect(await setting(client, 'shared_buffers')).toBe('16MB');
+  });
+
+  it("keeps PGlite's own start settings next to it (single process, errors do not end the backend)", async () => {
+    const client = await open('memory://');
+    expect(await setting(client, 'max_worker_processes')).toBe('0');
+    expect(await setting(client, 'exit_on_error')).toBe('off');
+    expect(await setting(client, 'io_method')).toBe('sync');
+  });
+
+  it('writes the setting into a new pglite:<dir> and applies it when the directory is opened again', async () => {
+    const dataDir = join(dir, 'identity');
+    const first = await open(`pglite:${dataDir}`);
+    expect(await setting(first, 'shared_buffers')).toBe('16MB');
+    await first.exec('CREATE TABLE kept (id int); INSERT INTO kept VALUES (1)');
+    await first.close();
+    opened.splice(opened.indexOf(first), 1);
+    expect(readFileSync(join(dataDir, 'postgresql.conf'), 'utf8')).toMatch(/^shared_buffers = 16MB/m);
+
+    const second = await open(`pglite:${dataDir}`);
+    expect(await setting(second, 'shared_buffers')).toBe('16MB');
+    expect((await second.query('SELECT id FROM kept')).rows).toEqual([{ id: 1 }]);
+  });
+});
