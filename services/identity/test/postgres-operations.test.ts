@@ -1,44 +1,9 @@
-import net from 'node:net';
+import { startTcpProxy } from '@smsauth/test-support';
 import request from 'supertest';
 import { openSqlClient } from '../src/store/sql-client';
 import { migrate } from '../src/store/migrate';
 import { migrations } from '../src/store/migrations';
 import { describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema } from './helpers';
-
-/** A TCP proxy in front of PostgreSQL that a test can cut and restore. */
-async function startCuttableProxy(target: URL): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  let open = true;
-  const server = net.createServer((client) => {
-    if (!open) {
-      client.destroy();
-      return;
-    }
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    cut() {
-      open = false;
-      for (const socket of sockets) socket.destroy();
-    },
-    restore() {
-      open = true;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describeWithPostgres('identity on PostgreSQL: concurrent starts and outages', (databaseUrl) => {
   const schemas: string[] = [];
@@ -79,19 +44,16 @@ describeWithPostgres('identity on PostgreSQL: concurrent starts and outages', (d
     const schema = uniqueSchema('ready');
     schemas.push(schema);
     const target = new URL(databaseUrl);
-    const proxy = await startCuttableProxy(target);
-    const proxied = new URL(databaseUrl);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    const identity = await startTestIdentity({ DATABASE_URL: proxied.toString() }, { schema });
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const identity = await startTestIdentity({ DATABASE_URL: proxy.proxiedUrl(databaseUrl) }, { schema });
     try {
       expect((await request(identity.app).get('/readyz')).status).toBe(200);
-      proxy.cut();
+      await proxy.cut();
       const down = await request(identity.app).get('/readyz');
       expect(down.status).toBe(503);
       expect(down.body.status).toBe('not_ready');
       expect(down.body.checks.database).not.toBe('ok');
-      proxy.restore();
+      await proxy.restore();
       const up = await request(identity.app).get('/readyz');
       expect(up.status).toBe(200);
       expect(up.body.checks).toEqual({ database: 'ok' });
@@ -105,11 +67,9 @@ describeWithPostgres('identity on PostgreSQL: concurrent starts and outages', (d
   it('fails readiness when nothing listens where the database should be', async () => {
     const schema = uniqueSchema('ready2');
     schemas.push(schema);
-    const proxy = await startCuttableProxy(new URL(databaseUrl));
-    const proxied = new URL(databaseUrl);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    const identity = await startTestIdentity({ DATABASE_URL: proxied.toString() }, { schema });
+    const target = new URL(databaseUrl);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const identity = await startTestIdentity({ DATABASE_URL: proxy.proxiedUrl(databaseUrl) }, { schema });
     await proxy.close();
     try {
       const res = await request(identity.app).get('/readyz');
