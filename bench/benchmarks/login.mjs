@@ -37,12 +37,21 @@ export function cpuPerLogin(run) {
   };
 }
 
+/** `BENCH_LOGIN_CONFIGS=postgres/1,pglite/1` runs only those (database/identity workers), for A/B runs. */
+export function selectConfigurations(all, wanted = process.env.BENCH_LOGIN_CONFIGS) {
+  if (!wanted) return all;
+  const keys = new Set(wanted.split(',').map((k) => k.trim()));
+  const chosen = all.filter((c) => keys.has(`${c.database}/${c.workers}`));
+  if (chosen.length === 0) throw new Error(`BENCH_LOGIN_CONFIGS=${wanted} matches none of ${all.map((c) => `${c.database}/${c.workers}`).join(', ')}`);
+  return chosen;
+}
+
 export async function run(ctx) {
   const rows = [];
   const cpu = [];
   const configurations = databases().map((database) => ({ database, workers: 1 }));
   if (configurations.some((c) => c.database === 'postgres')) configurations.push({ database: 'postgres', workers: 2 });
-  for (const { database, workers } of configurations) {
+  for (const { database, workers } of selectConfigurations(configurations)) {
     const s = await startBenchStack({ database, identityEnv: { WEB_CONCURRENCY: String(workers) } });
     try {
       const sample = await postJson(`${s.authUrl}/oauth/token`, { grant_type: 'client_credentials', client_id: s.tenant.m2mClientId, client_secret: s.tenant.m2mClientSecret, audience: s.tenant.apiAudience });

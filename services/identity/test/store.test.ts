@@ -200,4 +200,106 @@ describe.each(drivers)('identity store on $name', (driver) => {
     const noClient = await opened.store.clientGrants.findClientCredentialsContext('ghost', 'https://ctx');
     expect([noClient.client, noClient.api?.identifier, noClient.grant]).toEqual([undefined, 'https://ctx', undefined]);
   });
+
+  it('counts the second rate-limit key only while the first is within its limit', async () => {
+    const hour = new Date('2030-01-01T10:00:00Z');
+    const hits = [];
+    for (let i = 0; i < 4; i += 1) hits.push(await opened.store.rateLimits.hitGuarded({ key: 'g:ip', limit: 2 }, 'g:phone', hour));
+    expect(hits).toEqual([
+      { first: 1, second: 1 },
+      { first: 2, second: 2 },
+      { first: 3, second: null },
+      { first: 4, second: null },
+    ]);
+    // The refused hits left the second counter where it was.
+    expect(await opened.store.rateLimits.hit('g:phone', hour)).toBe(3);
+    const parallel = await Promise.all(Array.from({ length: 12 }, () => opened.store.rateLimits.hitGuarded({ key: 'g:ip2', limit: 100 }, 'g:phone2', hour)));
+    expect(parallel.map((h) => h.first).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(parallel.map((h) => h.second).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+  });
+
+  describe('passwordless login statements', () => {
+    const at = new Date('2030-01-01T00:00:00Z');
+    const phone = '+15550009';
+    const code = (request_id: string) => ({
+      connection_id: 'con_pl',
+      phone_number: phone,
+      request_id,
+      client_id: 'pl_app',
+      auth_params: {},
+      secret: 'ab'.repeat(20),
+      issued_at: at,
+      expires_at: new Date(at.getTime() + 300_000),
+      time_step: 300,
+      digits: 6,
+    });
+    const failures = async () => {
+      const { rows } = await opened.sql.query<{ n: string }>(
+        `SELECT (SELECT count(*) FROM login_failures_by_ip WHERE phone_number = $1) + (SELECT count(*) FROM login_failures_by_phone WHERE phone_number = $1) AS n`,
+        [phone],
+      );
+      return Number(rows[0]!.n);
+    };
+
+    beforeAll(async () => {
+      await opened.store.clients.insert(client('pl_app'));
+      await opened.store.transaction((tx) => tx.connections.insert({ id: 'con_pl', options: options({ name: 'pl' }), enabled_clients: ['pl_app'] }));
+    });
+
+    it('reads the client, the connection, the user and the failure counters together, each missing part undefined', async () => {
+      const empty = await opened.store.passwordlessLogins.exchangeContext('pl_app', 'pl', phone, '203.0.113.9');
+      expect(empty.client).toEqual(await opened.store.clients.findById('pl_app'));
+      expect(empty.connection).toEqual(await opened.store.connections.findByName('pl'));
+      expect(empty.user).toBeUndefined();
+      expect(empty.bruteForce).toEqual({ ipFailures: 0, ipLastFailureAt: null, phoneConsecutiveFailures: 0 });
+
+      await opened.store.users.recordLogin({ user_id: 'sms|pl', connection_id: 'con_pl', phone_number: phone, at });
+      await opened.store.loginFailures.recordFailure({ phoneNumber: phone, ip: '203.0.113.9', at, countIp: true }, { threshold: 10, blockSeconds: 900 });
+      const full = await opened.store.passwordlessLogins.exchangeContext('pl_app', 'pl', phone, '203.0.113.9');
+      expect(full.user).toEqual(await opened.store.users.findByPhone('con_pl', phone));
+      expect(full.user!.last_login).toBeInstanceOf(Date);
+      expect(full.bruteForce).toEqual({ ipFailures: 1, ipLastFailureAt: at, phoneConsecutiveFailures: 1 });
+
+      const start = await opened.store.passwordlessLogins.startContext('ghost', 'nowhere', phone);
+      expect(start).toEqual({ client: undefined, connection: undefined, user: undefined });
+      const otherConnection = await opened.store.passwordlessLogins.startContext('pl_app', 'ordered', phone);
+      expect([otherConnection.client?.client_id, otherConnection.connection?.name, otherConnection.user]).toEqual(['pl_app', 'ordered', undefined]);
+    });
+
+    it('completes a login once however many right guesses race, clearing the counters and counting the login', async () => {
+      await opened.store.codes.issue(code('req_race'));
+      expect(await failures()).toBe(2);
+      const before = (await opened.store.users.findByPhone('con_pl', phone))!.logins_count;
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          opened.store.passwordlessLogins.completeLogin(code('req_race'), { newUserId: `sms|race${i}`, ip: '203.0.113.9', at }),
+        ),
+      );
+      const winners = results.filter((u) => u !== undefined);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]).toMatchObject({ user_id: 'sms|pl', connection_name: 'pl', phone_verified: true, logins_count: before + 1 });
+      expect(await failures()).toBe(0);
+      expect((await opened.store.codes.find('con_pl', phone))!.used).toBe(true);
+    });
+
+    it('changes nothing when the code was replaced, used or has expired', async () => {
+      await opened.store.codes.issue(code('req_new'));
+      await opened.store.loginFailures.recordFailure({ phoneNumber: phone, ip: '203.0.113.9', at, countIp: true }, { threshold: 10, blockSeconds: 900 });
+      const replaced = await opened.store.passwordlessLogins.completeLogin(code('req_old'), { newUserId: 'sms|x', ip: '203.0.113.9', at });
+      const expired = await opened.store.passwordlessLogins.completeLogin(code('req_new'), { newUserId: 'sms|x', ip: '203.0.113.9', at: new Date(at.getTime() + 300_000) });
+      expect([replaced, expired]).toEqual([undefined, undefined]);
+      expect(await failures()).toBe(2);
+      expect((await opened.store.codes.find('con_pl', phone))!.used).toBe(false);
+    });
+
+    it('creates the user on a first login', async () => {
+      const newcomer = '+15550010';
+      await opened.store.codes.issue({ ...code('req_first'), phone_number: newcomer });
+      const user = await opened.store.passwordlessLogins.completeLogin({ connection_id: 'con_pl', phone_number: newcomer, request_id: 'req_first' }, { newUserId: 'sms|first', ip: '203.0.113.9', at });
+      expect(user).toEqual({
+        user_id: 'sms|first', connection_id: 'con_pl', connection_name: 'pl', phone_number: newcomer, phone_verified: true,
+        created_at: at, updated_at: at, last_login: at, logins_count: 1,
+      });
+    });
+  });
 });

@@ -7,6 +7,7 @@ import { authorizeTransactionsRepo } from './repos/authorize-transactions';
 import { connectionsRepo } from './repos/connections';
 import { loginFailuresRepo } from './repos/login-failures';
 import { oneTimeCodesRepo } from './repos/one-time-codes';
+import { passwordlessLoginsRepo } from './repos/passwordless-logins';
 import { rateLimitsRepo } from './repos/rate-limits';
 import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
@@ -26,6 +27,8 @@ export interface IdentityStore {
   readonly rateLimits: ReturnType<typeof rateLimitsRepo>;
   readonly codes: ReturnType<typeof oneTimeCodesRepo>;
   readonly loginFailures: ReturnType<typeof loginFailuresRepo>;
+  /** Multi-table statements of the start and code-exchange path (one round trip each). */
+  readonly passwordlessLogins: ReturnType<typeof passwordlessLoginsRepo>;
   readonly refreshTokens: ReturnType<typeof refreshTokensRepo>;
   readonly accessTokens: ReturnType<typeof accessTokensRepo>;
   readonly authorizeTransactions: ReturnType<typeof authorizeTransactionsRepo>;
@@ -49,6 +52,7 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     rateLimits: rateLimitsRepo(db),
     codes: oneTimeCodesRepo(db, cipher),
     loginFailures: loginFailuresRepo(db),
+    passwordlessLogins: passwordlessLoginsRepo(db, cipher),
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),
     authorizeTransactions: authorizeTransactionsRepo(db),

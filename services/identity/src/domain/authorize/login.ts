@@ -138,13 +138,17 @@ export async function completeLogin(
   const candidate = normaliseCodeInput(codeInput);
   if (!candidate) return { ok: false, status: 400, message: MESSAGES.codeMissing };
   const request = await resolveAuthorizeRequest(deps.store, parametersOf(transaction));
+  const phoneNumber = transaction.phone_number;
+  const { user, bruteForce } = await deps.store.passwordlessLogins.exchangeContext(request.client.client_id, request.connection.name, phoneNumber, ip);
 
   const result = await exchangeCode(deps, {
     connection: request.connection,
     clientId: request.client.client_id,
-    phoneNumber: transaction.phone_number,
+    phoneNumber,
     candidate,
     ip,
+    user,
+    failures: bruteForce,
   });
   if (!result.ok) return codeRefusal(result.reason);
 

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
-import type { IdentityStore, StoredClient } from '../../store';
+import type { StoredClient } from '../../store';
 import { verifyClientSecret } from '../crypto/client-secret';
 
 export function invalidClient(): HttpError {
@@ -28,17 +28,10 @@ export function basicCredentials(headers: IncomingHttpHeaders): { clientId: stri
 }
 
 /**
- * Authenticates a confidential client by its secret (from the body or Basic auth). Unknown
- * client, public client and wrong secret all give the same 401, so none can be told apart.
+ * Authenticates a confidential client the caller loaded by its secret (from the body or Basic
+ * auth). Unknown client, public client and wrong secret all give the same 401, so none can be
+ * told apart.
  */
-export async function authenticateConfidentialClient(
-  store: IdentityStore,
-  credentials: { clientId: string; clientSecret: string },
-): Promise<StoredClient> {
-  return requireClientSecret(await store.clients.findById(credentials.clientId), credentials.clientSecret);
-}
-
-/** The secret check of authenticateConfidentialClient, for a client the caller already loaded. */
 export function requireClientSecret(client: StoredClient | undefined, clientSecret: string): StoredClient {
   // Compare against a dummy hash when there is nothing to compare with, to keep timing flat.
   const ok = verifyClientSecret(clientSecret, client?.secret_hash ?? DUMMY_HASH);

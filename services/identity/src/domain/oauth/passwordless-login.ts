@@ -1,7 +1,8 @@
 import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { z } from 'zod';
-import type { IdentityStore, StoredClient, StoredConnection, StoredResourceServer } from '../../store';
+import type { IdentityStore, StoredClient, StoredConnection, StoredResourceServer, StoredUser } from '../../store';
+import type { BruteForceState } from '../passwordless/limits';
 import type { CodeExchangeDependencies } from '../passwordless/code-exchange';
 import type { UserTokenDependencies } from './user-tokens';
 
@@ -33,14 +34,25 @@ export function requireGrantType(client: StoredClient, grantType: string): void 
   if (!client.grant_types.includes(grantType)) throw grantNotAllowed(grantType);
 }
 
-/** The connection a login names, which must exist and have the client enabled. */
-export async function enabledConnection(store: IdentityStore, client: StoredClient, name: string): Promise<StoredConnection> {
-  const connection = await store.connections.findByName(name);
+/**
+ * The client, the connection and what the code exchange needs to know about the number,
+ * in one round trip. `clientFrom` checks the client (it exists, authenticates if it must,
+ * may use the grant) before the connection is looked at; the connection must exist and
+ * have the client enabled.
+ */
+export async function passwordlessExchangeContext(
+  store: IdentityStore,
+  names: { clientId: string; connection: string; phoneNumber: string; ip: string },
+  clientFrom: (client: StoredClient | undefined) => StoredClient,
+): Promise<{ client: StoredClient; connection: StoredConnection; user: StoredUser | undefined; failures: BruteForceState }> {
+  const context = await store.passwordlessLogins.exchangeContext(names.clientId, names.connection, names.phoneNumber, names.ip);
+  const client = clientFrom(context.client);
+  const { connection } = context;
   if (!connection || !connection.enabled_clients.includes(client.client_id)) {
     // One answer for both, so a client cannot probe for connections it is not enabled on.
-    throw unauthorizedClient(`The client is not enabled for the connection ${name}`);
+    throw unauthorizedClient(`The client is not enabled for the connection ${names.connection}`);
   }
-  return connection;
+  return { client, connection, user: context.user, failures: context.bruteForce };
 }
 
 /**

@@ -3,10 +3,10 @@ import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient } from '../../store';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
 import { otpGrantRejectionDescription, tooManyAttemptsError } from '../passwordless/limits';
-import { authenticateConfidentialClient, basicCredentials, invalidClient } from './client-auth';
+import { basicCredentials, invalidClient, requireClientSecret } from './client-auth';
 import {
-  enabledConnection,
   invalidRequest,
+  passwordlessExchangeContext,
   requireGrantType,
   userAudience,
   type PasswordlessLoginDependencies,
@@ -20,13 +20,17 @@ import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
  * client is 401 invalid_client (RFC 6749 §5.2).
  */
 export async function tokenEndpointClient(store: IdentityStore, request: TokenGrantRequest, clientId: string): Promise<StoredClient> {
-  const client = await store.clients.findById(clientId);
+  return checkTokenEndpointClient(await store.clients.findById(clientId), request);
+}
+
+/** tokenEndpointClient for a client the caller already loaded (undefined: unknown). */
+export function checkTokenEndpointClient(client: StoredClient | undefined, request: TokenGrantRequest): StoredClient {
   if (!client) throw invalidClient();
   if (!client.secret_hash) return client;
   const basic = basicCredentials(request.headers);
   const secret = typeof request.body.client_secret === 'string' ? request.body.client_secret : basic?.clientSecret;
   if (!secret) throw invalidClient();
-  return authenticateConfidentialClient(store, { clientId: client.client_id, clientSecret: secret });
+  return requireClientSecret(client, secret);
 }
 
 /** OAuth 2.0 form of a refused code (reference wording); a block is 429 too_many_attempts. */
@@ -48,9 +52,15 @@ export function passwordlessOtpGrant(deps: PasswordlessLoginDependencies): Token
     if (!parsed.success) throw invalidRequest(parsed.error.issues);
     const request = parsed.data;
 
-    const client = await tokenEndpointClient(deps.store, call, request.client_id);
-    requireGrantType(client, PASSWORDLESS_OTP_GRANT);
-    const connection = await enabledConnection(deps.store, client, request.realm);
+    const { client, connection, user, failures } = await passwordlessExchangeContext(
+      deps.store,
+      { clientId: request.client_id, connection: request.realm, phoneNumber: request.username, ip: call.ip },
+      (found) => {
+        const client = checkTokenEndpointClient(found, call);
+        requireGrantType(client, PASSWORDLESS_OTP_GRANT);
+        return client;
+      },
+    );
     const audience = request.audience || client.default_audience || undefined;
     const api = audience ? await userAudience(deps.store, client, audience) : undefined;
     const scopes = grantedScopes(splitScope(request.scope ?? 'openid'), api);
@@ -61,6 +71,8 @@ export function passwordlessOtpGrant(deps: PasswordlessLoginDependencies): Token
       phoneNumber: request.username,
       candidate: request.otp,
       ip: call.ip,
+      user,
+      failures,
     });
     if (!result.ok) throw otpGrantRejection(result.reason);
 

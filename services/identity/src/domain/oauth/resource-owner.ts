@@ -9,8 +9,8 @@ import { HttpError } from '@smsauth/service-kit';
 import { exchangeCode } from '../passwordless/code-exchange';
 import { tooManyAttemptsError } from '../passwordless/limits';
 import {
-  enabledConnection,
   invalidRequest,
+  passwordlessExchangeContext,
   requireGrantType,
   requireObjectBody,
   unauthorizedClient,
@@ -35,10 +35,15 @@ export async function resourceOwnerLogin(
   if (!parsed.success) throw invalidRequest(parsed.error.issues);
   const request = parsed.data;
 
-  const client = await deps.store.clients.findById(request.client_id);
-  if (!client) throw unauthorizedClient(`Unknown client: ${request.client_id}`);
-  requireGrantType(client, LEGACY_RO_GRANT);
-  const connection = await enabledConnection(deps.store, client, request.connection);
+  const { client, connection, user, failures } = await passwordlessExchangeContext(
+    deps.store,
+    { clientId: request.client_id, connection: request.connection, phoneNumber: request.username, ip: call.ip },
+    (found) => {
+      if (!found) throw unauthorizedClient(`Unknown client: ${request.client_id}`);
+      requireGrantType(found, LEGACY_RO_GRANT);
+      return found;
+    },
+  );
 
   const scopes = grantedScopes(splitScope(request.scope));
   const wantsRefresh = scopes.includes('offline_access');
@@ -52,6 +57,8 @@ export async function resourceOwnerLogin(
     phoneNumber: request.username,
     candidate: request.password,
     ip: call.ip,
+    user,
+    failures,
   });
   if (!result.ok) {
     if (result.reason === 'blocked') throw tooManyAttemptsError();

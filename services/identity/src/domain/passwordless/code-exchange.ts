@@ -3,7 +3,7 @@ import { maskPhoneNumber, type Logger } from '@smsauth/service-kit';
 import type { IdentityStore, StoredCode, StoredConnection, StoredUser } from '../../store';
 import type { Clock } from '../clock';
 import { newUserIdPart } from '../ids';
-import { codeState, loginBlockStatus, type BruteForceSettings } from './limits';
+import { codeState, loginBlockStatus, type BruteForceSettings, type BruteForceState } from './limits';
 import { verifyOtp } from './otp';
 
 export interface CodeExchangeDependencies {
@@ -21,6 +21,10 @@ export interface CodeExchangeAttempt {
   /** `password` / `otp`: the guess, unvalidated. */
   candidate: string;
   ip: string;
+  /** The number's user on the connection, read with it (store.passwordlessLogins.exchangeContext). */
+  user: StoredUser | undefined;
+  /** The number's brute-force counters and this IP's, read with the connection. */
+  failures: BruteForceState;
 }
 
 /**
@@ -43,10 +47,10 @@ export type CodeExchangeResult =
  *    attempts < 3 AND NOT used AND expires_at > now, before the guess is compared. However
  *    many guesses arrive in parallel (on however many replicas), at most 3 are compared.
  * 3. The guess must be exactly `digits` ASCII digits, compared in constant time.
- * 4. consume marks it used in a single UPDATE ... WHERE NOT used: of parallel right
- *    guesses exactly one succeeds.
- * Every refusal counts as a failure (per number and IP, and per number); a success resets
- * both counters for the number and this IP.
+ * 4. completeLogin marks it used in a single UPDATE ... WHERE NOT used (of parallel right
+ *    guesses exactly one succeeds) and, in the same statement, resets both failure counters
+ *    for the number and this IP and records the login.
+ * Every refusal counts as a failure (per number and IP, and per number).
  */
 export async function exchangeCode(deps: CodeExchangeDependencies, attempt: CodeExchangeAttempt): Promise<CodeExchangeResult> {
   const { store, bruteForce } = deps;
@@ -56,29 +60,26 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
   const now = deps.clock.now();
   const protection = connection.options.brute_force_protection;
 
-  const block = loginBlockStatus(await store.loginFailures.state(phoneNumber, ip), now, bruteForce, protection);
+  const block = loginBlockStatus(attempt.failures, now, bruteForce, protection);
   if (block.blocked) {
     deps.logger.warn({ recipient: maskPhoneNumber(phoneNumber), ip, reason: block.reason }, 'code exchange refused: blocked');
     return { ok: false, reason: 'blocked' };
   }
 
-  const outcome = await checkAndConsume(store, attempt, now);
+  const outcome = await checkGuess(store, attempt, now);
   if (outcome.ok) {
-    await store.loginFailures.recordSuccess(phoneNumber, ip);
-    const user = await store.users.recordLogin({
-      user_id: `sms|${newUserIdPart()}`,
-      connection_id: connection.id,
-      phone_number: phoneNumber,
-      at: now,
-    });
-    return { ok: true, user, code: outcome.code };
+    const user = await store.passwordlessLogins.completeLogin(outcome.code, { newUserId: `sms|${newUserIdPart()}`, ip, at: now });
+    if (user) return { ok: true, user, code: outcome.code };
   }
+  // A right guess that lost the race to a parallel one reads as a used code.
+  const reason = outcome.ok ? 'used' : outcome.reason;
   await store.loginFailures.recordFailure({ phoneNumber, ip, at: now, countIp: protection }, bruteForce);
-  deps.logger.info({ recipient: maskPhoneNumber(phoneNumber), ip, reason: outcome.reason }, 'code exchange refused');
-  return outcome;
+  deps.logger.info({ recipient: maskPhoneNumber(phoneNumber), ip, reason }, 'code exchange refused');
+  return { ok: false, reason };
 }
 
-async function checkAndConsume(
+/** Takes an attempt on the code and compares the guess; a right guess still has to be consumed. */
+async function checkGuess(
   store: IdentityStore,
   attempt: CodeExchangeAttempt,
   now: Date,
@@ -86,14 +87,13 @@ async function checkAndConsume(
   const { connection, phoneNumber, clientId } = attempt;
   // disable_signup: only numbers that already have a user may log in (start refuses the
   // others; this covers a user deleted in between). Checked before an attempt is taken.
-  if (connection.options.disable_signup && !(await store.users.findByPhone(connection.id, phoneNumber))) {
+  if (connection.options.disable_signup && !attempt.user) {
     return { ok: false, reason: 'unknown' };
   }
   const code = await store.codes.reserveAttempt(connection.id, phoneNumber, clientId, now);
   if (!code) return { ok: false, reason: await whyUnusable(store, attempt, now) };
   const right = verifyOtp(attempt.candidate, code.secret, { issuedAt: code.issued_at, step: code.time_step, digits: code.digits });
   if (!right) return { ok: false, reason: 'wrong' };
-  if (!(await store.codes.consume(code, now))) return { ok: false, reason: 'used' };
   return { ok: true, code };
 }
 

@@ -13,7 +13,7 @@ import { HttpError, maskPhoneNumber, type Logger } from '@smsauth/service-kit';
 import type { Config } from '../../config';
 import type { SmsGatewayClient } from '../../delivery/gateway-client';
 import { SmsProviderError } from '../../delivery/sms-provider-error';
-import type { IdentityStore, StoredClient, StoredConnection } from '../../store';
+import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { Clock } from '../clock';
 import { GatewayTokenError, signGatewayToken } from './gateway-token';
 import { codeExpiresAt, decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './limits';
@@ -64,14 +64,21 @@ export function parseStartRequest(body: unknown): StartRequest {
   throw startError(code, description);
 }
 
-/** Client exists -> connection exists and is enabled for it -> E.164 number. */
+/**
+ * Client exists -> connection exists and is enabled for it -> E.164 number. The client, the
+ * connection and the number's user come in one round trip (the user is undefined for a
+ * number that has none, and for a number that is not E.164, which is refused anyway).
+ */
 export async function resolveStartTarget(
   store: IdentityStore,
   request: StartRequest,
-): Promise<{ client: StoredClient; connection: StoredConnection }> {
-  const client = await store.clients.findById(request.client_id);
+): Promise<{ client: StoredClient; connection: StoredConnection; user: StoredUser | undefined }> {
+  const { client, connection, user } = await store.passwordlessLogins.startContext(
+    request.client_id,
+    request.connection,
+    request.phone_number,
+  );
   if (!client) throw startError(ErrorCodes.BAD_CLIENT_ID, `Unknown client: ${request.client_id}`);
-  const connection = await store.connections.findByName(request.connection);
   if (!connection || connection.strategy !== 'sms') throw startError(ErrorCodes.BAD_CONNECTION, 'Connection does not exist');
   if (!connection.enabled_clients.includes(client.client_id)) {
     throw startError(ErrorCodes.BAD_CONNECTION, 'Connection is disabled for this client');
@@ -79,13 +86,13 @@ export async function resolveStartTarget(
   if (!PHONE_NUMBER_PATTERN.test(request.phone_number)) {
     throw startError(ErrorCodes.BAD_PHONE_NUMBER, 'phone_number must be an E.164 number: + followed by 1 to 15 digits');
   }
-  return { client, connection };
+  return { client, connection, user };
 }
 
 /**
  * Counts the start against the caller's IP and, unless that already refuses it, against the
- * number (so one flooding address cannot use up a victim's per-number allowance). Counters
- * live in the database: every replica counts the same starts.
+ * number (so one flooding address cannot use up a victim's per-number allowance): one
+ * statement. Counters live in the database: every replica counts the same starts.
  */
 export async function enforceStartRateLimits(
   store: IdentityStore,
@@ -94,12 +101,15 @@ export async function enforceStartRateLimits(
   now: Date,
 ): Promise<RateLimitHeaders> {
   const { windowStart, resetAt } = rateLimitWindow(now);
-  const ipCount = await store.rateLimits.hit(`start:ip:${who.ip}`, windowStart);
-  const ipCounter = { scope: 'ip', limit: config.PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR, count: ipCount, resetAt };
-  const ipDecision = decideRateLimit([ipCounter], now);
-  if (!ipDecision.allowed) throw rateLimitedError(ipDecision);
-  const phoneCount = await store.rateLimits.hit(`start:phone:${who.phoneNumber}`, windowStart);
-  const phoneCounter = { scope: 'phone', limit: config.PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR, count: phoneCount, resetAt };
+  const ipLimit = config.PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR;
+  const counts = await store.rateLimits.hitGuarded(
+    { key: `start:ip:${who.ip}`, limit: ipLimit },
+    `start:phone:${who.phoneNumber}`,
+    windowStart,
+  );
+  const ipCounter = { scope: 'ip', limit: ipLimit, count: counts.first, resetAt };
+  if (counts.second === null) throw rateLimitedError(decideRateLimit([ipCounter], now));
+  const phoneCounter = { scope: 'phone', limit: config.PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR, count: counts.second, resetAt };
   const decision = decideRateLimit([ipCounter, phoneCounter], now);
   if (!decision.allowed) throw rateLimitedError(decision);
   return decision.headers;
@@ -148,12 +158,11 @@ function deliveryPayload(
  */
 export async function startPasswordless(deps: StartDependencies, call: StartCall): Promise<StartResponse> {
   const request = parseStartRequest(call.body);
-  const { client, connection } = await resolveStartTarget(deps.store, request);
+  const { client, connection, user } = await resolveStartTarget(deps.store, request);
   const phoneNumber = request.phone_number;
   const now = deps.clock.now();
   call.setHeaders(await enforceStartRateLimits(deps.store, deps.config, { ip: call.ip, phoneNumber }, now));
 
-  const user = await deps.store.users.findByPhone(connection.id, phoneNumber);
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
   if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
 

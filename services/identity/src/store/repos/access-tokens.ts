@@ -12,11 +12,14 @@ export interface StoredAccessToken {
 /** Opaque access tokens (valid at /userinfo), stored as SHA-256 hashes. */
 export function accessTokensRepo(db: SqlExecutor) {
   return {
-    /** Also drops the user's expired tokens, so the table does not grow without bound. */
+    /**
+     * Also drops the user's expired tokens, so the table does not grow without bound; one
+     * statement, as it runs on every login that issues an opaque token.
+     */
     async insert(token: StoredAccessToken): Promise<void> {
-      await db.query('DELETE FROM access_tokens WHERE user_id = $1 AND expires_at <= $2', [token.user_id, token.created_at]);
       await db.query(
-        `INSERT INTO access_tokens (token_hash, client_id, user_id, scope, created_at, expires_at)
+        `WITH expired AS (DELETE FROM access_tokens WHERE user_id = $3 AND expires_at <= $5)
+         INSERT INTO access_tokens (token_hash, client_id, user_id, scope, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6)`,
         [token.token_hash, token.client_id, token.user_id, token.scope, token.created_at, token.expires_at],
       );

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
+import { fromJsonRow, type JsonRow } from '../json-rows';
 import type { StoredClient } from './clients';
 import type { StoredResourceServer } from './resource-servers';
 
@@ -16,18 +17,6 @@ export interface ClientCredentialsContext {
   client?: StoredClient;
   api?: StoredResourceServer;
   grant?: StoredClientGrant;
-}
-
-type JsonRow<T> = Omit<T, 'created_at' | 'updated_at'> & { created_at: string; updated_at?: string };
-
-// to_jsonb renders timestamps as ISO text; the repos hand out Dates.
-function withDates<T extends { created_at: Date }>(row: JsonRow<T> | null): T | undefined {
-  if (!row) return undefined;
-  return {
-    ...row,
-    created_at: new Date(row.created_at),
-    ...(row.updated_at === undefined ? {} : { updated_at: new Date(row.updated_at) }),
-  } as unknown as T;
 }
 
 export function clientGrantsRepo(db: SqlExecutor) {
@@ -85,9 +74,9 @@ export function clientGrantsRepo(db: SqlExecutor) {
       );
       const row = rows[0]!;
       return {
-        client: withDates<StoredClient>(row.client),
-        api: withDates<StoredResourceServer>(row.api),
-        grant: withDates<StoredClientGrant>(row.grant),
+        client: fromJsonRow<StoredClient>(row.client),
+        api: fromJsonRow<StoredResourceServer>(row.api),
+        grant: fromJsonRow<StoredClientGrant>(row.grant),
       };
     },
 

@@ -14,31 +14,35 @@ export interface StoredConnection {
   updated_at: Date;
 }
 
-interface ConnectionRow extends Omit<StoredConnection, 'options'> {
+export interface ConnectionRow extends Omit<StoredConnection, 'options'> {
   options: ConnectionOptions;
   gateway_secret: string | null;
 }
 
-const SELECT_CONNECTION = `
+/** Connections with their enabled clients, in order; `c` is the connection. */
+export const SELECT_CONNECTION = `
   SELECT c.*, COALESCE(
     (SELECT json_agg(cc.client_id ORDER BY cc.position) FROM connection_clients cc WHERE cc.connection_id = c.id),
     '[]'::json) AS enabled_clients
   FROM connections c`;
 
-export function connectionsRepo(db: SqlExecutor, cipher: SecretCipher) {
-  const secretContext = (id: string) => `connection:${id}:gateway_secret`;
+const secretContext = (id: string) => `connection:${id}:gateway_secret`;
 
-  const fromRow = (row: ConnectionRow): StoredConnection => {
-    const { gateway_secret, ...rest } = row;
-    const options = { ...row.options };
-    if (options.gateway_authentication && gateway_secret) {
-      options.gateway_authentication = {
-        ...options.gateway_authentication,
-        secret: cipher.open(gateway_secret, secretContext(row.id)),
-      };
-    }
-    return { ...rest, options };
-  };
+/** A row of SELECT_CONNECTION as the repos hand it out: the gateway secret opened into the options. */
+export function openConnectionRow(cipher: SecretCipher, row: ConnectionRow): StoredConnection {
+  const { gateway_secret, ...rest } = row;
+  const options = { ...row.options };
+  if (options.gateway_authentication && gateway_secret) {
+    options.gateway_authentication = {
+      ...options.gateway_authentication,
+      secret: cipher.open(gateway_secret, secretContext(row.id)),
+    };
+  }
+  return { ...rest, options };
+}
+
+export function connectionsRepo(db: SqlExecutor, cipher: SecretCipher) {
+  const fromRow = (row: ConnectionRow) => openConnectionRow(cipher, row);
 
   /** Splits the gateway secret off the options so it is stored sealed in its own column. */
   const toColumns = (id: string, options: ConnectionOptions) => {

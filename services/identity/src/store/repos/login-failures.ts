@@ -1,33 +1,14 @@
-import {
-  CONSECUTIVE_FAILURES_LOCK,
-  type BruteForceSettings,
-  type BruteForceState,
-} from '../../domain/passwordless/limits';
+import { CONSECUTIVE_FAILURES_LOCK, type BruteForceSettings } from '../../domain/passwordless/limits';
 import type { SqlExecutor } from '../sql-client';
 
 /**
  * Brute-force counters of code exchanges, keyed by phone number (across connections, like
  * the user-blocks API that lifts them) and by phone number + client IP. Every change is one
- * atomic upsert, so parallel failures on any replica are all counted.
+ * atomic upsert, so parallel failures on any replica are all counted. They are read, and reset
+ * by a success, in the login statements of passwordless-logins.
  */
 export function loginFailuresRepo(db: SqlExecutor) {
   return {
-    async state(phoneNumber: string, ip: string): Promise<BruteForceState> {
-      const { rows } = await db.query<{ ip_failures: number | null; ip_last_failure_at: Date | null; phone_failures: number | null }>(
-        `SELECT
-           (SELECT failures FROM login_failures_by_ip WHERE phone_number = $1 AND ip = $2) AS ip_failures,
-           (SELECT updated_at FROM login_failures_by_ip WHERE phone_number = $1 AND ip = $2) AS ip_last_failure_at,
-           (SELECT consecutive_failures FROM login_failures_by_phone WHERE phone_number = $1) AS phone_failures`,
-        [phoneNumber, ip],
-      );
-      const row = rows[0]!;
-      return {
-        ipFailures: row.ip_failures ?? 0,
-        ipLastFailureAt: row.ip_last_failure_at,
-        phoneConsecutiveFailures: row.phone_failures ?? 0,
-      };
-    },
-
     /**
      * One failed exchange. The per-IP count (only when the connection has brute-force
      * protection) restarts at 1 when its last failure is older than the block duration
@@ -62,12 +43,6 @@ export function loginFailuresRepo(db: SqlExecutor) {
            updated_at = $2`,
         [phoneNumber, at, CONSECUTIVE_FAILURES_LOCK],
       );
-    },
-
-    /** A successful exchange resets the counters of the number and of this IP for it. */
-    async recordSuccess(phoneNumber: string, ip: string): Promise<void> {
-      await db.query('DELETE FROM login_failures_by_ip WHERE phone_number = $1 AND ip = $2', [phoneNumber, ip]);
-      await db.query('DELETE FROM login_failures_by_phone WHERE phone_number = $1', [phoneNumber]);
     },
   };
 }

@@ -105,20 +105,5 @@ export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
       );
       return rows[0] ? fromRow(rows[0]) : undefined;
     },
-
-    /**
-     * Marks the code used after a right guess, in one statement: of several parallel right
-     * guesses exactly one gets the row back (RFC 6238 §5.2: never accept a code twice).
-     */
-    async consume(code: CodeKey, now: Date): Promise<boolean> {
-      const { rows } = await db.query(
-        `UPDATE one_time_codes SET used = true
-         WHERE connection_id = $1 AND phone_number = $2 AND request_id = $3
-           AND NOT used AND attempts <= $5 AND expires_at > $4
-         RETURNING request_id`,
-        [code.connection_id, code.phone_number, code.request_id, now, MAX_CODE_ATTEMPTS],
-      );
-      return rows.length === 1;
-    },
   };
 }

@@ -1,0 +1,63 @@
+import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
+import { describeOnEachDatabase, FlowHarness, type LoginSetup } from './flow-harness';
+
+/*
+ * Each SQL statement is a round trip to the database, and on a loaded host the round trips,
+ * not the statements' work, dominate a login's cost (BENCHMARKS.md section 4). These counts
+ * are the budget: a change that adds a statement to the login path has to change them here.
+ */
+describeOnEachDatabase('SQL statements per passwordless login', (database) => {
+  let h: FlowHarness;
+  let setup: LoginSetup;
+  let statements: jest.SpyInstance;
+
+  beforeAll(async () => {
+    h = await FlowHarness.start({ TRUST_PROXY: 'true' }, { database });
+    setup = await h.loginSetup({
+      gateway_authentication: { method: 'bearer', subject: 'identity', audience: 'sms-gateway', secret: 'gateway-secret-for-round-trips' },
+    });
+    statements = jest.spyOn(h.identity.sql, 'query');
+  });
+  afterAll(async () => {
+    statements.mockRestore();
+    await h.close();
+  });
+
+  /** The statements `fn` sends, by their first words. */
+  async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+    statements.mockClear();
+    await fn();
+    return statements.mock.calls.map(([text]) => String(text).trim().split(/\s+/).slice(0, 2).join(' '));
+  }
+
+  it('a start reads its context once, counts both rate limits at once and stores the code: 3 statements', async () => {
+    const who = h.caller();
+    const sent = await statementsOf(async () => expect((await h.start({ client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code' }, who.ip)).status).toBe(200));
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'INSERT INTO']);
+  });
+
+  it('/oauth/ro with the right code takes 4 statements: context, attempt, completion, opaque access token', async () => {
+    const who = h.caller();
+    const code = await h.sendCode(setup, who);
+    const sent = await statementsOf(async () => expect((await h.ro(setup, who, code)).status).toBe(200));
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'UPDATE one_time_codes', 'WITH consumed', 'WITH expired']);
+  });
+
+  it('the OTP grant with a JWT access token takes 4: context, API, attempt, completion', async () => {
+    const api = await h.createApi({ name: 'Round trips', identifier: 'https://round-trips.test', scopes: [] });
+    const who = h.caller();
+    const code = await h.sendCode(setup, who);
+    const sent = await statementsOf(async () =>
+      expect(
+        (
+          await h
+            .http()
+            .post('/oauth/token')
+            .set('X-Forwarded-For', who.ip)
+            .send({ grant_type: PASSWORDLESS_OTP_GRANT, client_id: setup.clientId, realm: setup.connection, username: who.phone, otp: code, audience: api.identifier })
+        ).status,
+      ).toBe(200),
+    );
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'SELECT *', 'UPDATE one_time_codes', 'WITH consumed']);
+  });
+});
