@@ -28,6 +28,8 @@ export const configSchema = z
         message: 'must be postgres://..., postgresql://..., pglite:<directory> or memory://',
       })
       .default('pglite:.data/identity'),
+    /** PostgreSQL: named prepared statements (parsed and planned once per connection). */
+    DATABASE_PREPARED_STATEMENTS: env.boolean(true),
     ADMIN_CLIENT_ID: optionalString().pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional()),
     ADMIN_CLIENT_SECRET: optionalString().pipe(
       z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),

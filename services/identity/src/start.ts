@@ -31,7 +31,10 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
   const clock = options.clock ?? systemClock;
   const cipher = createSecretCipher(config.KEY_ENCRYPTION_SECRET);
   if (!cipher.encrypts) logger.warn('KEY_ENCRYPTION_SECRET is not set: signing keys and gateway secrets are stored unencrypted');
-  const opened = await openStore(config.DATABASE_URL, cipher, { schema: options.schema });
+  const opened = await openStore(config.DATABASE_URL, cipher, {
+    schema: options.schema,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+  });
   try {
     const keyRing = await KeyRing.open(opened.store, clock);
     await bootstrapManagement(opened.store, {

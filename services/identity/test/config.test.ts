@@ -23,6 +23,7 @@ describe('identity configuration', () => {
       LOG_LEVEL: 'info',
       NODE_ENV: 'development',
       GATEWAY_URL_POLICY: 'any',
+      DATABASE_PREPARED_STATEMENTS: true,
     });
     expect(loadConfig(configSchema, { PORT: '4010' }).AUTH_URL).toBe('http://localhost:4010');
   });
@@ -52,6 +53,11 @@ describe('identity configuration', () => {
 
   it('allows several workers on PostgreSQL', () => {
     expect(loadConfig(configSchema, { WEB_CONCURRENCY: '2', DATABASE_URL: 'postgres://db/identity' }).WEB_CONCURRENCY).toBe(2);
+  });
+
+  it('turns prepared statements off with DATABASE_PREPARED_STATEMENTS=false and refuses a value that is not a boolean', () => {
+    expect(loadConfig(configSchema, { DATABASE_PREPARED_STATEMENTS: 'false' }).DATABASE_PREPARED_STATEMENTS).toBe(false);
+    expect(problemsOf({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toMatch(/^DATABASE_PREPARED_STATEMENTS: must be true or false/);
   });
 
   it('refuses an unknown DATABASE_URL scheme', () => {

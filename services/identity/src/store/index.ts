@@ -14,7 +14,7 @@ import { resourceServersRepo } from './repos/resource-servers';
 import { signingKeysRepo } from './repos/signing-keys';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
-import { openSqlClient, type SqlClient, type SqlExecutor } from './sql-client';
+import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
 
 export interface IdentityStore {
   readonly clients: ReturnType<typeof clientsRepo>;
@@ -78,7 +78,11 @@ export interface OpenedStore {
 }
 
 /** Opens the database named by DATABASE_URL, applies migrations, and returns the store. */
-export async function openStore(databaseUrl: string, cipher: SecretCipher, options: { schema?: string } = {}): Promise<OpenedStore> {
+export async function openStore(
+  databaseUrl: string,
+  cipher: SecretCipher,
+  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements'> = {},
+): Promise<OpenedStore> {
   const sql = await openSqlClient(databaseUrl, options);
   try {
     await migrate(sql, options.schema);

@@ -28,6 +28,46 @@ export interface SqlClientOptions {
   schema?: string;
   /** pg pool size. */
   maxConnections?: number;
+  /**
+   * pg: send each parameterised statement as a named prepared statement, so every pool
+   * connection parses and plans it once (DATABASE_PREPARED_STATEMENTS). Off for poolers that
+   * cannot keep them (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements?: boolean;
+}
+
+/**
+ * Names for prepared statements, one per distinct SQL text. Bounded: texts beyond the first
+ * MAX_NAMED are sent unnamed, so generated SQL cannot make every connection keep an ever
+ * growing set of statements.
+ */
+export class PreparedStatementNames {
+  static readonly MAX_NAMED = 500;
+  private readonly names = new Map<string, string>();
+  private issued = 0;
+
+  nameOf(text: string): string | undefined {
+    const name = this.names.get(text);
+    if (name !== undefined || this.names.size >= PreparedStatementNames.MAX_NAMED) return name;
+    return this.renew(text);
+  }
+
+  /** A fresh name for `text`: the connections prepare it again, with a new plan. */
+  renew(text: string): string {
+    this.issued += 1;
+    const name = `smsauth_${this.issued}`;
+    this.names.set(text, name);
+    return name;
+  }
+}
+
+/**
+ * A statement prepared before a schema change whose result columns changed (a migration by a
+ * newer instance, in a rolling deploy) fails with "cached plan must not change result type".
+ */
+export function isStalePreparedPlan(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -43,7 +83,9 @@ export function assertSchemaName(schema: string): string {
  */
 export async function openSqlClient(databaseUrl: string, options: SqlClientOptions = {}): Promise<SqlClient> {
   const schema = assertSchemaName(options.schema ?? 'public');
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPg(databaseUrl, schema, options.maxConnections ?? 10);
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    return openPg(databaseUrl, schema, { maxConnections: options.maxConnections ?? 10, preparedStatements: options.preparedStatements ?? true });
+  }
   if (databaseUrl === 'memory://' || databaseUrl.startsWith('memory://')) return openPglite(undefined, schema);
   if (databaseUrl.startsWith('pglite:')) {
     const dir = databaseUrl.slice('pglite:'.length);
@@ -54,18 +96,33 @@ export async function openSqlClient(databaseUrl: string, options: SqlClientOptio
   throw new Error('DATABASE_URL must start with postgres://, postgresql://, pglite: or memory://');
 }
 
-function openPg(connectionString: string, schema: string, max: number): SqlClient {
+function openPg(connectionString: string, schema: string, options: { maxConnections: number; preparedStatements: boolean }): SqlClient {
   const pool = new pg.Pool({
     connectionString,
-    max,
+    max: options.maxConnections,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     options: `-c search_path=${schema}`,
   });
   // A dropped idle connection must not crash the process; the pool replaces it on next use.
   pool.on('error', () => undefined);
+  const statements = options.preparedStatements ? new PreparedStatementNames() : undefined;
+  const send = (client: pg.Pool | pg.PoolClient, text: string, params: readonly unknown[] | undefined, name: string | undefined) =>
+    unavailableAs503(() => client.query({ name, text, values: params as unknown[] | undefined }));
   const run = async <R>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) => {
-    const result = await unavailableAs503(() => client.query(text, params as unknown[] | undefined));
+    const name = params ? statements?.nameOf(text) : undefined;
+    let result: pg.QueryResult;
+    try {
+      result = await send(client, text, params, name);
+    } catch (err) {
+      if (!name || !isStalePreparedPlan(err)) throw err;
+      // Raised while planning, before the statement ran: under a new name every connection
+      // plans it afresh. Outside a transaction it is retried at once; inside one, the
+      // transaction has failed and its caller sees the error.
+      const renewed = statements!.renew(text);
+      if (client !== pool) throw err;
+      result = await send(client, text, params, renewed);
+    }
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   };
   // Without parameters pg uses the simple protocol, which accepts several statements.
