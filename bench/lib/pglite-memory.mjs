@@ -102,6 +102,12 @@ if (args.preinit) {
     : `require(${JSON.stringify(join(repoRoot, 'services', 'identity', 'dist', 'store', 'sql-client.js'))}).openSqlClient('pglite:' + process.argv[1]).then((c) => c.close())`;
   execFileSync(process.execPath, ['-e', openScript, join(preinitialised, 'identity')], { stdio: 'inherit' });
 }
+/** VmHWM: the highest RSS the process has had since it started (initdb included). */
+function highWaterMb(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  return line ? round(Number(line.split(/\s+/)[1]) / 1024) : null;
+}
+
 const s = await startBenchStack({
   database: args.postgres ? 'postgres' : 'pglite',
   identityNodeArgs: [...args.nodeArgs, ...(args.preload ? ['--require', join(here, 'pglite-memory-preload.cjs')] : [])],
@@ -122,7 +128,7 @@ try {
     } finally {
       const sampled = rss.stop();
       const { settings, ...wasm } = wasmFigures(logFile, from, Date.now());
-      rows.push({ phase: name, ...sampled, ...residentByKind(pid, wasm.wasmMb), ...wasm, ...result });
+      rows.push({ phase: name, ...sampled, hwmMb: highWaterMb(pid), ...residentByKind(pid, wasm.wasmMb), ...wasm, ...result });
       if (settings && rows.length === 1) console.log('settings in effect:', JSON.stringify(settings));
     }
   };

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlClient, type SqlClient } from '../src/store/sql-client';
+import { initialiseInChildProcess, openSqlClient, type SqlClient } from '../src/store/sql-client';
 
 // PGlite keeps PostgreSQL's shared_buffers inside its WebAssembly memory, which never shrinks:
 // the default 128MB alone was ~150 MB of identity's RSS (BENCHMARKS.md "Memory").
@@ -53,5 +53,23 @@ describe('embedded database (PGlite) settings', () => {
     const second = await open(`pglite:${dataDir}`);
     expect(await setting(second, 'shared_buffers')).toBe('16MB');
     expect((await second.query('SELECT id FROM kept')).rows).toEqual([{ id: 1 }]);
+  });
+
+  it('creates a new data directory in a process of its own, and leaves one that holds a database alone', async () => {
+    const dataDir = join(dir, 'initdb');
+    await initialiseInChildProcess(dataDir, ['-c', 'shared_buffers=16MB']);
+    expect(readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim()).toMatch(/^\d+$/);
+    expect(readFileSync(join(dataDir, 'postgresql.conf'), 'utf8')).toMatch(/^shared_buffers = 16MB/m);
+    const before = statSync(join(dataDir, 'postgresql.conf')).mtimeMs;
+    await initialiseInChildProcess(dataDir, ['-c', 'shared_buffers=32MB']);
+    expect(statSync(join(dataDir, 'postgresql.conf')).mtimeMs).toBe(before);
+    const client = await open(`pglite:${dataDir}`);
+    expect(await setting(client, 'shared_buffers')).toBe('16MB');
+  });
+
+  it('names the directory when no database can be created in it', async () => {
+    const notADirectory = join(dir, 'a-file');
+    writeFileSync(notADirectory, 'x');
+    await expect(initialiseInChildProcess(notADirectory, [])).rejects.toThrow(`could not create the embedded database in ${notADirectory}`);
   });
 });
