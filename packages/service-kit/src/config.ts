@@ -70,5 +70,11 @@ export const env = {
         if (/^\d+$/.test(v)) return Number(v);
         return v;
       }),
+  /** A string that may be absent; an empty value counts as absent (`VAR=` in a compose file). */
+  optionalString: () =>
+    z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v)),
   url: () => z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
 };

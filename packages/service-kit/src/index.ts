@@ -1,5 +1,7 @@
 export * from './access-log';
 export * from './app';
+export * from './bearer';
+export * from './clock';
 export * from './cluster';
 export * from './config';
 export * from './errors';

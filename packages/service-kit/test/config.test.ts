@@ -9,6 +9,15 @@ const schema = z.object({
   UPSTREAM_URL: env.url().optional(),
 });
 
+describe('env.optionalString', () => {
+  it('reads an empty value as absent and keeps any other', () => {
+    const optional = z.object({ NAME: env.optionalString() });
+    expect(loadConfig(optional, { NAME: '' })).toEqual({ NAME: undefined });
+    expect(loadConfig(optional, {})).toEqual({ NAME: undefined });
+    expect(loadConfig(optional, { NAME: 'x' })).toEqual({ NAME: 'x' });
+  });
+});
+
 describe('loadConfig', () => {
   it('applies defaults when variables are absent', () => {
     expect(loadConfig(schema, {})).toEqual({ PORT: 4000, LOG_LEVEL: 'info', FEATURE: false, TRUST_PROXY: false });
