@@ -1,4 +1,5 @@
-import { decodeJsonObjectSegment, hasCriticalExtensions, isCanonicalBase64url, isNumericDate, JwtRejectionReasons } from '@smsauth/contracts';
+import { JwtRejectionReasons } from '@smsauth/contracts';
+import { decodeJsonObjectSegment, hasCriticalExtensions, isCanonicalBase64url, isNumericDate } from '@smsauth/jose-rules';
 import jwt from 'jsonwebtoken';
 import { isAcceptableAlgorithm } from './algorithms';
 import type { JwtScheme } from './document';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { decodeJsonObjectSegment, isCanonicalBase64url, isNumericDate, type SegmentProblem } from '@smsauth/contracts';
+import { decodeJsonObjectSegment, isCanonicalBase64url, isNumericDate, type SegmentProblem } from '@smsauth/jose-rules';
 import { HttpError } from '@smsauth/service-kit';
 import { isDeliveryTokenType } from './token-structure';
 
