@@ -5,10 +5,6 @@ import { decodeGatewaySecret } from './domain/gateway-secret';
 import { invalidRanges, splitList } from './domain/ip-allow-list';
 import { PROVIDER_NAMES, type ProviderName } from './providers/registry';
 
-/** Unset and empty are the same thing: compose files and manifests often write `VAR=`. */
-const optionalString = () =>
-  z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
-
 const optionalUrl = () => z.preprocess((value) => (value === '' ? undefined : value), env.url().optional());
 
 const timeoutMs = (fallback: number) => z.coerce.number().int().min(100).max(120_000).default(fallback);
@@ -17,7 +13,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** `WEBHOOK_HEADERS`: a JSON object of header name -> string value. */
 const webhookHeaders = () =>
-  optionalString().transform((value, ctx): Record<string, string> => {
+  env.optionalString().transform((value, ctx): Record<string, string> => {
     if (value === undefined) return {};
     let parsed: unknown;
     try {
@@ -46,10 +42,10 @@ const variablesSchema = z.object({
   LOG_LEVEL: env.logLevel(),
   NODE_ENV: env.nodeEnv(),
 
-  GATEWAY_AUTH_SECRET: optionalString(),
+  GATEWAY_AUTH_SECRET: env.optionalString(),
   GATEWAY_AUTH_SECRET_BASE64: env.boolean(false),
-  GATEWAY_AUTH_AUDIENCE: optionalString(),
-  GATEWAY_AUTH_SUBJECT: optionalString(),
+  GATEWAY_AUTH_AUDIENCE: env.optionalString(),
+  GATEWAY_AUTH_SUBJECT: env.optionalString(),
   ALLOWED_IPS: z
     .string()
     .default('')
@@ -68,14 +64,14 @@ const variablesSchema = z.object({
     z.enum(PROVIDER_NAMES, { message: `must be one of ${PROVIDER_NAMES.join(', ')}` }).optional(),
   ),
   OUTBOX_CAPACITY: env.positiveInt(1000).pipe(z.number().max(100_000)),
-  OUTBOX_TOKEN: optionalString(),
+  OUTBOX_TOKEN: env.optionalString(),
 
-  TWILIO_ACCOUNT_SID: optionalString().pipe(
+  TWILIO_ACCOUNT_SID: env.optionalString().pipe(
     z.string().regex(TWILIO_ACCOUNT_SID, { message: 'must be a Twilio Account SID (AC followed by 32 hex digits)' }).optional(),
   ),
-  TWILIO_AUTH_TOKEN: optionalString(),
-  TWILIO_FROM: optionalString(),
-  TWILIO_MESSAGING_SERVICE_SID: optionalString().pipe(
+  TWILIO_AUTH_TOKEN: env.optionalString(),
+  TWILIO_FROM: env.optionalString(),
+  TWILIO_MESSAGING_SERVICE_SID: env.optionalString().pipe(
     z
       .string()
       .regex(TWILIO_MESSAGING_SERVICE_SID, { message: 'must be a Messaging Service SID (MG followed by 32 hex digits)' })

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { decodeJsonObjectSegment, isCanonicalBase64url, isNumericDate, type SegmentProblem } from '@smsauth/jose-rules';
-import { HttpError } from '@smsauth/service-kit';
+import { epochSeconds, HttpError, type Clock } from '@smsauth/service-kit';
 import { isDeliveryTokenType } from './token-structure';
 
 /** A delivery token's claims, after the structure check made every time claim a NumericDate. */
@@ -25,8 +25,7 @@ export interface DeliveryTokenPolicy {
   key: KeyObject;
   audience?: string;
   subject?: string;
-  /** Milliseconds since the epoch. */
-  clock: () => number;
+  clock: Clock;
 }
 
 /** Why a delivery was refused; `tokenPresented` picks the WWW-Authenticate form (RFC 6750 §3). */
@@ -77,7 +76,7 @@ export function verifyDeliveryAuthorization(header: string | undefined, policy: 
   if (!signatureMatches(signingInput, signature, policy.key)) {
     throw new DeliveryAuthError('signature', 'The token signature is invalid', true);
   }
-  const nowSeconds = Math.floor(policy.clock() / 1000);
+  const nowSeconds = epochSeconds(policy.clock);
   checkClaims(payload, policy, nowSeconds);
   checkTokenAge(payload, nowSeconds);
   return payload;

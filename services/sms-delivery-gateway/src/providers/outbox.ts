@@ -9,7 +9,7 @@ export const createOutboxProvider: ProviderFactory = ({ outbox, clock }) => ({
       recipient: message.recipient,
       sender: message.sender ?? null,
       body: message.body,
-      received_at: new Date(clock()).toISOString(),
+      received_at: clock.now().toISOString(),
     });
     return { providerMessageId: message.id };
   },

@@ -1,5 +1,5 @@
 import type { DeliveryRequestInfo } from '@smsauth/contracts';
-import type { Logger } from '@smsauth/service-kit';
+import type { Clock, Logger } from '@smsauth/service-kit';
 import type { AxiosInstance } from 'axios';
 import type { Config } from '../config';
 import type { OutboxStore } from '../store/outbox-store';
@@ -51,7 +51,7 @@ export interface ProviderDependencies {
   logger: Logger;
   http: AxiosInstance;
   outbox: OutboxStore;
-  clock: () => number;
+  clock: Clock;
 }
 
 export type ProviderFactory = (deps: ProviderDependencies) => SmsProvider;
