@@ -32,7 +32,8 @@ export interface AppDependencies {
 /** Builds the sms-delivery-gateway app from its dependencies; never listens. */
 export function buildApp({ config, logger, clock = systemClock, http = axios.create() }: AppDependencies): ServiceApp {
   const outbox = new OutboxStore(config.OUTBOX_CAPACITY);
-  const provider = createProvider(config.SMS_PROVIDER, { config, logger, http, outbox, clock });
+  // SMS_PROVIDER picks the definition; it gets its own variables only (registry.ts).
+  const provider = createProvider(config.SMS_PROVIDER, config, { logger, http, outbox, clock });
   const outboxRoutes = config.SMS_PROVIDER === 'outbox' && (!isProduction(config) || config.OUTBOX_TOKEN !== undefined);
   const authEnabled = config.GATEWAY_AUTH_SECRET !== undefined;
   logStartupWarnings(config, logger, outboxRoutes);
