@@ -1,5 +1,5 @@
 import type { OpenApi2Document } from '@smsauth/contracts';
-import type { Lifecycle, Logger } from '@smsauth/service-kit';
+import { systemClock, type Clock, type Lifecycle, type Logger } from '@smsauth/service-kit';
 import { Router, type Request, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import { authenticate } from './authenticate';
@@ -9,7 +9,6 @@ import { JwksKeyStore } from './jwks-key-store';
 import { JwtVerifier } from './jwt-verifier';
 import { operationNotFound } from './rejection';
 import { VerifiedTokenCache } from './token-cache';
-import { systemClock, type Clock } from './types';
 
 /** Header carrying the verified payload to the handler; a client-sent copy never gets through. */
 export const USER_INFO_HEADER = 'x-endpoint-api-userinfo';
@@ -24,6 +23,7 @@ export interface ApiGatewayOptions {
   metrics: Registry;
   /** When given, a `jwks` readiness check is registered on it. */
   lifecycle?: Lifecycle;
+  /** Where the time comes from (default: the system clock); tests inject one to move time. */
   clock?: Clock;
   /** Total time for one JWKS fetch (default 5 s). */
   fetchTimeoutMs?: number;

@@ -11,4 +11,4 @@ export {
 export { algorithmsForKey, ASYMMETRIC_ALGORITHMS } from './algorithms';
 export { MAX_TOKEN_LENGTH } from './jwt-verifier';
 export type { AuthOutcome } from './gateway-metrics';
-export { systemClock, type Clock, type JwtClaims } from './types';
+export type { JwtClaims } from './types';

@@ -1,10 +1,9 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { Algorithm } from 'jsonwebtoken';
 import { JwksClient, type SigningKey } from 'jwks-rsa';
-import type { Logger } from '@smsauth/service-kit';
+import { epochMillis, type Clock, type Logger } from '@smsauth/service-kit';
 import { algorithmsForKey } from './algorithms';
 import type { GatewayMetrics } from './gateway-metrics';
-import type { Clock } from './types';
 
 export interface VerificationKey {
   kid?: string;
@@ -126,7 +125,7 @@ export class JwksKeyStore {
   async lookup(kid: string | undefined): Promise<KeyLookup> {
     const cached = this.find(kid);
     if (cached.length > 0) {
-      if (this.options.clock.now() - this.fetchedAt >= this.options.maxAgeMs) void this.refresh();
+      if (epochMillis(this.options.clock) - this.fetchedAt >= this.options.maxAgeMs) void this.refresh();
       return { found: true, keys: cached };
     }
     // Unknown kid: maybe a rotation; refetch, rate-limited, then look again.
@@ -147,7 +146,7 @@ export class JwksKeyStore {
   /** Starts a fetch unless one is running or the rate limit says no; resolves when it ends. */
   refresh(): Promise<void> {
     if (this.inflight) return this.inflight;
-    const now = this.options.clock.now();
+    const now = epochMillis(this.options.clock);
     this.recentAttempts = this.recentAttempts.filter((at) => now - at < FETCH_WINDOW_MS);
     const last = this.recentAttempts.at(-1);
     const tooSoon = last !== undefined && now - last < this.options.minRefetchIntervalMs;
@@ -193,7 +192,7 @@ export class JwksKeyStore {
 
   private store(keys: VerificationKey[]): void {
     this.keys = keys;
-    this.fetchedAt = this.options.clock.now();
+    this.fetchedAt = epochMillis(this.options.clock);
     this.lastAttemptFailed = false;
     this.lastError = undefined;
   }

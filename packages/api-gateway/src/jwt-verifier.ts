@@ -1,4 +1,6 @@
-import { decodeJsonObjectSegment, hasCriticalExtensions, isCanonicalBase64url, isNumericDate, JwtRejectionReasons } from '@smsauth/contracts';
+import { JwtRejectionReasons } from '@smsauth/contracts';
+import { decodeJsonObjectSegment, hasCriticalExtensions, isCanonicalBase64url, isNumericDate } from '@smsauth/jose-rules';
+import { epochMillis, type Clock } from '@smsauth/service-kit';
 import jwt from 'jsonwebtoken';
 import { isAcceptableAlgorithm } from './algorithms';
 import type { JwtScheme } from './document';
@@ -6,7 +8,7 @@ import type { AuthOutcome, GatewayMetrics } from './gateway-metrics';
 import type { JwksKeyStore } from './jwks-key-store';
 import { isAccessTokenType } from './jose-structure';
 import { VerifiedTokenCache, type VerifiedToken } from './token-cache';
-import type { Clock, JwtClaims } from './types';
+import type { JwtClaims } from './types';
 
 export type Verification =
   | ({ ok: true } & VerifiedToken)
@@ -123,15 +125,16 @@ export class JwtVerifier {
         : reject(JwtRejectionReasons.keyNotFound(printable(decoded.kid)), 'key_not_found');
     }
     const candidates = lookup.keys.filter((key) => key.algorithms.includes(decoded.alg));
+    const nowMs = epochMillis(clock);
     for (const candidate of candidates) {
       metrics.signatureVerifications.inc();
       try {
         jwt.verify(token, candidate.key, {
           algorithms: candidate.algorithms,
-          clockTimestamp: Math.floor(clock.now() / 1000),
+          clockTimestamp: Math.floor(nowMs / 1000),
           clockTolerance: clockToleranceSec,
         });
-        return this.checkIssuedAt(decoded.payload.iat);
+        return this.checkIssuedAt(decoded.payload.iat, nowMs);
       } catch (err) {
         // jsonwebtoken checks the signature before the times, so these mean a good signature.
         if (err instanceof jwt.TokenExpiredError || err instanceof jwt.NotBeforeError) {
@@ -143,9 +146,9 @@ export class JwtVerifier {
   }
 
   /** jsonwebtoken ignores `iat`; one further ahead than the leeway was not issued by a sane clock. */
-  private checkIssuedAt(iat: unknown): Verification | undefined {
-    const { clock, clockToleranceSec } = this.options;
-    if (typeof iat === 'number' && iat > clock.now() / 1000 + clockToleranceSec) {
+  private checkIssuedAt(iat: unknown, nowMs: number): Verification | undefined {
+    const { clockToleranceSec } = this.options;
+    if (typeof iat === 'number' && iat > nowMs / 1000 + clockToleranceSec) {
       return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
     }
     return undefined;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { epochMillis, type Clock } from '@smsauth/service-kit';
 import { LRUCache } from 'lru-cache';
-import type { Clock, JwtClaims } from './types';
+import type { JwtClaims } from './types';
 
 export interface VerifiedToken {
   claims: JwtClaims;
@@ -37,7 +38,7 @@ export class VerifiedTokenCache {
   get(key: string): VerifiedToken | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (this.clock.now() >= entry.validUntilMs) {
+    if (epochMillis(this.clock) >= entry.validUntilMs) {
       this.entries.delete(key);
       return undefined;
     }

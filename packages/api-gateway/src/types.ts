@@ -1,10 +1,3 @@
-/** Source of the current time in epoch milliseconds; tests inject one to move time. */
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
-
 /** The verified JWT payload, as the handler sees it in `req.auth`. */
 export type JwtClaims = Record<string, unknown> & {
   iss: string;

@@ -9,4 +9,3 @@ export * from './gateway-rejection';
 export * from './json-schema';
 export * from './outbox';
 export * from './management';
-export * from './jose';

@@ -1,5 +1,5 @@
-import { createApiGateway, type Clock } from '@smsauth/api-gateway';
-import { createMetricsRegistry, createServiceApp, Lifecycle, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import { createApiGateway } from '@smsauth/api-gateway';
+import { createMetricsRegistry, createServiceApp, Lifecycle, type Clock, type Logger, type ServiceApp } from '@smsauth/service-kit';
 import type { Config } from './config';
 import { loadAirportNames, type AirportNames } from './domain/airports';
 import { renderOpenApiDocument } from './domain/openapi-document';

@@ -9,7 +9,7 @@ import { configSchema } from '../src/config';
 import { FakeIdentity } from './support/identity';
 
 const NOW = Date.UTC(2031, 5, 1, 8, 0, 0);
-const clock = { now: () => NOW };
+const clock = { now: () => new Date(NOW) };
 
 describe('GET /airportName', () => {
   let identity: FakeIdentity;

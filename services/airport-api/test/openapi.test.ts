@@ -47,7 +47,7 @@ describe('OpenAPI document', () => {
 
   it('enforces the audience filled from API_AUDIENCE', async () => {
     const config = loadConfig(configSchema, { AUTH_URL: identity.authUrl, API_AUDIENCE: 'https://airports.example.org' });
-    const { app } = buildApp({ config, logger, clock: { now: () => NOW } });
+    const { app } = buildApp({ config, logger, clock: { now: () => new Date(NOW) } });
     const ours = identity.token(NOW, { aud: 'https://airports.example.org' });
     expect((await request(app).get('/airportName?iataCode=SFO').set('Authorization', `Bearer ${ours}`)).status).toBe(200);
     const defaultAudience = identity.token(NOW);

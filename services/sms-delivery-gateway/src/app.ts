@@ -1,5 +1,5 @@
 import { createSecretKey } from 'node:crypto';
-import { createMetricsRegistry, createServiceApp, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import { createMetricsRegistry, createServiceApp, systemClock, type Clock, type Logger, type ServiceApp } from '@smsauth/service-kit';
 import axios, { type AxiosInstance } from 'axios';
 import type { RequestHandler } from 'express';
 import { isProduction, type Config } from './config';
@@ -23,16 +23,17 @@ const VERSION = '0.1.0';
 export interface AppDependencies {
   config: Config;
   logger: Logger;
-  /** Milliseconds since the epoch; tests inject a fixed clock for token expiry. */
-  clock?: () => number;
+  /** Where the time comes from (default: the system clock); tests inject one for token age and idempotency expiry. */
+  clock?: Clock;
   /** HTTP client for the twilio and webhook providers. */
   http?: AxiosInstance;
 }
 
 /** Builds the sms-delivery-gateway app from its dependencies; never listens. */
-export function buildApp({ config, logger, clock = Date.now, http = axios.create() }: AppDependencies): ServiceApp {
+export function buildApp({ config, logger, clock = systemClock, http = axios.create() }: AppDependencies): ServiceApp {
   const outbox = new OutboxStore(config.OUTBOX_CAPACITY);
-  const provider = createProvider(config.SMS_PROVIDER, { config, logger, http, outbox, clock });
+  // SMS_PROVIDER picks the definition; it gets its own variables only (registry.ts).
+  const provider = createProvider(config.SMS_PROVIDER, config, { logger, http, outbox, clock });
   const outboxRoutes = config.SMS_PROVIDER === 'outbox' && (!isProduction(config) || config.OUTBOX_TOKEN !== undefined);
   const authEnabled = config.GATEWAY_AUTH_SECRET !== undefined;
   logStartupWarnings(config, logger, outboxRoutes);
@@ -67,7 +68,7 @@ export function buildApp({ config, logger, clock = Date.now, http = axios.create
 }
 
 /** ALLOWED_IPS first (403), then the bearer token (401); empty when neither is configured. */
-function createDeliveryGuards(config: Config, clock: () => number, metrics: DeliveryMetrics): RequestHandler[] {
+function createDeliveryGuards(config: Config, clock: Clock, metrics: DeliveryMetrics): RequestHandler[] {
   const guards: RequestHandler[] = [];
   if (config.ALLOWED_IPS.length > 0) guards.push(requireAllowedIp(createIpAllowList(config.ALLOWED_IPS), metrics));
   if (config.GATEWAY_AUTH_SECRET !== undefined) {

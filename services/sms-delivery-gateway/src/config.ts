@@ -1,44 +1,8 @@
-import { PhoneNumberSchema } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 import { decodeGatewaySecret } from './domain/gateway-secret';
 import { invalidRanges, splitList } from './domain/ip-allow-list';
-import { PROVIDER_NAMES, type ProviderName } from './providers/registry';
-
-/** Unset and empty are the same thing: compose files and manifests often write `VAR=`. */
-const optionalString = () =>
-  z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
-
-const optionalUrl = () => z.preprocess((value) => (value === '' ? undefined : value), env.url().optional());
-
-const timeoutMs = (fallback: number) => z.coerce.number().int().min(100).max(120_000).default(fallback);
-
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** `WEBHOOK_HEADERS`: a JSON object of header name -> string value. */
-const webhookHeaders = () =>
-  optionalString().transform((value, ctx): Record<string, string> => {
-    if (value === undefined) return {};
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of header names to string values, e.g. {"X-Api-Key":"..."}' });
-      return z.NEVER;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of header names to string values' });
-      return z.NEVER;
-    }
-    for (const [name, headerValue] of Object.entries(parsed)) {
-      if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', message: `"${name}" is not a valid header name` });
-      if (typeof headerValue !== 'string') ctx.addIssue({ code: 'custom', message: `value of "${name}" must be a string` });
-    }
-    return parsed as Record<string, string>;
-  });
-
-const TWILIO_ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
-const TWILIO_MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
+import { PROVIDER_NAMES, checkProviderRules, providerSettingsShape, type ProviderName } from './providers/registry';
 
 const variablesSchema = z.object({
   PORT: env.port(4100),
@@ -46,10 +10,10 @@ const variablesSchema = z.object({
   LOG_LEVEL: env.logLevel(),
   NODE_ENV: env.nodeEnv(),
 
-  GATEWAY_AUTH_SECRET: optionalString(),
+  GATEWAY_AUTH_SECRET: env.optionalString(),
   GATEWAY_AUTH_SECRET_BASE64: env.boolean(false),
-  GATEWAY_AUTH_AUDIENCE: optionalString(),
-  GATEWAY_AUTH_SUBJECT: optionalString(),
+  GATEWAY_AUTH_AUDIENCE: env.optionalString(),
+  GATEWAY_AUTH_SUBJECT: env.optionalString(),
   ALLOWED_IPS: z
     .string()
     .default('')
@@ -68,25 +32,10 @@ const variablesSchema = z.object({
     z.enum(PROVIDER_NAMES, { message: `must be one of ${PROVIDER_NAMES.join(', ')}` }).optional(),
   ),
   OUTBOX_CAPACITY: env.positiveInt(1000).pipe(z.number().max(100_000)),
-  OUTBOX_TOKEN: optionalString(),
+  OUTBOX_TOKEN: env.optionalString(),
 
-  TWILIO_ACCOUNT_SID: optionalString().pipe(
-    z.string().regex(TWILIO_ACCOUNT_SID, { message: 'must be a Twilio Account SID (AC followed by 32 hex digits)' }).optional(),
-  ),
-  TWILIO_AUTH_TOKEN: optionalString(),
-  TWILIO_FROM: optionalString(),
-  TWILIO_MESSAGING_SERVICE_SID: optionalString().pipe(
-    z
-      .string()
-      .regex(TWILIO_MESSAGING_SERVICE_SID, { message: 'must be a Messaging Service SID (MG followed by 32 hex digits)' })
-      .optional(),
-  ),
-  TWILIO_API_BASE_URL: env.url().default('https://api.twilio.com'),
-  TWILIO_TIMEOUT_MS: timeoutMs(10_000),
-
-  WEBHOOK_URL: optionalUrl(),
-  WEBHOOK_HEADERS: webhookHeaders(),
-  WEBHOOK_TIMEOUT_MS: timeoutMs(10_000),
+  /** Each provider's own variables (TWILIO_*, WEBHOOK_*...), from its definition. */
+  ...providerSettingsShape,
 });
 type Variables = z.output<typeof variablesSchema>;
 
@@ -120,22 +69,5 @@ function checkCrossFieldRules(config: Variables, ctx: z.RefinementCtx): void {
     problem('SMS_PROVIDER', `must be set in production (${PROVIDER_NAMES.join(', ')})`);
   }
 
-  if (config.SMS_PROVIDER === 'twilio') {
-    if (config.TWILIO_ACCOUNT_SID === undefined) problem('TWILIO_ACCOUNT_SID', 'is required when SMS_PROVIDER is twilio');
-    if (config.TWILIO_AUTH_TOKEN === undefined) problem('TWILIO_AUTH_TOKEN', 'is required when SMS_PROVIDER is twilio');
-    if (config.TWILIO_FROM === undefined && config.TWILIO_MESSAGING_SERVICE_SID === undefined) {
-      problem('TWILIO_FROM', 'TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID is required when SMS_PROVIDER is twilio');
-    }
-  }
-  if (config.TWILIO_FROM !== undefined && !isTwilioSender(config.TWILIO_FROM)) {
-    problem('TWILIO_FROM', 'must be an E.164 number like +14155550123 or an alphanumeric sender id of 1-11 characters');
-  }
-
-  if (config.SMS_PROVIDER === 'webhook' && config.WEBHOOK_URL === undefined) {
-    problem('WEBHOOK_URL', 'is required when SMS_PROVIDER is webhook');
-  }
-}
-
-function isTwilioSender(value: string): boolean {
-  return PhoneNumberSchema.safeParse(value).success || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(value);
+  checkProviderRules(config, { selected: config.SMS_PROVIDER ?? 'outbox', production: isProduction(config) }, problem);
 }

@@ -124,8 +124,8 @@ describe('POST /sms with GATEWAY_AUTH_SECRET set', () => {
   it('measures token age with the injected clock', async () => {
     const { exp: _exp, ...claims } = deliveryClaims();
     const token = `Bearer ${signHs256(claims)}`;
-    expect((await deliverWith(buildGateway(AUTH_ENV, () => NOW + 9 * 60 * 1000), token)).status).toBe(200);
-    const later = await deliverWith(buildGateway(AUTH_ENV, () => NOW + 11 * 60 * 1000), token);
+    expect((await deliverWith(buildGateway(AUTH_ENV, { now: () => new Date(NOW + 9 * 60 * 1000) }), token)).status).toBe(200);
+    const later = await deliverWith(buildGateway(AUTH_ENV, { now: () => new Date(NOW + 11 * 60 * 1000) }), token);
     expect(later.status).toBe(401);
     expect(later.body.error_description).toMatch(/older than 10 minutes/);
   });

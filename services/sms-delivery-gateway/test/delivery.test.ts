@@ -113,7 +113,7 @@ describe('POST /sms with Idempotency-Key', () => {
 
   it('forgets a key after 10 minutes', async () => {
     let now = NOW;
-    const { app } = buildGateway({}, () => now);
+    const { app } = buildGateway({}, { now: () => new Date(now) });
     await request(app).post('/sms').set('Idempotency-Key', 'delivery-1').send(deliveryBody());
     now += 10 * 60 * 1000 - 1;
     await request(app).post('/sms').set('Idempotency-Key', 'delivery-1').send(deliveryBody());

@@ -7,7 +7,7 @@ const OUTBOX_TOKEN = 'outbox-token-for-tests-0123456789';
 describe('GET /outbox (HTML inbox page)', () => {
   it('lists messages newest first with time, recipient, sender and the code highlighted', async () => {
     let now = NOW;
-    const { app } = buildGateway({}, () => now);
+    const { app } = buildGateway({}, { now: () => new Date(now) });
     await request(app).post('/sms').send(deliveryBody({ body: 'Your code is 111111' }));
     now += 1000;
     const { sender: _sender, ...noSender } = deliveryBody({ recipient: '+447700900123', body: 'Your code is 222222' });

@@ -11,7 +11,7 @@ describe('outbox provider', () => {
 
   it('lists kept messages newest first with id, recipient, sender, body and received_at', async () => {
     let now = NOW;
-    const { app } = buildGateway({}, () => now);
+    const { app } = buildGateway({}, { now: () => new Date(now) });
     await request(app).post('/sms').send(deliveryBody({ body: 'first 111111' }));
     now += 1000;
     const { sender: _sender, ...withoutSender } = deliveryBody({ body: 'second 222222' });

@@ -90,8 +90,8 @@ describe('webhook provider', () => {
     const config = loadConfig(configSchema, webhookEnv());
     const logs = captureLogs();
     const registry = createMetricsRegistry('test');
-    const provider = createProvider('webhook', { config, logger: logs.logger, http: axios.create(), outbox: new OutboxStore(1), clock: () => NOW });
-    const delivery = new DeliveryService({ provider, metrics: createDeliveryMetrics(registry, provider.name), logger: logs.logger, clock: () => NOW });
+    const provider = createProvider('webhook', config, { logger: logs.logger, http: axios.create(), outbox: new OutboxStore(1), clock: { now: () => new Date(NOW) } });
+    const delivery = new DeliveryService({ provider, metrics: createDeliveryMetrics(registry, provider.name), logger: logs.logger, clock: { now: () => new Date(NOW) } });
     const message = { recipient: '+14155550123', body: 'Your verification code is 482913' };
 
     receiver.hold();

@@ -18,8 +18,8 @@ import { FakeIdentity } from '../support/identity';
 
 class TestClock {
   constructor(public ms = Date.UTC(2031, 5, 1, 8, 0, 0)) {}
-  now(): number {
-    return this.ms;
+  now(): Date {
+    return new Date(this.ms);
   }
   advance(ms: number): void {
     this.ms += ms;

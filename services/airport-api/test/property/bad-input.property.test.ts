@@ -34,7 +34,7 @@ describe('airport-api under arbitrary input (property-based)', () => {
   beforeAll(async () => {
     identity = await FakeIdentity.start();
     const config = loadConfig(configSchema, { AUTH_URL: identity.authUrl });
-    ({ app } = buildApp({ config, logger: createLogger({ name: 'airport-api', level: 'silent' }), clock: { now: () => NOW } }));
+    ({ app } = buildApp({ config, logger: createLogger({ name: 'airport-api', level: 'silent' }), clock: { now: () => new Date(NOW) } }));
     token = identity.token(NOW);
     // Warm the JWKS cache so every run measures the request, not the key fetch.
     expect((await request(app).get('/airportName?iataCode=SFO').set('Authorization', `Bearer ${token}`)).status).toBe(200);

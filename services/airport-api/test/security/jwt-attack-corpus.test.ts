@@ -331,7 +331,7 @@ describe('airport API JWT attack corpus', () => {
     identity = await FakeIdentity.start();
     attacker = await new AttackerServer(identity.kid).start();
     const config = loadConfig(configSchema, { AUTH_URL: identity.authUrl, API_AUDIENCE: AUDIENCE });
-    const { app } = buildApp({ config, logger: memory.logger, clock: { now: () => NOW } });
+    const { app } = buildApp({ config, logger: memory.logger, clock: { now: () => new Date(NOW) } });
     // 64 KB header limit so the 20 KB token reaches the gateway instead of Node's 431.
     server = createServer({ maxHeaderSize: 64 * 1024 }, app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

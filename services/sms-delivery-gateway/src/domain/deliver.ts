@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveryRequest } from '@smsauth/contracts';
-import { maskPhoneNumber, maskPhoneNumbers, type Logger } from '@smsauth/service-kit';
+import { maskPhoneNumber, maskPhoneNumbers, type Clock, type Logger } from '@smsauth/service-kit';
 import { ProviderError, type SmsProvider } from '../providers/provider';
 import type { DeliveryMetrics } from './delivery-metrics';
 import { IdempotencyStore, messageFingerprint } from './idempotency';
@@ -19,7 +19,7 @@ export interface DeliveryServiceDependencies {
   provider: SmsProvider;
   metrics: DeliveryMetrics;
   logger: Logger;
-  clock: () => number;
+  clock: Clock;
   newId?: () => string;
 }
 

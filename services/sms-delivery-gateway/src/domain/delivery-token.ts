@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { decodeJsonObjectSegment, isCanonicalBase64url, isNumericDate, type SegmentProblem } from '@smsauth/contracts';
-import { HttpError } from '@smsauth/service-kit';
+import { decodeJsonObjectSegment, isCanonicalBase64url, isNumericDate, type SegmentProblem } from '@smsauth/jose-rules';
+import { bearerToken, epochSeconds, HttpError, type Clock } from '@smsauth/service-kit';
 import { isDeliveryTokenType } from './token-structure';
 
 /** A delivery token's claims, after the structure check made every time claim a NumericDate. */
@@ -25,8 +25,7 @@ export interface DeliveryTokenPolicy {
   key: KeyObject;
   audience?: string;
   subject?: string;
-  /** Milliseconds since the epoch. */
-  clock: () => number;
+  clock: Clock;
 }
 
 /** Why a delivery was refused; `tokenPresented` picks the WWW-Authenticate form (RFC 6750 §3). */
@@ -43,13 +42,6 @@ export class DeliveryAuthError extends HttpError {
   }
 }
 
-/** The token of an `Authorization: Bearer <token>` header; undefined when there is none. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  return match?.[1];
-}
-
 /**
  * Checks a delivery request's Authorization header: HS256 only (no `none`, no RS/HS
  * confusion, no other HMAC size), signature with the shared key, `aud`/`sub` when
@@ -61,9 +53,10 @@ export function verifyDeliveryAuthorization(header: string | undefined, policy: 
   if (header === undefined || header.trim() === '') {
     throw new DeliveryAuthError('missing', 'Authorization: Bearer <token> is required', false);
   }
+  // RFC 6750 token68 (the kit's grammar); what it refuses is told apart below for the message.
   const token = bearerToken(header);
   if (token === undefined && /^Bearer[ \t]+\S/i.test(header)) {
-    // "Bearer abc def": a token was sent, with whitespace inside it.
+    // "Bearer abc def" or "Bearer a!b": a token was sent, with whitespace or a non-token68 character in it.
     throw new DeliveryAuthError('malformed', 'The token is malformed', true);
   }
   if (token === undefined) {
@@ -77,7 +70,7 @@ export function verifyDeliveryAuthorization(header: string | undefined, policy: 
   if (!signatureMatches(signingInput, signature, policy.key)) {
     throw new DeliveryAuthError('signature', 'The token signature is invalid', true);
   }
-  const nowSeconds = Math.floor(policy.clock() / 1000);
+  const nowSeconds = epochSeconds(policy.clock);
   checkClaims(payload, policy, nowSeconds);
   checkTokenAge(payload, nowSeconds);
   return payload;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { HttpError } from '@smsauth/service-kit';
+import { epochMillis, HttpError, type Clock } from '@smsauth/service-kit';
 import { LRUCache } from 'lru-cache';
 
 export const IDEMPOTENCY_TTL_MS = 10 * 60 * 1000;
@@ -19,12 +19,12 @@ interface Entry<T> {
 export class IdempotencyStore<T> {
   private readonly entries: LRUCache<string, Entry<T>>;
 
-  constructor(options: { clock: () => number; ttlMs?: number; maxKeys?: number }) {
+  constructor(options: { clock: Clock; ttlMs?: number; maxKeys?: number }) {
     this.entries = new LRUCache<string, Entry<T>>({
       max: options.maxKeys ?? IDEMPOTENCY_MAX_KEYS,
       ttl: options.ttlMs ?? IDEMPOTENCY_TTL_MS,
       ttlResolution: 0,
-      perf: { now: options.clock },
+      perf: { now: () => epochMillis(options.clock) },
     });
   }
 

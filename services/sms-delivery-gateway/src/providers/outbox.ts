@@ -1,16 +1,25 @@
-import type { ProviderFactory } from './provider';
+import { z } from 'zod';
+import { defineProvider } from './provider';
 
-/** Keeps the message in the in-memory outbox instead of sending it (development, tests, e2e). */
-export const createOutboxProvider: ProviderFactory = ({ outbox, clock }) => ({
+/**
+ * Keeps the message in the in-memory outbox instead of sending it (development, tests, e2e).
+ * No variables of its own: OUTBOX_CAPACITY and OUTBOX_TOKEN size and guard the outbox store
+ * and its read API, which the service owns (app.ts) whichever provider is selected.
+ */
+export const outboxProvider = defineProvider({
   name: 'outbox',
-  async send(message) {
-    outbox.add({
-      id: message.id,
-      recipient: message.recipient,
-      sender: message.sender ?? null,
-      body: message.body,
-      received_at: new Date(clock()).toISOString(),
-    });
-    return { providerMessageId: message.id };
-  },
+  settingsSchema: z.object({}),
+  create: (_settings, { outbox, clock }) => ({
+    name: 'outbox',
+    async send(message) {
+      outbox.add({
+        id: message.id,
+        recipient: message.recipient,
+        sender: message.sender ?? null,
+        body: message.body,
+        received_at: clock.now().toISOString(),
+      });
+      return { providerMessageId: message.id };
+    },
+  }),
 });

@@ -1,7 +1,7 @@
 import type { DeliveryRequestInfo } from '@smsauth/contracts';
-import type { Logger } from '@smsauth/service-kit';
+import type { Clock, Logger } from '@smsauth/service-kit';
 import type { AxiosInstance } from 'axios';
-import type { Config } from '../config';
+import { z } from 'zod';
 import type { OutboxStore } from '../store/outbox-store';
 
 /** One SMS to hand to a provider, as accepted by `POST /sms`. */
@@ -45,16 +45,53 @@ export class ProviderError extends Error {
   }
 }
 
-/** What a provider factory may use; each takes only what it needs. */
+/** What the service hands every provider besides its settings; each takes only what it needs. */
 export interface ProviderDependencies {
-  config: Config;
   logger: Logger;
   http: AxiosInstance;
   outbox: OutboxStore;
-  clock: () => number;
+  clock: Clock;
 }
 
-export type ProviderFactory = (deps: ProviderDependencies) => SmsProvider;
+/** A provider's settings: its own environment variables, as its settingsSchema parsed them. */
+export type ProviderSettings<Schema extends z.ZodObject> = z.output<Schema>;
+
+/** What a provider's rules see besides its settings, and how they report a problem. */
+export interface ProviderRuleContext<Settings> {
+  /** SMS_PROVIDER names this provider (or defaults to it). */
+  selected: boolean;
+  /** NODE_ENV is production. */
+  production: boolean;
+  /** Refuses the environment; the message is shown after the variable's name (`VAR: message`). */
+  problem(variable: Extract<keyof Settings, string>, message: string): void;
+  /** When this provider is selected and `variable` is unset: "VAR: is required when SMS_PROVIDER is <name>". */
+  required(variable: Extract<keyof Settings, string>): void;
+}
+
+/**
+ * One SMS provider, described by itself: its `SMS_PROVIDER` name, the schema of its own
+ * environment variables (spread into the service's schema by config.ts), the rules across
+ * them (checked after every variable parsed, whichever provider is selected), and how to
+ * build it from those settings. Nothing here reads the service's whole configuration.
+ */
+export interface ProviderDefinition<Name extends string = string, Schema extends z.ZodObject = z.ZodObject> {
+  readonly name: Name;
+  readonly settingsSchema: Schema;
+  /** Variables holding credentials, censored wherever a log line would carry them. */
+  readonly secrets?: readonly Extract<keyof ProviderSettings<Schema>, string>[];
+  readonly rules?: (settings: ProviderSettings<Schema>, context: ProviderRuleContext<ProviderSettings<Schema>>) => void;
+  create(settings: ProviderSettings<Schema>, deps: ProviderDependencies): SmsProvider;
+}
+
+/** Checks a definition against ProviderDefinition while keeping its literal name and exact schema type. */
+export function defineProvider<const Name extends string, Schema extends z.ZodObject>(
+  definition: ProviderDefinition<Name, Schema>,
+): ProviderDefinition<Name, Schema> {
+  return definition;
+}
+
+/** A provider HTTP timeout variable: 100 ms to 2 minutes. */
+export const timeoutMs = (fallback: number) => z.coerce.number().int().min(100).max(120_000).default(fallback);
 
 /** Removes every occurrence of the given secrets from a provider-supplied text. */
 export function scrubSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {

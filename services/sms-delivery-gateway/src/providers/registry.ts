@@ -1,21 +1,90 @@
-import { createOutboxProvider } from './outbox';
-import type { ProviderDependencies, ProviderFactory, SmsProvider } from './provider';
-import { createTwilioProvider } from './twilio';
-import { createWebhookProvider } from './webhook';
+import type { z } from 'zod';
+import { outboxProvider } from './outbox';
+import type { ProviderDefinition, ProviderDependencies, ProviderRuleContext, SmsProvider } from './provider';
+import { twilioProvider } from './twilio';
+import { webhookProvider } from './webhook';
 
 /**
- * Every provider by its `SMS_PROVIDER` name. Adding one = a module with a ProviderFactory,
- * a line here, and its variables in config.ts; routes never change.
+ * Every provider, in the order their variables appear in the environment schema and their
+ * rules are checked. Adding one = a module exporting a ProviderDefinition (defineProvider)
+ * and a line here; config.ts, app.ts and the routes never change.
  */
-export const PROVIDER_NAMES = ['outbox', 'twilio', 'webhook'] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
+export const PROVIDERS = [outboxProvider, twilioProvider, webhookProvider] as const;
 
-const providerFactories: Record<ProviderName, ProviderFactory> = {
-  outbox: createOutboxProvider,
-  twilio: createTwilioProvider,
-  webhook: createWebhookProvider,
-};
+type Providers = typeof PROVIDERS;
+type AnyProvider = Providers[number];
 
-export function createProvider(name: ProviderName, deps: ProviderDependencies): SmsProvider {
-  return providerFactories[name](deps);
+type NamesOf<T extends readonly { name: string }[]> = { readonly [K in keyof T]: T[K] extends { name: infer Name } ? Name : never };
+
+/** The `SMS_PROVIDER` names, as a tuple for z.enum. */
+export const PROVIDER_NAMES = PROVIDERS.map((provider) => provider.name) as unknown as NamesOf<Providers>;
+export type ProviderName = AnyProvider['name'];
+
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
+
+/** Every provider's variables, one shape: config.ts spreads it into the service's schema. */
+export type ProviderSettingsShape = UnionToIntersection<AnyProvider['settingsSchema']['shape']>;
+export const providerSettingsShape = mergeShapes();
+
+/** One shape of all providers' variables; a variable two providers claim would be read by both, so it is refused. */
+function mergeShapes(): ProviderSettingsShape {
+  const owners = new Map<string, string>();
+  for (const provider of PROVIDERS) {
+    for (const variable of Object.keys(provider.settingsSchema.shape)) {
+      const owner = owners.get(variable);
+      if (owner !== undefined) throw new Error(`SMS providers ${owner} and ${provider.name} both declare ${variable}`);
+      owners.set(variable, provider.name);
+    }
+  }
+  return Object.assign({}, ...PROVIDERS.map((provider) => provider.settingsSchema.shape)) as ProviderSettingsShape;
+}
+
+/** Every provider's secret variables, for log redaction. */
+export const PROVIDER_SECRETS: readonly string[] = PROVIDERS.flatMap((provider): readonly string[] => provider.secrets ?? []);
+
+/** Every variable a parsed environment holds for the providers. */
+type ProviderVariables = z.output<z.ZodObject<ProviderSettingsShape>>;
+
+/** The definitions with their settings types erased; each is only ever handed its own settings (settingsOf). */
+const DEFINITIONS = PROVIDERS as unknown as readonly ProviderDefinition[];
+
+function definitionOf(name: ProviderName): ProviderDefinition {
+  const definition = DEFINITIONS.find((provider) => provider.name === name);
+  if (!definition) throw new Error(`unknown SMS provider ${name}`);
+  return definition;
+}
+
+/** The variables of one provider's schema, and no others, picked from the parsed environment. */
+function settingsOf(definition: ProviderDefinition, variables: ProviderVariables): Record<string, unknown> {
+  const all = variables as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(definition.settingsSchema.shape).map((variable) => [variable, all[variable]]));
+}
+
+/**
+ * Checks every provider's rules on its own settings (superRefine-style: each problem names a
+ * variable). `selected` is the provider SMS_PROVIDER names, after defaulting.
+ */
+export function checkProviderRules(
+  variables: ProviderVariables,
+  environment: { selected: ProviderName; production: boolean },
+  addProblem: (variable: string, message: string) => void,
+): void {
+  for (const definition of DEFINITIONS) {
+    const settings = settingsOf(definition, variables);
+    const context: ProviderRuleContext<Record<string, unknown>> = {
+      selected: environment.selected === definition.name,
+      production: environment.production,
+      problem: addProblem,
+      required(variable) {
+        if (context.selected && settings[variable] === undefined) addProblem(variable, `is required when SMS_PROVIDER is ${definition.name}`);
+      },
+    };
+    definition.rules?.(settings, context);
+  }
+}
+
+/** Builds the selected provider from its own settings (picked from the parsed environment). */
+export function createProvider(name: ProviderName, variables: ProviderVariables, deps: ProviderDependencies): SmsProvider {
+  const definition = definitionOf(name);
+  return definition.create(settingsOf(definition, variables), deps);
 }

@@ -1,4 +1,37 @@
-import { ProviderError, describeTransportFailure, scrubSecrets, type ProviderFactory } from './provider';
+import { PhoneNumberSchema } from '@smsauth/contracts';
+import { env } from '@smsauth/service-kit';
+import { z } from 'zod';
+import {
+  ProviderError,
+  defineProvider,
+  describeTransportFailure,
+  scrubSecrets,
+  timeoutMs,
+  type ProviderDependencies,
+  type ProviderSettings,
+  type SmsProvider,
+} from './provider';
+
+const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
+const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
+
+/** The twilio provider's variables. */
+const settingsSchema = z.object({
+  TWILIO_ACCOUNT_SID: env.optionalString().pipe(
+    z.string().regex(ACCOUNT_SID, { message: 'must be a Twilio Account SID (AC followed by 32 hex digits)' }).optional(),
+  ),
+  TWILIO_AUTH_TOKEN: env.optionalString(),
+  TWILIO_FROM: env.optionalString(),
+  TWILIO_MESSAGING_SERVICE_SID: env.optionalString().pipe(
+    z.string().regex(MESSAGING_SERVICE_SID, { message: 'must be a Messaging Service SID (MG followed by 32 hex digits)' }).optional(),
+  ),
+  TWILIO_API_BASE_URL: env.url().default('https://api.twilio.com'),
+  TWILIO_TIMEOUT_MS: timeoutMs(10_000),
+});
+
+function isTwilioSender(value: string): boolean {
+  return PhoneNumberSchema.safeParse(value).success || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(value);
+}
 
 /** The fields of a Twilio REST error body the gateway uses. */
 interface TwilioErrorBody {
@@ -12,11 +45,30 @@ interface TwilioErrorBody {
  * Messaging Service, not the request's `sender`: Twilio only sends from numbers the
  * account owns.
  */
-export const createTwilioProvider: ProviderFactory = ({ config, http }) => {
-  const accountSid = config.TWILIO_ACCOUNT_SID ?? '';
-  const authToken = config.TWILIO_AUTH_TOKEN ?? '';
-  const url = `${config.TWILIO_API_BASE_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`;
-  const timeout = config.TWILIO_TIMEOUT_MS;
+export const twilioProvider = defineProvider({
+  name: 'twilio',
+  settingsSchema,
+  secrets: ['TWILIO_AUTH_TOKEN'],
+  rules(settings, { selected, problem, required }) {
+    if (selected) {
+      required('TWILIO_ACCOUNT_SID');
+      required('TWILIO_AUTH_TOKEN');
+      if (settings.TWILIO_FROM === undefined && settings.TWILIO_MESSAGING_SERVICE_SID === undefined) {
+        problem('TWILIO_FROM', 'TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID is required when SMS_PROVIDER is twilio');
+      }
+    }
+    if (settings.TWILIO_FROM !== undefined && !isTwilioSender(settings.TWILIO_FROM)) {
+      problem('TWILIO_FROM', 'must be an E.164 number like +14155550123 or an alphanumeric sender id of 1-11 characters');
+    }
+  },
+  create: (settings, { http }) => createTwilioSender(settings, http),
+});
+
+function createTwilioSender(settings: ProviderSettings<typeof settingsSchema>, http: ProviderDependencies['http']): SmsProvider {
+  const accountSid = settings.TWILIO_ACCOUNT_SID ?? '';
+  const authToken = settings.TWILIO_AUTH_TOKEN ?? '';
+  const url = `${settings.TWILIO_API_BASE_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`;
+  const timeout = settings.TWILIO_TIMEOUT_MS;
   const fail = (description: string, details: ProviderError['details'] = {}) =>
     new ProviderError('twilio', scrubSecrets(description, [authToken]), details);
 
@@ -24,9 +76,9 @@ export const createTwilioProvider: ProviderFactory = ({ config, http }) => {
     name: 'twilio',
     async send(message) {
       const form = new URLSearchParams({ To: message.recipient, Body: message.body });
-      if (config.TWILIO_MESSAGING_SERVICE_SID) form.set('MessagingServiceSid', config.TWILIO_MESSAGING_SERVICE_SID);
+      if (settings.TWILIO_MESSAGING_SERVICE_SID) form.set('MessagingServiceSid', settings.TWILIO_MESSAGING_SERVICE_SID);
       // Both may be set: Twilio then sends from From and applies the service's features.
-      if (config.TWILIO_FROM) form.set('From', config.TWILIO_FROM);
+      if (settings.TWILIO_FROM) form.set('From', settings.TWILIO_FROM);
 
       let response;
       try {
@@ -55,4 +107,4 @@ export const createTwilioProvider: ProviderFactory = ({ config, http }) => {
       throw fail(description, { status: response.status, ...(code !== undefined ? { code } : {}) });
     },
   };
-};
+}

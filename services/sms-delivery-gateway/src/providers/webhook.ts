@@ -1,14 +1,68 @@
 import type { WebhookDelivery } from '@smsauth/contracts';
-import { ProviderError, describeTransportFailure, type ProviderFactory } from './provider';
+import { env } from '@smsauth/service-kit';
+import { z } from 'zod';
+import {
+  ProviderError,
+  defineProvider,
+  describeTransportFailure,
+  timeoutMs,
+  type ProviderDependencies,
+  type ProviderSettings,
+  type SmsProvider,
+} from './provider';
+
+const optionalUrl = () => z.preprocess((value) => (value === '' ? undefined : value), env.url().optional());
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** `WEBHOOK_HEADERS`: a JSON object of header name -> string value. */
+const webhookHeaders = () =>
+  env.optionalString().transform((value, ctx): Record<string, string> => {
+    if (value === undefined) return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of header names to string values, e.g. {"X-Api-Key":"..."}' });
+      return z.NEVER;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of header names to string values' });
+      return z.NEVER;
+    }
+    for (const [name, headerValue] of Object.entries(parsed)) {
+      if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', message: `"${name}" is not a valid header name` });
+      if (typeof headerValue !== 'string') ctx.addIssue({ code: 'custom', message: `value of "${name}" must be a string` });
+    }
+    return parsed as Record<string, string>;
+  });
+
+/** The webhook provider's variables. */
+const settingsSchema = z.object({
+  WEBHOOK_URL: optionalUrl(),
+  WEBHOOK_HEADERS: webhookHeaders(),
+  WEBHOOK_TIMEOUT_MS: timeoutMs(10_000),
+});
 
 /**
  * POSTs the message as JSON (WebhookDeliverySchema) to the operator's `WEBHOOK_URL`, with
  * `WEBHOOK_HEADERS`; any 2xx is success. Redirects are not followed, so a message never
  * lands somewhere the operator did not configure.
  */
-export const createWebhookProvider: ProviderFactory = ({ config, http }) => {
-  const url = config.WEBHOOK_URL ?? '';
-  const timeout = config.WEBHOOK_TIMEOUT_MS;
+export const webhookProvider = defineProvider({
+  name: 'webhook',
+  settingsSchema,
+  // Header values often carry the receiver's credentials.
+  secrets: ['WEBHOOK_HEADERS'],
+  rules(_settings, { required }) {
+    required('WEBHOOK_URL');
+  },
+  create: (settings, { http }) => createWebhookSender(settings, http),
+});
+
+function createWebhookSender(settings: ProviderSettings<typeof settingsSchema>, http: ProviderDependencies['http']): SmsProvider {
+  const url = settings.WEBHOOK_URL ?? '';
+  const timeout = settings.WEBHOOK_TIMEOUT_MS;
 
   return {
     name: 'webhook',
@@ -24,7 +78,7 @@ export const createWebhookProvider: ProviderFactory = ({ config, http }) => {
       try {
         response = await http.post(url, payload, {
           headers: {
-            ...config.WEBHOOK_HEADERS,
+            ...settings.WEBHOOK_HEADERS,
             'content-type': 'application/json',
             ...(message.idempotencyKey ? { 'idempotency-key': message.idempotencyKey } : {}),
           },
@@ -45,4 +99,4 @@ export const createWebhookProvider: ProviderFactory = ({ config, http }) => {
       return {};
     },
   };
-};
+}

@@ -2,9 +2,9 @@ import type { Logger } from '@smsauth/service-kit';
 import { HttpError } from '@smsauth/service-kit';
 import type { RequestHandler } from 'express';
 import type { DeliveryMetrics } from '../domain/delivery-metrics';
-import { DeliveryAuthError, bearerToken, verifyDeliveryAuthorization, type DeliveryTokenPolicy } from '../domain/delivery-token';
+import { DeliveryAuthError, verifyDeliveryAuthorization, type DeliveryTokenPolicy } from '../domain/delivery-token';
 import type { IpAllowList } from '../domain/ip-allow-list';
-import { tokenMatches } from '../domain/outbox-token';
+import { presentedOutboxToken, tokenMatches } from '../domain/outbox-token';
 
 /** 403 for callers outside `ALLOWED_IPS`; `req.ip` follows the TRUST_PROXY setting. */
 export function requireAllowedIp(allowList: IpAllowList, metrics: DeliveryMetrics): RequestHandler {
@@ -36,7 +36,7 @@ export function requireDeliveryToken(policy: DeliveryTokenPolicy, metrics: Deliv
 export function requireOutboxToken(expected: string, logger: Logger): RequestHandler {
   return (req, _res, next) => {
     const header = req.headers.authorization;
-    const token = bearerToken(header);
+    const token = presentedOutboxToken(header);
     if (token !== undefined && tokenMatches(token, expected)) return next();
     logger.warn({ tokenPresented: token !== undefined }, 'outbox access refused');
     next(

@@ -1,7 +1,6 @@
 import { parseCookies } from '@smsauth/service-kit';
 import type { Express, Request, Response } from 'express';
-import { bearerToken } from '../domain/delivery-token';
-import { tokenMatches } from '../domain/outbox-token';
+import { presentedOutboxToken, tokenMatches } from '../domain/outbox-token';
 import type { OutboxStore } from '../store/outbox-store';
 import { OUTBOX_PAGE_CSP, outboxPage, tokenPage } from './outbox-page-view';
 
@@ -47,7 +46,7 @@ export function mountOutboxPage(app: Express, { outbox, token }: { outbox: Outbo
         );
         return res.status(303).set('Cache-Control', 'no-store').location('/outbox').end();
       }
-      const presented = bearerToken(req.headers.authorization) ?? parseCookies(req.headers.cookie)[OUTBOX_TOKEN_COOKIE];
+      const presented = presentedOutboxToken(req.headers.authorization) ?? parseCookies(req.headers.cookie)[OUTBOX_TOKEN_COOKIE];
       if (presented === undefined || !tokenMatches(presented, token)) {
         req.log.warn({ tokenPresented: presented !== undefined }, 'outbox page refused');
         return sendHtml(res, 401, tokenPage(presented !== undefined));

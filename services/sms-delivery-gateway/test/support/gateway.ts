@@ -1,4 +1,4 @@
-import { loadConfig } from '@smsauth/service-kit';
+import { loadConfig, type Clock } from '@smsauth/service-kit';
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import { buildApp } from '../../src/app';
@@ -17,7 +17,7 @@ export interface TestGateway {
 }
 
 /** The gateway app built from an environment, with captured logs and an injected clock. */
-export function buildGateway(env: Record<string, string> = {}, clock: () => number = () => NOW): TestGateway {
+export function buildGateway(env: Record<string, string> = {}, clock: Clock = { now: () => new Date(NOW) }): TestGateway {
   const config = loadConfig(configSchema, env);
   const logs = captureLogs();
   const { app, metrics } = buildApp({ config, logger: logs.logger, clock });

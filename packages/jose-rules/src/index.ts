@@ -2,7 +2,8 @@
  * Structural rules for a compact JWS (RFC 7515) that jsonwebtoken does not enforce, shared by
  * both verifiers: the airport API's gateway (RS256 access tokens) and the SMS delivery
  * gateway (HS256 delivery tokens). Each is about unauthenticated bytes, so breaking one only
- * ever leads to a rejection.
+ * ever leads to a rejection. Verification logic, not a wire format: it lives beside neither
+ * service's code nor in @smsauth/contracts, so both verifiers share one copy.
  */
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;

@@ -1,4 +1,4 @@
-import { duplicateMemberName, isCanonicalBase64url, isNumericDate, MAX_NUMERIC_DATE } from '../src/jose';
+import { duplicateMemberName, isCanonicalBase64url, isNumericDate, MAX_NUMERIC_DATE } from '../src';
 
 describe('duplicateMemberName', () => {
   it.each([
