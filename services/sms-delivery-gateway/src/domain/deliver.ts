@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveryRequest } from '@smsauth/contracts';
 import { maskPhoneNumber, maskPhoneNumbers, type Clock, type Logger } from '@smsauth/service-kit';
-import { ProviderError, type SmsProvider } from '../providers/provider';
 import type { DeliveryMetrics } from './delivery-metrics';
 import { IdempotencyStore, messageFingerprint } from './idempotency';
+import { ProviderError, type SmsProvider } from './sms-provider';
 
 export type DeliveryOutcome =
   | { delivered: true; id: string; providerMessageId?: string }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { outboxProvider } from './outbox';
-import type { ProviderDefinition, ProviderDependencies, ProviderRuleContext, SmsProvider } from './provider';
+import type { SmsProvider } from '../domain/sms-provider';
+import type { ProviderDefinition, ProviderDependencies, ProviderRuleContext } from './provider';
 import { twilioProvider } from './twilio';
 import { webhookProvider } from './webhook';
 

@@ -2,15 +2,14 @@ import { PhoneNumberSchema } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 import {
-  ProviderError,
   defineProvider,
   describeTransportFailure,
   scrubSecrets,
   timeoutMs,
   type ProviderDependencies,
   type ProviderSettings,
-  type SmsProvider,
 } from './provider';
+import { ProviderError, type SmsProvider } from '../domain/sms-provider';
 
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;

@@ -2,14 +2,13 @@ import type { WebhookDelivery } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 import {
-  ProviderError,
   defineProvider,
   describeTransportFailure,
   timeoutMs,
   type ProviderDependencies,
   type ProviderSettings,
-  type SmsProvider,
 } from './provider';
+import { ProviderError, type SmsProvider } from '../domain/sms-provider';
 
 const optionalUrl = () => z.preprocess((value) => (value === '' ? undefined : value), env.url().optional());
 
