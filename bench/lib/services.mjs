@@ -1,9 +1,8 @@
 // Starts built services for a benchmark: each its own process, logs to a file (not piped
-// through this process, which would cost the benchmark CPU), readiness through the stack's
-// waitForReady. Reuses packages/stack (build it first: `pnpm build`).
-import { spawn } from 'node:child_process';
+// through this process, which would cost the benchmark CPU), through the one launcher of the
+// repository, @smsauth/stack's startService (build it first: `pnpm build`).
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,55 +23,23 @@ export function workDir(prefix = 'smsauth-bench-') {
 
 /**
  * Spawns `services/<name>/dist/main.js` (or any script) with env; resolves once /readyz is 200.
- * `nodeArgs` lets a run add --cpu-prof.
+ * `nodeArgs` lets a run add --cpu-prof. The result is the launcher's process (child, exited,
+ * logFile, stop()) with its port and url.
  */
 export async function startProcess({ name, script, env, port, logDir, nodeArgs = [], readyPath = true }) {
   const logFile = join(logDir, `${name}-${port}.log`);
   // BENCH_CPU_PROF=airport-api,identity writes a .cpuprofile per process to bench/results/profiles.
   const profiled = (process.env.BENCH_CPU_PROF ?? '').split(',').includes(name);
   if (profiled) nodeArgs = [...nodeArgs, '--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`];
-  const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, script ?? join(repoRoot, 'services', name, 'dist', 'main.js')], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', fd, fd],
-  });
-  closeSync(fd);
-  const exited = new Promise((done) => child.on('exit', (code, signal) => done({ code, signal })));
-  const running = {
-    name,
-    child,
-    exited,
-    port,
-    url: `http://127.0.0.1:${port}`,
-    logFile,
-    recentOutput: [],
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-  if (readyPath) {
-    const fakeService = { name, child, get recentOutput() { return tail(logFile); } };
-    try {
-      await stack.waitForReady(running.url, fakeService, 60_000);
-    } catch (err) {
-      await running.stop();
-      throw new Error(`${err.message}\n--- ${logFile}:\n${tail(logFile).join('\n')}`);
-    }
-  }
-  return running;
-}
-
-function tail(file) {
-  try {
-    return readFileSync(file, 'utf8').split('\n').slice(-30);
-  } catch {
-    return [];
-  }
+  const url = `http://127.0.0.1:${port}`;
+  const options = { name, env: { ...env, PORT: String(port) }, nodeArgs, logFile, ...(script ? { script } : {}) };
+  const launched = readyPath
+    ? await stack.startService({ ...options, url, readyTimeoutMs: 60_000, stopTimeoutMs: 20_000 }).catch((err) => {
+        throw new Error(`${err.message}\n--- the whole log: ${logFile}`);
+      })
+    : stack.spawnService(options);
+  const stop = launched.stop;
+  return Object.assign(launched, { port, url, stop: (timeoutMs = 20_000) => stop(timeoutMs) });
 }
 
 /** PIDs of a process and its children (a cluster primary's workers). */

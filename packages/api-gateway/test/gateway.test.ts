@@ -1,12 +1,12 @@
 import { jwtRejection, JwtRejectionReasons as Reasons, methodNotFound, permissionDenied } from '@smsauth/contracts';
 import { createLogger } from '@smsauth/service-kit';
+import { JwksServer } from '@smsauth/test-support';
 import { Registry } from 'prom-client';
 import request from 'supertest';
 import { stringify as toYaml } from 'yaml';
 import { createApiGateway, OpenApiDocumentError } from '../src';
 import { TestClock } from './support/clock';
 import { AUDIENCE, ECHO_HANDLERS, ISSUER, startGateway, testDocument, type RunningGateway } from './support/harness';
-import { JwksServer } from './support/jwks-server';
 import { ecKey, rsaKey } from './support/keys';
 import { signToken } from './support/tokens';
 

@@ -8,9 +8,8 @@ import { jwtRejection, JwtRejectionReasons as Reasons } from '@smsauth/contracts
 import request from 'supertest';
 import { TestClock } from './support/clock';
 import { AUDIENCE, ISSUER, startGateway, type RunningGateway } from './support/harness';
-import { JwksServer } from './support/jwks-server';
 import { ecKey, rsaKey, type TestKey } from './support/keys';
-import { mapSegments, withBase64Padding, withNonCanonicalTail, withStandardBase64 } from '@smsauth/test-support';
+import { JwksServer, mapSegments, withBase64Padding, withNonCanonicalTail, withStandardBase64 } from '@smsauth/test-support';
 import { b64url, craftToken, hmacSigner, rsaSigner, signToken, withPayload } from './support/tokens';
 
 interface CorpusContext {

@@ -44,6 +44,9 @@ export const env = {
   host: () => z.string().min(1).default('0.0.0.0'),
   logLevel: () =>
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** LOG_FORMAT: `json` or `pretty`; unset means pretty on a terminal outside production, JSON elsewhere (defaultLogFormat). */
+  logFormat: () =>
+    z.preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional()),
   nodeEnv: () => z.string().default('development'),
   boolean: (fallback: boolean) =>
     z

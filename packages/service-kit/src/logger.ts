@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 
 /** Field names whose values never reach a log line, wherever they appear. */
 export const DEFAULT_REDACTED_FIELDS = [
@@ -21,10 +22,29 @@ export interface LoggerOptions {
   redact?: readonly string[];
   /** Where lines go; tests pass a stream to capture them. Defaults to stdout, written asynchronously. */
   destination?: DestinationStream;
+  /**
+   * `json` (one JSON object per line) or `pretty` (one readable line per event, for a person
+   * at a terminal). Default: defaultLogFormat() when writing to stdout, `json` into a destination.
+   */
+  format?: LogFormat;
+}
+
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * Readable lines only where a person reads them: stdout is a terminal and this is not
+ * production. Everywhere else (pipes, files, log collectors, containers) JSON.
+ */
+export function defaultLogFormat(context: { isTTY?: boolean; nodeEnv?: string | undefined } = {}): LogFormat {
+  const isTTY = context.isTTY ?? process.stdout.isTTY === true;
+  const nodeEnv = 'nodeEnv' in context ? context.nodeEnv : process.env.NODE_ENV;
+  return isTTY && nodeEnv !== 'production' ? 'pretty' : 'json';
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   const fields = [...DEFAULT_REDACTED_FIELDS, ...(options.redact ?? [])];
+  const format = options.format ?? (options.destination ? 'json' : defaultLogFormat());
+  const destination = options.destination ?? stdoutDestination();
   return pino(
     {
       name: options.name,
@@ -36,8 +56,22 @@ export function createLogger(options: LoggerOptions): Logger {
       base: { service: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination ?? stdoutDestination(),
+    format === 'pretty' ? prettyDestination(destination, options.destination ? false : process.stdout.isTTY === true) : destination,
   );
+}
+
+/**
+ * Turns each finished JSON line into one readable line, in this process and synchronously, on
+ * its way to `destination`. It sits after pino's streamWrite hook, so what it formats is the
+ * line the redactor already scrubbed: pretty mode shows no more than JSON mode does.
+ */
+function prettyDestination(destination: DestinationStream, colorize: boolean): DestinationStream {
+  const prettify = prettyFactory({ colorize, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+  const flushable = destination as DestinationStream & { flush?: (cb?: (err?: Error) => void) => void };
+  return {
+    write: (line: string) => destination.write(prettify(line)),
+    flush: (cb?: (err?: Error) => void) => (flushable.flush ? flushable.flush(cb) : cb?.()),
+  } as DestinationStream;
 }
 
 /**

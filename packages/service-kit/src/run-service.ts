@@ -4,13 +4,16 @@ import type { z } from 'zod';
 import { runClusterPrimary, type ClusterHandle } from './cluster';
 import { loadConfigOrExit } from './config';
 import type { Lifecycle } from './lifecycle';
-import { createLogger, type Logger } from './logger';
+import { createLogger, defaultLogFormat, type LogFormat, type Logger } from './logger';
 import { serve, type ServerHandle } from './serve';
 
 interface BaseConfig {
   PORT: number;
   HOST: string;
   LOG_LEVEL: string;
+  /** `env.logFormat()`; unset: pretty on a terminal outside production, JSON elsewhere. */
+  LOG_FORMAT?: LogFormat;
+  NODE_ENV?: string;
   /** Worker processes sharing the port (`env.webConcurrency()`); absent or 1 means no cluster. */
   WEB_CONCURRENCY?: number;
 }
@@ -37,7 +40,8 @@ export async function runService<S extends z.ZodType<BaseConfig>>(
   options: RunServiceOptions<S>,
 ): Promise<ServerHandle | ClusterHandle> {
   const config = loadConfigOrExit(options.configSchema, options.env ?? process.env);
-  const logger = createLogger({ name: options.name, level: config.LOG_LEVEL, redact: options.redact });
+  const format = config.LOG_FORMAT ?? defaultLogFormat({ nodeEnv: config.NODE_ENV ?? process.env.NODE_ENV });
+  const logger = createLogger({ name: options.name, level: config.LOG_LEVEL, redact: options.redact, format });
   const workers = options.webConcurrency ?? config.WEB_CONCURRENCY ?? 1;
   if (workers > 1 && cluster.isPrimary) {
     logger.info({ workers, port: config.PORT }, 'starting workers');

@@ -1,20 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@smsauth/test-support';
 
 const FIXTURES = join(__dirname, 'fixtures');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function request(url: string, method = 'GET'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

@@ -18,6 +18,21 @@ describe('env.optionalString', () => {
   });
 });
 
+describe('env.logFormat', () => {
+  const schema = z.object({ LOG_FORMAT: env.logFormat() });
+
+  it('reads json and pretty, and leaves the choice to the logger when unset or empty', () => {
+    expect(loadConfig(schema, { LOG_FORMAT: 'json' })).toEqual({ LOG_FORMAT: 'json' });
+    expect(loadConfig(schema, { LOG_FORMAT: 'pretty' })).toEqual({ LOG_FORMAT: 'pretty' });
+    expect(loadConfig(schema, {}).LOG_FORMAT).toBeUndefined();
+    expect(loadConfig(schema, { LOG_FORMAT: '' }).LOG_FORMAT).toBeUndefined();
+  });
+
+  it('refuses any other value, naming the variable', () => {
+    expect(() => loadConfig(schema, { LOG_FORMAT: 'text' })).toThrow(new ConfigError(['LOG_FORMAT: must be json or pretty']));
+  });
+});
+
 describe('loadConfig', () => {
   it('applies defaults when variables are absent', () => {
     expect(loadConfig(schema, {})).toEqual({ PORT: 4000, LOG_LEVEL: 'info', FEATURE: false, TRUST_PROXY: false });

@@ -1,5 +1,6 @@
+import { Writable } from 'node:stream';
 import request from 'supertest';
-import { createServiceApp, lineRedactor } from '../src';
+import { createLogger, createServiceApp, defaultLogFormat, lineRedactor, type LogFormat } from '../src';
 import { capturingLogger } from './helpers';
 
 function parsedLines(text: string): Array<Record<string, unknown>> {
@@ -63,5 +64,61 @@ describe('log redaction', () => {
     const access = parsedLines(lines()).find((line) => line.msg === 'request completed');
     expect(access?.res).toEqual({ statusCode: 200 });
     expect(lines()).not.toContain('sekret-session');
+  });
+});
+
+/** A logger in the given format whose output the test reads back. */
+function loggerWritingTo(format?: LogFormat) {
+  let output = '';
+  const destination = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      output += String(chunk);
+      done();
+    },
+  });
+  const logger = createLogger({ name: 'format-test', ...(format ? { format } : {}), destination });
+  return { logger, output: () => output };
+}
+
+describe('log format', () => {
+  it('is JSON by default whenever stdout is not a terminal, and in production', () => {
+    expect(defaultLogFormat({ isTTY: false, nodeEnv: 'development' })).toBe('json');
+    expect(defaultLogFormat({ isTTY: false, nodeEnv: undefined })).toBe('json');
+    expect(defaultLogFormat({ isTTY: true, nodeEnv: 'production' })).toBe('json');
+  });
+
+  it('is readable by default on a terminal outside production', () => {
+    expect(defaultLogFormat({ isTTY: true, nodeEnv: 'development' })).toBe('pretty');
+    expect(defaultLogFormat({ isTTY: true, nodeEnv: undefined })).toBe('pretty');
+  });
+
+  it('writes JSON lines into a destination unless asked otherwise', () => {
+    const { logger, output } = loggerWritingTo();
+    logger.info({ port: 4000 }, 'listening');
+    expect(parsedLines(output())[0]).toMatchObject({ msg: 'listening', port: 4000, service: 'format-test' });
+  });
+
+  it('writes one readable line per event when asked for pretty', () => {
+    const { logger, output } = loggerWritingTo('pretty');
+    logger.info({ port: 4000, req: { method: 'GET' } }, 'listening');
+    logger.warn('second event');
+    const lines = output().split('\n').filter((line) => line.length > 0);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('listening');
+    expect(lines[0]).toContain('INFO');
+    expect(lines[0]).toContain('4000');
+    expect(lines[0]).not.toMatch(/^\s*\{/);
+    expect(lines[1]).toContain('second event');
+    expect(lines[1]).toContain('WARN');
+  });
+
+  it('redacts in pretty mode too: a secret never reaches the readable line', () => {
+    const { logger, output } = loggerWritingTo('pretty');
+    logger.child({ secret: 'sekret-binding' }).info({ password: 'sekret-top', nested: { client_secret: 'sekret-deep' }, visible: 'plain-value' }, 'with secrets');
+    const text = output();
+    for (const secret of ['sekret-binding', 'sekret-top', 'sekret-deep']) expect(text).not.toContain(secret);
+    expect(text).toContain('[REDACTED]');
+    expect(text).toContain('plain-value');
+    expect(text).toContain('with secrets');
   });
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { freePort, isPortInUse } from './ports';
-import { repoRoot, type RunningService, type ServiceName, startService, stopService, waitForReady } from './processes';
+import { echoWithPrefix, repoRoot, type RunningService, type ServiceName, spawnService, waitForReady } from './processes';
 import { seedDemoTenant, type SeededTenant } from './seed';
 import { loadOrCreateState, saveState } from './state';
 
@@ -49,6 +49,16 @@ interface ServicePlan {
   env: Record<string, string>;
 }
 
+/**
+ * The LOG_FORMAT the services get. Their stdout is a pipe, so on their own they would log JSON;
+ * when their lines are echoed to a person's terminal (and not in production) they log readable
+ * lines instead. A LOG_FORMAT the user set always wins.
+ */
+export function childLogFormat(env: Record<string, string | undefined>, echoedToTerminal: boolean): string | undefined {
+  if (env.LOG_FORMAT) return env.LOG_FORMAT;
+  return echoedToTerminal && env.NODE_ENV !== 'production' ? 'pretty' : undefined;
+}
+
 /** Starts identity, gateway and airport-api as processes, waits for readiness, seeds the demo tenant. */
 export async function launchStack(options: LaunchOptions = {}): Promise<LaunchedStack> {
   const env = options.env ?? process.env;
@@ -64,7 +74,8 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
     baseUrl: `http://localhost:${ports.airport}`,
     gatewayDeliveryUrl: `${gatewayUrl}/sms`,
   };
-  const common = { HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info' };
+  const logFormat = childLogFormat(env, Boolean(options.echo && process.stdout.isTTY));
+  const common = { HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...(logFormat ? { LOG_FORMAT: logFormat } : {}) };
 
   const plans: ServicePlan[] = [
     {
@@ -121,12 +132,17 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
 
   const services = new Map<string, RunningService>();
   const start = async (plan: ServicePlan) => {
-    const service = startService(plan.name, { ...plan.env, PORT: String(plan.port) }, { echo: options.echo, label: plan.key });
+    const service = spawnService({
+      name: plan.name,
+      env: { ...plan.env, PORT: String(plan.port) },
+      ...(options.echo ? { onLine: echoWithPrefix(plan.key, plan.name) } : {}),
+    });
+    // In the map before it is ready, so that a failure elsewhere stops it too.
     services.set(plan.key, service);
     await waitForReady(`http://127.0.0.1:${plan.port}`, service);
   };
   const stop = async () => {
-    await Promise.all([...services.values()].map((s) => stopService(s)));
+    await Promise.all([...services.values()].map((s) => s.stop()));
   };
 
   try {
@@ -165,7 +181,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
         const plan = plans.find((p) => p.key === name);
         const running = services.get(name);
         if (!plan || !running) throw new Error(`unknown service ${name}`);
-        await stopService(running);
+        await running.stop();
         await start(plan);
       },
     };

@@ -2,3 +2,4 @@ export * from './property';
 export * from './tcp-proxy';
 export * from './jwt-craft';
 export * from './service-process';
+export * from './http-stubs';

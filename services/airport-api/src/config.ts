@@ -6,6 +6,7 @@ export const configSchema = z.object({
   PORT: env.port(4200),
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
+  LOG_FORMAT: env.logFormat(),
   NODE_ENV: env.nodeEnv(),
   /** Worker processes sharing PORT (node:cluster); the airport API keeps no shared state. */
   WEB_CONCURRENCY: env.webConcurrency(),

@@ -16,6 +16,7 @@ export const configSchema = z
     PORT: env.port(4000),
     HOST: env.host(),
     LOG_LEVEL: env.logLevel(),
+    LOG_FORMAT: env.logFormat(),
     NODE_ENV: env.nodeEnv(),
     /** Public base URL; the issuer is `${AUTH_URL}/`. Default http://localhost:{PORT}. */
     AUTH_URL: env

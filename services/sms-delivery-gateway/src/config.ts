@@ -8,6 +8,7 @@ const variablesSchema = z.object({
   PORT: env.port(4100),
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
+  LOG_FORMAT: env.logFormat(),
   NODE_ENV: env.nodeEnv(),
 
   GATEWAY_AUTH_SECRET: env.optionalString(),

@@ -1,8 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { builtEntryPoint, exitWithin, startServiceProcess, untilNewRequestsRefused, type ServiceProcess } from '@smsauth/test-support';
+import { builtEntryPoint, exitWithin, JwksServer, startServiceProcess, untilNewRequestsRefused, type ServiceProcess } from '@smsauth/test-support';
 import jwt from 'jsonwebtoken';
 
 const ENTRY = resolve(__dirname, '../../dist/main.js');
@@ -17,28 +15,18 @@ function rsaKey(kid: string): { kid: string; privateKey: KeyObject; jwk: object 
   const oldKey = rsaKey('key-before-rotation');
   const newKey = rsaKey('key-after-rotation');
   /** The identity's JWKS: the old key at first; a later fetch (the rotation) waits until released. */
-  let published = [oldKey.jwk];
-  let heldFetches: Array<() => void> | undefined;
-  let fetches = 0;
-  let jwksServer: Server;
+  let jwks: JwksServer;
   let authUrl: string;
   let airport: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    jwksServer = createServer((_req, res: ServerResponse) => {
-      fetches += 1;
-      const answer = () => res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ keys: published }));
-      if (heldFetches) heldFetches.push(answer);
-      else answer();
-    });
-    await new Promise<void>((done) => jwksServer.listen(0, '127.0.0.1', done));
-    authUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}`;
+    jwks = await JwksServer.start([oldKey.jwk]);
+    authUrl = jwks.origin;
   });
   afterAll(async () => {
-    for (const answer of heldFetches ?? []) answer();
+    jwks.release();
     await airport?.kill();
-    jwksServer.closeAllConnections();
-    await new Promise<void>((done) => jwksServer.close(() => done()));
+    await jwks.close();
   });
 
   it('finishes a call waiting on a slow JWKS fetch, refuses new work, and exits 0 within 10 s', async () => {
@@ -48,9 +36,9 @@ function rsaKey(kid: string): { kid: string; privateKey: KeyObject; jwk: object 
     await new Promise((r) => setTimeout(r, 1_200));
 
     // A token of a freshly rotated key: the call waits for a JWKS fetch that the test holds.
-    published = [oldKey.jwk, newKey.jwk];
-    heldFetches = [];
-    const fetchesBefore = fetches;
+    jwks.keys = [oldKey.jwk, newKey.jwk];
+    jwks.hold();
+    const fetchesBefore = jwks.fetchCount;
     const now = Math.floor(Date.now() / 1000);
     const token = jwt.sign({ iss: `${authUrl}/`, aud: 'https://airport-api.example.com', sub: 'sms|abc', iat: now, exp: now + 600 }, newKey.privateKey, {
       algorithm: 'RS256',
@@ -58,16 +46,14 @@ function rsaKey(kid: string): { kid: string; privateKey: KeyObject; jwk: object 
     });
     let finished = false;
     const inFlight = fetch(`${url}/airportName?iataCode=SFO`, { headers: { authorization: `Bearer ${token}` } }).finally(() => (finished = true));
-    while (fetches === fetchesBefore) await new Promise((r) => setTimeout(r, 20));
+    while (jwks.fetchCount === fetchesBefore) await new Promise((r) => setTimeout(r, 20));
 
     airport.child.kill('SIGTERM');
     const exit = exitWithin(airport, 10_000);
     await untilNewRequestsRefused(url);
     expect(finished).toBe(false); // refused new work while the call was still waiting for its key
 
-    const pending = heldFetches;
-    heldFetches = undefined;
-    for (const answer of pending) answer();
+    jwks.release();
     const res = await inFlight;
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('San Francisco International Airport');

@@ -14,6 +14,7 @@ import {
   b64url,
   craftToken,
   hmacSigner,
+  JwksServer,
   mapSegments,
   rsaSigner,
   withBase64Padding,
@@ -39,31 +40,29 @@ const SFO = 'San Francisco International Airport';
 class AttackerServer {
   readonly privateKey: KeyObject;
   readonly jwk: JsonWebKey;
-  readonly requests: string[] = [];
-  private readonly server: Server;
+  private jwks: JwksServer | undefined;
 
   constructor(kid: string) {
     const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
     this.privateKey = pair.privateKey;
     this.jwk = { ...pair.publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
-    this.server = createServer((req, res) => {
-      this.requests.push(req.url ?? '');
-      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ keys: [this.jwk] }));
-    });
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.jwks = await JwksServer.start([this.jwk]);
     return this;
   }
 
+  get requests(): string[] {
+    return (this.jwks?.requests ?? []).map((r) => r.path);
+  }
+
   get origin(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.jwks?.origin ?? '';
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.jwks?.close();
   }
 }
 

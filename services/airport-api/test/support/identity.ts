@@ -1,40 +1,32 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { JwksServer } from '@smsauth/test-support';
 import jwt from 'jsonwebtoken';
 
 /**
- * Stand-in for the identity service's key endpoint: a real HTTP server on port 0 serving
- * `/.well-known/jwks.json`, and tokens signed with its RSA key.
+ * Stand-in for the identity service's key endpoint: the shared JWKS server (@smsauth/test-support)
+ * serving `/.well-known/jwks.json` (404 elsewhere), and tokens signed with its RSA key.
  */
 export class FakeIdentity {
   readonly kid = 'identity-key-1';
-  readonly privateKey: KeyObject;
-  private readonly server: Server;
-  fetches = 0;
 
-  private constructor() {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    this.privateKey = privateKey;
-    const jwks = { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: this.kid, use: 'sig', alg: 'RS256' }] };
-    this.server = createServer((req, res) => {
-      if (req.url !== '/.well-known/jwks.json') {
-        res.writeHead(404).end();
-        return;
-      }
-      this.fetches += 1;
-      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify(jwks));
-    });
-  }
+  private constructor(
+    readonly privateKey: KeyObject,
+    private readonly jwks: JwksServer,
+  ) {}
 
   static async start(): Promise<FakeIdentity> {
-    const identity = new FakeIdentity();
-    await new Promise<void>((resolve) => identity.server.listen(0, '127.0.0.1', resolve));
-    return identity;
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'identity-key-1', use: 'sig', alg: 'RS256' };
+    return new FakeIdentity(privateKey, await JwksServer.start([jwk], { path: '/.well-known/jwks.json' }));
+  }
+
+  /** How many times the key set was fetched. */
+  get fetches(): number {
+    return this.jwks.fetchCount;
   }
 
   get authUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.jwks.origin;
   }
 
   /** An access token as the identity service issues it (issuer with the trailing slash). */
@@ -48,7 +40,6 @@ export class FakeIdentity {
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.jwks.close();
   }
 }

@@ -1,7 +1,6 @@
 import { OAuthErrorBodySchema, SmsProviderErrorDescriptions, StartResponseSchema } from '@smsauth/contracts';
-import { startTcpProxy, type TcpProxy } from '@smsauth/test-support';
+import { answer, startTcpProxy, type TcpProxy } from '@smsauth/test-support';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
-import { answer } from '../passwordless/recording-server';
 
 /*
  * The delivery gateway failing in each way a network dependency fails. The status and body

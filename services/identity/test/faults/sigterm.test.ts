@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { StartResponseSchema } from '@smsauth/contracts';
-import { builtEntryPoint, exitWithin, startServiceProcess, untilNewRequestsRefused, type ServiceProcess } from '@smsauth/test-support';
+import { builtEntryPoint, exitWithin, RecordingServer, startServiceProcess, untilNewRequestsRefused, type ServiceProcess } from '@smsauth/test-support';
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, connectionBody } from '../helpers';
-import { RecordingServer } from '../passwordless/recording-server';
 
 const ENTRY = resolve(__dirname, '../../dist/main.js');
 const SUITE = 'identity: SIGTERM during in-flight requests (faults)';
@@ -20,7 +19,7 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
   let identity: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    gateway = await RecordingServer.start();
+    gateway = await RecordingServer.start({ path: '/sms' });
   });
   afterAll(async () => {
     await identity?.kill();

@@ -18,7 +18,7 @@ import {
   uniqueSchema,
   type TestIdentity,
 } from '../helpers';
-import { RecordingServer } from './recording-server';
+import { RecordingServer } from '@smsauth/test-support';
 
 export const ISSUER = `${AUTH_URL}/`;
 
@@ -67,7 +67,7 @@ export class FlowHarness {
       { ...database?.env, ...env },
       { clock, schema: database?.schema, ...startOptions },
     );
-    const gateway = await RecordingServer.start();
+    const gateway = await RecordingServer.start({ path: '/sms' });
     const server = await listen(identity.app);
     const admin = await adminToken(identity.app);
     return new FlowHarness(identity, clock, gateway, server, admin);

@@ -6,7 +6,7 @@ import { createSmsGatewayClient, type DeliverSmsRequest, type SmsGatewayClient }
 import { SmsProviderError } from '../../src/delivery/sms-provider-error';
 import { signGatewayToken } from '../../src/domain/passwordless/gateway-token';
 import { assertGatewayUrlAllowed, type ResolveHost } from '../../src/domain/passwordless/gateway-url-policy';
-import { answer, closedPort, hang, RecordingServer } from './recording-server';
+import { answer, freePort, hang, RecordingServer } from '@smsauth/test-support';
 
 const CODE = '731904';
 const payload = { recipient: '+14155550123', body: `Your code is ${CODE}`, sender: '+15005550006' };
@@ -241,7 +241,7 @@ describe('SMS gateway client', () => {
     });
 
     it('reports a refused connection as "Unable to reach the SMS gateway"', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const err = await failure(client.deliverSms(request({ gatewayUrl: `http://127.0.0.1:${port}/sms` })));
       expect(err.toBody()).toEqual({ error: 'sms_provider_error', error_description: 'Unable to reach the SMS gateway' });
       expect(err.failure).toBe('unreachable');

@@ -8,7 +8,7 @@ import { computeOtp } from '../../src/domain/passwordless/otp';
 import type { ResolveHost } from '../../src/domain/passwordless/gateway-url-policy';
 import { captureLogger } from '../helpers';
 import { describeOnEachDatabase, FlowHarness, listen, type LoginSetup } from './flow-harness';
-import { answer, closedPort, hang, RecordingServer } from './recording-server';
+import { answer, freePort, hang, RecordingServer } from '@smsauth/test-support';
 
 /** Test DNS: private.gateway.test points at the local recording gateway; other names are unknown. */
 const resolved: string[] = [];
@@ -282,7 +282,7 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
     });
 
     it('answers "Timeout while calling the SMS gateway" after GATEWAY_TIMEOUT_MS', async () => {
-      const silent = await RecordingServer.start();
+      const silent = await RecordingServer.start({ path: '/sms' });
       silent.respondWith(hang);
       try {
         const slow = await h.loginSetup({ gateway_url: silent.url() });
@@ -294,7 +294,7 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
     });
 
     it('answers a refused connection with 400 sms_provider_error', async () => {
-      const unreachable = await h.loginSetup({ gateway_url: `http://127.0.0.1:${await closedPort()}/sms` });
+      const unreachable = await h.loginSetup({ gateway_url: `http://127.0.0.1:${await freePort()}/sms` });
       await expectProviderError(unreachable, 'Unable to reach the SMS gateway');
     });
 

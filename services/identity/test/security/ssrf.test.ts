@@ -7,7 +7,7 @@ import { REFUSED_GATEWAY_DESCRIPTION } from '../../src/delivery/sms-provider-err
 import { resolveWithSystemDns, type ResolveHost } from '../../src/domain/passwordless/gateway-url-policy';
 import { captureLogger, connectionBody } from '../helpers';
 import { FlowHarness, listen, type LoginSetup } from '../passwordless/flow-harness';
-import { answer, RecordingServer } from '../passwordless/recording-server';
+import { answer, RecordingServer } from '@smsauth/test-support';
 
 /**
  * SSRF through the HTTP API with GATEWAY_URL_POLICY=public: refused when a connection's

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { RecordingServer } from '@smsauth/test-support';
 
 export const TWILIO_SID = `AC${'0123456789abcdef'.repeat(2)}`;
 export const TWILIO_TOKEN = 'twilio-auth-token-0123456789abcdef';
@@ -21,17 +21,16 @@ export interface FakeTwilio {
 }
 
 /**
- * A small Twilio Programmable Messaging imitation: checks basic auth (401, code 20003),
- * refuses INVALID_TO (400, code 21211) and otherwise answers 201 with a message resource.
+ * The shared recording server (@smsauth/test-support) answering as a small Twilio Programmable
+ * Messaging imitation: checks basic auth (401, code 20003), refuses INVALID_TO (400, code
+ * 21211) and otherwise answers 201 with a message resource.
  */
 export async function startFakeTwilio(): Promise<FakeTwilio> {
   const requests: TwilioRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, form });
+  const server = await RecordingServer.start({
+    responder: (req, res, recorded) => {
+      const form = Object.fromEntries(new URLSearchParams(recorded.body));
+      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, form });
       const reply = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
@@ -63,13 +62,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
         date_created: new Date().toUTCString(),
         uri: `/2010-04-01/Accounts/${TWILIO_SID}/Messages/SM.json`,
       });
-    });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { baseUrl: server.origin, requests, close: () => server.close() };
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { answer, RecordingServer } from '@smsauth/test-support';
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
@@ -19,49 +19,22 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP server standing in for an operator's webhook: records what it receives. */
+/**
+ * The shared recording server (@smsauth/test-support) standing in for an operator's webhook:
+ * answers `ok` (or `failed` from 300 on) as text, and gives the JSON bodies it received parsed.
+ */
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const requests: ReceivedWebhook[] = [];
-  let status = 200;
-  let held: Array<() => void> | undefined;
-  let waiters: Array<{ count: number; resolve: () => void }> = [];
-
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      requests.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') });
-      waiters = waiters.filter((waiter) => (requests.length >= waiter.count ? (waiter.resolve(), false) : true));
-      const answer = () => {
-        res.writeHead(status, { 'content-type': 'text/plain' });
-        res.end(status < 300 ? 'ok' : 'failed');
-      };
-      if (held) held.push(answer);
-      else answer();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const answerWith = (status: number) => answer(status, { 'content-type': 'text/plain' }, status < 300 ? 'ok' : 'failed');
+  const server = await RecordingServer.start({ path: '/sms-hook', responder: answerWith(200) });
   return {
-    url: `http://127.0.0.1:${port}/sms-hook`,
-    requests,
-    respondWith: (next) => {
-      status = next;
+    url: server.url(),
+    get requests() {
+      return server.requests.map((r) => ({ headers: r.headers, body: JSON.parse(r.body || 'null') as unknown }));
     },
-    hold: () => {
-      held = [];
-    },
-    release: () => {
-      const pending = held ?? [];
-      held = undefined;
-      for (const answer of pending) answer();
-    },
-    waitForRequests: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    respondWith: (status) => server.respondWith(answerWith(status)),
+    hold: () => server.hold(),
+    release: () => server.release(),
+    waitForRequests: (count) => server.waitForRequests(count),
+    close: () => server.close(),
   };
 }
