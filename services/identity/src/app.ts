@@ -1,6 +1,5 @@
-import { createServiceApp, Lifecycle, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import { createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
 import { issuerOf, managementAudienceOf, type Config } from './config';
-import { systemClock, type Clock } from './domain/clock';
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gateway-client';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';

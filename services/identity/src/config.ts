@@ -4,12 +4,6 @@ import { passwordlessConfigShape, withGatewayUrlPolicyDefault } from './domain/p
 
 const MIN_SECRET_LENGTH = 32;
 
-const optionalString = () =>
-  z
-    .string()
-    .optional()
-    .transform((v) => (v === '' ? undefined : v));
-
 /** Environment of the identity service; parsed once at start. */
 export const configSchema = z
   .object({
@@ -30,11 +24,11 @@ export const configSchema = z
       .default('pglite:.data/identity'),
     /** PostgreSQL: named prepared statements (parsed and planned once per connection). */
     DATABASE_PREPARED_STATEMENTS: env.boolean(true),
-    ADMIN_CLIENT_ID: optionalString().pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional()),
-    ADMIN_CLIENT_SECRET: optionalString().pipe(
+    ADMIN_CLIENT_ID: env.optionalString().pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional()),
+    ADMIN_CLIENT_SECRET: env.optionalString().pipe(
       z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
     ),
-    KEY_ENCRYPTION_SECRET: optionalString().pipe(
+    KEY_ENCRYPTION_SECRET: env.optionalString().pipe(
       z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
     ),
     TRUST_PROXY: env.trustProxy(),

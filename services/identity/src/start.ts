@@ -1,8 +1,7 @@
-import type { Logger, ServiceApp } from '@smsauth/service-kit';
+import { type Logger, type ServiceApp, systemClock } from '@smsauth/service-kit';
 import { buildApp, type AppDependencies } from './app';
 import { managementAudienceOf, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
-import { systemClock } from './domain/clock';
 import { createSecretCipher } from './domain/crypto/secret-cipher';
 import { KeyRing } from './domain/tokens/key-ring';
 import { openStore, type IdentityStore, type SqlClient } from './store';

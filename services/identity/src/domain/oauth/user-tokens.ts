@@ -1,7 +1,7 @@
+import type { Clock } from '@smsauth/service-kit';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IdentityStore, StoredClient, StoredUser } from '../../store';
 import type { StoredResourceServer } from '../../store';
-import type { Clock } from '../clock';
 import { newId } from '../ids';
 import type { TokenSigner } from '../tokens/signer';
 

@@ -1,7 +1,6 @@
 import { PHONE_NUMBER_PATTERN } from '@smsauth/contracts';
-import { maskPhoneNumber, type Logger } from '@smsauth/service-kit';
+import { maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredCode, StoredConnection, StoredUser } from '../../store';
-import type { Clock } from '../clock';
 import { newUserIdPart } from '../ids';
 import { codeState, loginBlockStatus, type BruteForceSettings, type BruteForceState } from './limits';
 import { verifyOtp } from './otp';

@@ -9,12 +9,11 @@ import {
   type StartRequest,
   type StartResponse,
 } from '@smsauth/contracts';
-import { HttpError, maskPhoneNumber, type Logger } from '@smsauth/service-kit';
+import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { Config } from '../../config';
 import type { SmsGatewayClient } from '../../delivery/gateway-client';
 import { SmsProviderError } from '../../delivery/sms-provider-error';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
-import type { Clock } from '../clock';
 import { GatewayTokenError, signGatewayToken } from './gateway-token';
 import { codeExpiresAt, decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './limits';
 import { renderMessageTemplate } from './message-template';

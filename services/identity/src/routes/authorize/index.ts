@@ -1,3 +1,4 @@
+import type { Clock } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
 import { errorRedirect } from '../../domain/authorize/fragment';
 import { completeLogin, sendLoginCode, type Caller } from '../../domain/authorize/login';
@@ -14,7 +15,6 @@ import {
   resendCooldownSeconds,
   type BegunTransaction,
 } from '../../domain/authorize/transaction';
-import type { Clock } from '../../domain/clock';
 import type { PasswordlessLoginDependencies } from '../../domain/oauth/passwordless-login';
 import type { StartDependencies } from '../../domain/passwordless/start';
 import type { IdentityStore } from '../../store';
