@@ -9,9 +9,6 @@ export type SmsProviderFailure =
   | 'unreachable'
   | 'address_refused';
 
-export const UNREACHABLE_GATEWAY_DESCRIPTION = 'Unable to reach the SMS gateway';
-export const REFUSED_GATEWAY_DESCRIPTION = 'Refused to call the SMS gateway: its address is not allowed';
-
 /**
  * A failed delivery: HTTP 400 `sms_provider_error` (reference behaviour), so thrown from a
  * route it renders as `{error: "sms_provider_error", error_description}` as it is.
@@ -40,10 +37,10 @@ export class SmsProviderError extends HttpError {
   }
 
   static unreachable(): SmsProviderError {
-    return new SmsProviderError('unreachable', UNREACHABLE_GATEWAY_DESCRIPTION);
+    return new SmsProviderError('unreachable', SmsProviderErrorDescriptions.GATEWAY_UNREACHABLE);
   }
 
   static addressRefused(): SmsProviderError {
-    return new SmsProviderError('address_refused', REFUSED_GATEWAY_DESCRIPTION);
+    return new SmsProviderError('address_refused', SmsProviderErrorDescriptions.GATEWAY_ADDRESS_REFUSED);
   }
 }

@@ -2,7 +2,7 @@ import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { z } from 'zod';
 import type { IdentityStore, StoredClient, StoredConnection, StoredResourceServer, StoredUser } from '../../store';
-import type { BruteForceState } from '../passwordless/limits';
+import type { BruteForceState } from '../passwordless/brute-force';
 import type { CodeExchangeDependencies } from '../passwordless/code-exchange';
 import type { UserTokenDependencies } from './user-tokens';
 

@@ -2,7 +2,8 @@ import { ErrorCodes, OtpGrantRequestSchema, PASSWORDLESS_OTP_GRANT, type OAuthTo
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient } from '../../store';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
-import { otpGrantRejectionDescription, tooManyAttemptsError } from '../passwordless/limits';
+import { tooManyAttemptsError } from '../passwordless/brute-force';
+import { otpGrantRejectionDescription } from '../passwordless/code-state';
 import { basicCredentials, invalidClient, requireClientSecret } from './client-auth';
 import {
   invalidRequest,

@@ -7,7 +7,7 @@ import {
 } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import { exchangeCode } from '../passwordless/code-exchange';
-import { tooManyAttemptsError } from '../passwordless/limits';
+import { tooManyAttemptsError } from '../passwordless/brute-force';
 import {
   invalidRequest,
   passwordlessExchangeContext,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   ErrorCodes,
   PHONE_NUMBER_PATTERN,
+  SmsProviderErrorDescriptions,
   StartRequestSchema,
   startRequestErrorCode,
   toErrorDetails,
@@ -15,7 +16,8 @@ import type { SmsGatewayClient } from '../../delivery/gateway-client';
 import { SmsProviderError } from '../../delivery/sms-provider-error';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import { GatewayTokenError, signGatewayToken } from './gateway-token';
-import { codeExpiresAt, decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './limits';
+import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
+import { codeExpiresAt } from './code-state';
 import { renderMessageTemplate } from './message-template';
 import { computeOtp, generateOtpSecret } from './otp';
 
@@ -126,7 +128,7 @@ function gatewayToken(connection: StoredConnection, now: Date): string | undefin
     return signGatewayToken(auth, now);
   } catch (err) {
     if (err instanceof GatewayTokenError) {
-      throw new SmsProviderError('authentication_failed', 'Unable to sign the SMS gateway token: gateway_authentication.secret is unusable');
+      throw new SmsProviderError('authentication_failed', SmsProviderErrorDescriptions.GATEWAY_TOKEN_UNUSABLE);
     }
     throw err;
   }
