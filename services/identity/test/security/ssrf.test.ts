@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ConnectionRecordSchema, ErrorCodes, OAuthErrorBodySchema, SmsProviderErrorDescriptions, type OAuthErrorBody } from '@smsauth/contracts';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
-import { resolveWithSystemDns, type ResolveHost } from '../../src/domain/passwordless/gateway-url-policy';
+import { resolveWithSystemDns, type ResolveHost } from '../../src/delivery/gateway-url-policy';
 import { captureLogger, connectionBody } from '../helpers';
 import { FlowHarness, listen, type LoginSetup } from '../passwordless/flow-harness';
 import { answer, RecordingServer } from '../passwordless/recording-server';
