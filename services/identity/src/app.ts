@@ -5,7 +5,7 @@ import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gatewa
 import { gatewayUrlCheck } from './delivery/gateway-url-check';
 import type { ResolveHost } from './delivery/gateway-url-policy';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';
-import type { PasswordlessLoginDependencies } from './domain/oauth/passwordless-login';
+import type { PasswordlessExchangeDependencies } from './domain/oauth/passwordless-exchange';
 import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
 import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
@@ -44,7 +44,7 @@ export function buildApp(deps: AppDependencies): ServiceApp {
   const signer = new TokenSigner(keyRing, clock, issuer);
   const verifier = new TokenVerifier(keyRing, clock, issuer);
   const logger = deps.logger;
-  const login: PasswordlessLoginDependencies = {
+  const codeExchange: PasswordlessExchangeDependencies = {
     store,
     clock,
     signer,
@@ -53,7 +53,7 @@ export function buildApp(deps: AppDependencies): ServiceApp {
   };
   const grants = new TokenGrantRegistry()
     .register('client_credentials', clientCredentialsGrant({ store, signer }))
-    .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(login))
+    .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(codeExchange))
     .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger }));
 
   const lifecycle = deps.lifecycle ?? new Lifecycle();
@@ -87,8 +87,8 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     routes: (app) => {
       app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
       app.use(passwordlessRouter(start));
-      app.use(authorizeRouter({ store, clock, start, login, secureCookies: config.AUTH_URL.startsWith('https:') }));
-      app.use(oauthRoRouter(login));
+      app.use(authorizeRouter({ store, clock, start, codeExchange, secureCookies: config.AUTH_URL.startsWith('https:') }));
+      app.use(oauthRoRouter(codeExchange));
       app.use(oauthTokenRouter(grants));
       app.use(userinfoRouter({ store, verifier, clock }));
       app.use(
