@@ -2,22 +2,19 @@ import { randomBytes } from 'node:crypto';
 import {
   ErrorCodes,
   PHONE_NUMBER_PATTERN,
-  SmsProviderErrorDescriptions,
   StartRequestSchema,
   startRequestErrorCode,
   toErrorDetails,
-  type DeliveryRequest,
   type StartRequest,
   type StartResponse,
 } from '@smsauth/contracts';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
-import { GatewayTokenError, signGatewayToken } from './gateway-token';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
-import { renderMessageTemplate } from './message-template';
 import { computeOtp, generateOtpSecret } from './otp';
-import { SmsProviderError, type SmsGateway } from './sms-gateway';
+import type { SmsGateway } from './sms-gateway';
+import { deliveryPayload, gatewayToken } from './sms-message';
 
 /** Starts allowed per hour (PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR, ..._PER_PHONE_PER_HOUR). */
 export interface StartRateLimits {
@@ -115,36 +112,6 @@ export async function enforceStartRateLimits(
 /** Opaque id of one start: its `_id`, the delivery's Idempotency-Key, and the code's binding. */
 function newStartId(): string {
   return randomBytes(12).toString('hex');
-}
-
-function gatewayToken(connection: StoredConnection, now: Date): string | undefined {
-  const auth = connection.options.gateway_authentication;
-  if (!auth) return undefined;
-  try {
-    return signGatewayToken(auth, now);
-  } catch (err) {
-    if (err instanceof GatewayTokenError) {
-      throw new SmsProviderError('authentication_failed', SmsProviderErrorDescriptions.GATEWAY_TOKEN_UNUSABLE);
-    }
-    throw err;
-  }
-}
-
-function deliveryPayload(
-  connection: StoredConnection,
-  client: StoredClient,
-  phoneNumber: string,
-  code: string,
-  caller: { ip: string; userAgent: string | undefined },
-): DeliveryRequest {
-  const { options } = connection;
-  const forward = options.forward_req_info === true || options.forward_req_info === 'true';
-  return {
-    recipient: phoneNumber,
-    body: renderMessageTemplate(options.template, { password: code, phoneNumber, applicationName: client.name }),
-    ...(options.from ? { sender: options.from } : {}),
-    ...(forward ? { req: { ip: caller.ip, ...(caller.userAgent ? { 'user-agent': caller.userAgent } : {}) } } : {}),
-  };
 }
 
 /**
