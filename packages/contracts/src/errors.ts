@@ -50,10 +50,26 @@ export const SmsProviderErrorDescriptions = {
     `Unexpected response while calling the SMS gateway: ${status}`,
   GATEWAY_AUTH_FAILED: 'Authentication failed while calling the SMS gateway: 401',
   GATEWAY_TIMEOUT: 'Timeout while calling the SMS gateway',
+  /** No answer: connection refused or reset, name not found. */
+  GATEWAY_UNREACHABLE: 'Unable to reach the SMS gateway',
+  /** GATEWAY_URL_POLICY refused the address the gateway URL resolves to. */
+  GATEWAY_ADDRESS_REFUSED: 'Refused to call the SMS gateway: its address is not allowed',
+  /** The connection's gateway_authentication secret cannot sign a token. */
+  GATEWAY_TOKEN_UNUSABLE: 'Unable to sign the SMS gateway token: gateway_authentication.secret is unusable',
 } as const;
 
 /** Same text for an unknown number and a wrong code, so the answer does not reveal which. */
 export const WRONG_CODE_DESCRIPTION = 'Wrong phone number or verification code.';
+
+/**
+ * `error_description`s of `/oauth/token` (passwordless OTP grant, `invalid_grant`), worded
+ * as the reference product does. `/oauth/ro` answers every case with the wrong-code text.
+ */
+export const OTP_GRANT_DESCRIPTIONS = {
+  wrong: WRONG_CODE_DESCRIPTION,
+  expired: 'The verification code has expired. Please try to login again.',
+  exhausted: "You've reached the maximum number of attempts. Please try to login again.",
+} as const;
 
 /** `['options', 'totp', 'length']` -> `options.totp.length`. */
 export function formatIssuePath(path: readonly PropertyKey[]): string {

@@ -1,14 +1,14 @@
-import { createServiceApp, Lifecycle, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import { createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
 import { issuerOf, managementAudienceOf, type Config } from './config';
-import { systemClock, type Clock } from './domain/clock';
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gateway-client';
+import { gatewayUrlCheck } from './delivery/gateway-url-check';
+import type { ResolveHost } from './delivery/gateway-url-policy';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';
-import type { PasswordlessLoginDependencies } from './domain/oauth/passwordless-login';
+import type { PasswordlessExchangeDependencies } from './domain/oauth/passwordless-exchange';
 import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
 import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
-import type { ResolveHost } from './domain/passwordless/gateway-url-policy';
 import type { StartDependencies } from './domain/passwordless/start';
 import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
@@ -32,7 +32,7 @@ export interface AppDependencies {
   /** DNS for the gateway URL policy; tests inject one. */
   resolveHost?: ResolveHost;
   /** Delivers codes to connection gateways; built from resolveHost when absent. */
-  gateway?: SmsGatewayClient;
+  smsGateway?: SmsGatewayClient;
   lifecycle?: Lifecycle;
 }
 
@@ -44,7 +44,7 @@ export function buildApp(deps: AppDependencies): ServiceApp {
   const signer = new TokenSigner(keyRing, clock, issuer);
   const verifier = new TokenVerifier(keyRing, clock, issuer);
   const logger = deps.logger;
-  const login: PasswordlessLoginDependencies = {
+  const codeExchange: PasswordlessExchangeDependencies = {
     store,
     clock,
     signer,
@@ -53,14 +53,30 @@ export function buildApp(deps: AppDependencies): ServiceApp {
   };
   const grants = new TokenGrantRegistry()
     .register('client_credentials', clientCredentialsGrant({ store, signer }))
-    .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(login))
+    .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(codeExchange))
     .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger }));
 
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   lifecycle.addReadinessCheck('database', () => store.ping());
-  const gateway = deps.gateway ?? createSmsGatewayClient({ resolveHost: deps.resolveHost, logger });
-  if (!deps.gateway) lifecycle.addCloser('sms-gateway-client', () => gateway.close());
-  const start: StartDependencies = { store, clock, config, gateway, logger };
+  const smsGateway =
+    deps.smsGateway ??
+    createSmsGatewayClient({
+      policy: config.GATEWAY_URL_POLICY,
+      timeoutMs: config.GATEWAY_TIMEOUT_MS,
+      resolveHost: deps.resolveHost,
+      logger,
+    });
+  if (!deps.smsGateway) lifecycle.addCloser('sms-gateway-client', () => smsGateway.close());
+  const start: StartDependencies = {
+    store,
+    clock,
+    rateLimits: {
+      perIpPerHour: config.PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR,
+      perPhonePerHour: config.PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR,
+    },
+    smsGateway,
+    logger,
+  };
 
   return createServiceApp({
     name: 'identity',
@@ -71,8 +87,8 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     routes: (app) => {
       app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
       app.use(passwordlessRouter(start));
-      app.use(authorizeRouter({ store, clock, start, login, secureCookies: config.AUTH_URL.startsWith('https:') }));
-      app.use(oauthRoRouter(login));
+      app.use(authorizeRouter({ store, clock, start, codeExchange, secureCookies: config.AUTH_URL.startsWith('https:') }));
+      app.use(oauthRoRouter(codeExchange));
       app.use(oauthTokenRouter(grants));
       app.use(userinfoRouter({ store, verifier, clock }));
       app.use(
@@ -83,7 +99,7 @@ export function buildApp(deps: AppDependencies): ServiceApp {
           verifier,
           clock,
           audience: managementAudienceOf(config),
-          connectionRules: { gatewayUrlPolicy: config.GATEWAY_URL_POLICY, resolveHost: deps.resolveHost },
+          connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost) },
         }),
       );
     },

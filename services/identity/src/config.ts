@@ -1,14 +1,46 @@
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
-import { passwordlessConfigShape, withGatewayUrlPolicyDefault } from './domain/passwordless/config-shape';
+
+/**
+ * GATEWAY_URL_POLICY: where a connection's `gateway_url` may point (enforced by
+ * delivery/gateway-url-policy.ts). `public`: only public unicast addresses; `any`:
+ * everything reachable over http(s) (local development, tests, compose networks).
+ */
+export const GATEWAY_URL_POLICIES = ['public', 'any'] as const;
+export type GatewayUrlPolicy = (typeof GATEWAY_URL_POLICIES)[number];
+
+/**
+ * Environment fields of the passwordless flow, spread into configSchema below.
+ * GATEWAY_URL_POLICY's default depends on NODE_ENV, which a field default cannot see;
+ * withGatewayUrlPolicyDefault fills it in.
+ */
+export const passwordlessConfigShape = {
+  GATEWAY_URL_POLICY: z.enum(GATEWAY_URL_POLICIES, { message: 'must be public or any' }).optional(),
+  GATEWAY_TIMEOUT_MS: env.positiveInt(30_000),
+  PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: env.positiveInt(50),
+  PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR: env.positiveInt(10),
+  BRUTE_FORCE_THRESHOLD: env.positiveInt(10),
+  BRUTE_FORCE_BLOCK_SECONDS: env.positiveInt(86_400),
+};
+
+/** `public` in production, `any` elsewhere (local development, tests, compose networks). */
+export function defaultGatewayUrlPolicy(nodeEnv: string | undefined): GatewayUrlPolicy {
+  return nodeEnv === 'production' ? 'public' : 'any';
+}
+
+export function withGatewayUrlPolicyDefault<T extends { NODE_ENV?: string; GATEWAY_URL_POLICY?: GatewayUrlPolicy | undefined }>(
+  config: T,
+): Omit<T, 'GATEWAY_URL_POLICY'> & { GATEWAY_URL_POLICY: GatewayUrlPolicy } {
+  return { ...config, GATEWAY_URL_POLICY: config.GATEWAY_URL_POLICY ?? defaultGatewayUrlPolicy(config.NODE_ENV) };
+}
+
+/** The passwordless fields on their own (with NODE_ENV), e.g. for tests. */
+export const passwordlessConfigSchema = z
+  .object({ NODE_ENV: env.nodeEnv(), ...passwordlessConfigShape })
+  .transform(withGatewayUrlPolicyDefault);
+export type PasswordlessConfig = z.output<typeof passwordlessConfigSchema>;
 
 const MIN_SECRET_LENGTH = 32;
-
-const optionalString = () =>
-  z
-    .string()
-    .optional()
-    .transform((v) => (v === '' ? undefined : v));
 
 /** Environment of the identity service; parsed once at start. */
 export const configSchema = z
@@ -31,11 +63,11 @@ export const configSchema = z
       .default('pglite:.data/identity'),
     /** PostgreSQL: named prepared statements (parsed and planned once per connection). */
     DATABASE_PREPARED_STATEMENTS: env.boolean(true),
-    ADMIN_CLIENT_ID: optionalString().pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional()),
-    ADMIN_CLIENT_SECRET: optionalString().pipe(
+    ADMIN_CLIENT_ID: env.optionalString().pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional()),
+    ADMIN_CLIENT_SECRET: env.optionalString().pipe(
       z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
     ),
-    KEY_ENCRYPTION_SECRET: optionalString().pipe(
+    KEY_ENCRYPTION_SECRET: env.optionalString().pipe(
       z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
     ),
     TRUST_PROXY: env.trustProxy(),

@@ -1,11 +1,9 @@
-import type { Logger, ServiceApp } from '@smsauth/service-kit';
+import { type Logger, type ServiceApp, systemClock } from '@smsauth/service-kit';
 import { buildApp, type AppDependencies } from './app';
 import { managementAudienceOf, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
-import { systemClock } from './domain/clock';
-import { createSecretCipher } from './domain/crypto/secret-cipher';
 import { KeyRing } from './domain/tokens/key-ring';
-import { openStore, type IdentityStore, type SqlClient } from './store';
+import { createSecretCipher, openStore, type IdentityStore, type SqlClient } from './store';
 
 export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'resolveHost'>> {
   /** PostgreSQL schema to work in (tests isolate themselves); default public. */

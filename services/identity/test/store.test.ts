@@ -1,4 +1,4 @@
-import { createSecretCipher } from '../src/domain/crypto/secret-cipher';
+import { createSecretCipher } from '../src/store/secret-cipher';
 import { generateSigningKey } from '../src/domain/tokens/key-material';
 import { openStore, MissingReferenceError, UniqueViolationError, type OpenedStore } from '../src/store';
 import { migrate } from '../src/store/migrate';
@@ -254,7 +254,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
       expect(empty.bruteForce).toEqual({ ipFailures: 0, ipLastFailureAt: null, phoneConsecutiveFailures: 0 });
 
       await opened.store.users.recordLogin({ user_id: 'sms|pl', connection_id: 'con_pl', phone_number: phone, at });
-      await opened.store.loginFailures.recordFailure({ phoneNumber: phone, ip: '203.0.113.9', at, countIp: true }, { threshold: 10, blockSeconds: 900 });
+      await opened.store.loginFailures.recordFailure({ phoneNumber: phone, ip: '203.0.113.9', at, countIp: true }, { threshold: 10, blockSeconds: 900, consecutiveFailuresLock: 100 });
       const full = await opened.store.passwordlessLogins.exchangeContext('pl_app', 'pl', phone, '203.0.113.9');
       expect(full.user).toEqual(await opened.store.users.findByPhone('con_pl', phone));
       expect(full.user!.last_login).toBeInstanceOf(Date);
@@ -272,7 +272,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
       const before = (await opened.store.users.findByPhone('con_pl', phone))!.logins_count;
       const results = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          opened.store.passwordlessLogins.completeLogin(code('req_race'), { newUserId: `sms|race${i}`, ip: '203.0.113.9', at }),
+          opened.store.passwordlessLogins.consumeCodeAndRecordLogin(code('req_race'), { newUserId: `sms|race${i}`, ip: '203.0.113.9', at, maxAttempts: 3 }),
         ),
       );
       const winners = results.filter((u) => u !== undefined);
@@ -284,9 +284,9 @@ describe.each(drivers)('identity store on $name', (driver) => {
 
     it('changes nothing when the code was replaced, used or has expired', async () => {
       await opened.store.codes.issue(code('req_new'));
-      await opened.store.loginFailures.recordFailure({ phoneNumber: phone, ip: '203.0.113.9', at, countIp: true }, { threshold: 10, blockSeconds: 900 });
-      const replaced = await opened.store.passwordlessLogins.completeLogin(code('req_old'), { newUserId: 'sms|x', ip: '203.0.113.9', at });
-      const expired = await opened.store.passwordlessLogins.completeLogin(code('req_new'), { newUserId: 'sms|x', ip: '203.0.113.9', at: new Date(at.getTime() + 300_000) });
+      await opened.store.loginFailures.recordFailure({ phoneNumber: phone, ip: '203.0.113.9', at, countIp: true }, { threshold: 10, blockSeconds: 900, consecutiveFailuresLock: 100 });
+      const replaced = await opened.store.passwordlessLogins.consumeCodeAndRecordLogin(code('req_old'), { newUserId: 'sms|x', ip: '203.0.113.9', at, maxAttempts: 3 });
+      const expired = await opened.store.passwordlessLogins.consumeCodeAndRecordLogin(code('req_new'), { newUserId: 'sms|x', ip: '203.0.113.9', at: new Date(at.getTime() + 300_000), maxAttempts: 3 });
       expect([replaced, expired]).toEqual([undefined, undefined]);
       expect(await failures()).toBe(2);
       expect((await opened.store.codes.find('con_pl', phone))!.used).toBe(false);
@@ -295,7 +295,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
     it('creates the user on a first login', async () => {
       const newcomer = '+15550010';
       await opened.store.codes.issue({ ...code('req_first'), phone_number: newcomer });
-      const user = await opened.store.passwordlessLogins.completeLogin({ connection_id: 'con_pl', phone_number: newcomer, request_id: 'req_first' }, { newUserId: 'sms|first', ip: '203.0.113.9', at });
+      const user = await opened.store.passwordlessLogins.consumeCodeAndRecordLogin({ connection_id: 'con_pl', phone_number: newcomer, request_id: 'req_first' }, { newUserId: 'sms|first', ip: '203.0.113.9', at, maxAttempts: 3 });
       expect(user).toEqual({
         user_id: 'sms|first', connection_id: 'con_pl', connection_name: 'pl', phone_number: newcomer, phone_verified: true,
         created_at: at, updated_at: at, last_login: at, logins_count: 1,

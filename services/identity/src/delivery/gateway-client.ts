@@ -1,17 +1,16 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import type { DeliveryRequest } from '@smsauth/contracts';
 import type { Logger } from '@smsauth/service-kit';
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import { SmsProviderError, type SmsGateway, type SmsMessage } from '../domain/passwordless/sms-gateway';
 import {
   checkGatewayUrlSyntax,
   createGuardedLookup,
   GatewayUrlRefusedError,
   type GatewayUrlPolicy,
   type ResolveHost,
-} from '../domain/passwordless/gateway-url-policy';
-import { SmsProviderError } from './sms-provider-error';
+} from './gateway-url-policy';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 30_000;
 
@@ -21,27 +20,25 @@ export const DEFAULT_GATEWAY_TIMEOUT_MS = 30_000;
  */
 const MAX_GATEWAY_RESPONSE_BYTES = 64 * 1024;
 
-export interface DeliverSmsRequest {
-  gatewayUrl: string;
-  /** Spec 2.2 body: {recipient, body, sender, req?}. */
-  payload: DeliveryRequest;
-  /** The gateway JWT (signGatewayToken); sent as `Authorization: Bearer`. */
-  authToken?: string;
-  /** Unique per start, so a gateway can drop a retried duplicate. */
-  idempotencyKey: string;
-  /** Whole-call deadline (connect, send, response); GATEWAY_TIMEOUT_MS. */
+/** A message, and (for one call) other settings than the client's. */
+export interface DeliverSmsRequest extends SmsMessage {
+  /** Whole-call deadline (connect, send, response). */
   timeoutMs?: number;
-  policy: GatewayUrlPolicy;
+  policy?: GatewayUrlPolicy;
 }
 
-export interface SmsGatewayClient {
-  /** Resolves when the gateway answered 200; otherwise rejects with SmsProviderError. */
+/** The delivery adapter of the SmsGateway port. */
+export interface SmsGatewayClient extends SmsGateway {
   deliverSms(request: DeliverSmsRequest): Promise<void>;
   /** Closes the pooled keep-alive connections (for lifecycle.addCloser). */
   close(): void;
 }
 
 export interface SmsGatewayClientDeps {
+  /** GATEWAY_URL_POLICY; `public` when not given. */
+  policy?: GatewayUrlPolicy;
+  /** GATEWAY_TIMEOUT_MS; DEFAULT_GATEWAY_TIMEOUT_MS when not given. */
+  timeoutMs?: number;
   /** Defaults to a fresh axios instance. */
   http?: AxiosInstance;
   /** DNS used by the `public` policy's connect-time guard; tests inject one. */
@@ -66,12 +63,13 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
   };
 
   async function deliverSms(request: DeliverSmsRequest): Promise<void> {
-    const timeoutMs = request.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+    const timeoutMs = request.timeoutMs ?? deps.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+    const policy = request.policy ?? deps.policy ?? 'public';
     const gateway = safeOrigin(request.gatewayUrl);
     let failure: SmsProviderError;
     try {
-      checkGatewayUrlSyntax(request.gatewayUrl, request.policy);
-      const response = await post(client, agents[request.policy], request, timeoutMs);
+      checkGatewayUrlSyntax(request.gatewayUrl, policy);
+      const response = await post(client, agents[policy], request, timeoutMs);
       if (response.status === 200) return;
       failure =
         response.status === 401

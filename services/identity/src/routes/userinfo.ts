@@ -1,5 +1,5 @@
+import type { Clock } from '@smsauth/service-kit';
 import { Router } from 'express';
-import type { Clock } from '../domain/clock';
 import { userInfo } from '../domain/oauth/userinfo';
 import type { TokenVerifier } from '../domain/tokens/verifier';
 import type { IdentityStore } from '../store';

@@ -1,4 +1,4 @@
-import type { SecretCipher } from '../domain/crypto/secret-cipher';
+import type { SecretCipher } from './secret-cipher';
 import { migrate } from './migrate';
 import { clientGrantsRepo } from './repos/client-grants';
 import { clientsRepo } from './repos/clients';
@@ -95,6 +95,8 @@ export async function openStore(
 
 export { UniqueViolationError, MissingReferenceError } from './errors';
 export type { SqlClient, SqlExecutor } from './sql-client';
+export { createSecretCipher, type SecretCipher } from './secret-cipher';
+export type { FailureCounters, FailureCountingLimits } from './repos/login-failures';
 export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
 export type { StoredResourceServer } from './repos/resource-servers';

@@ -215,9 +215,9 @@ require(pglite).PGlite.create({ dataDir, initDbStartParams: JSON.parse(params) }
   .catch((err) => { console.error(String((err && err.message) || err)); process.exit(1); });`;
 
 /**
- * Runs initdb for a new data directory in a short-lived process of its own. Inside the
- * service it left ~350 MB of WebAssembly memory behind that is never given back (peak RSS
- * 667-695 MB on a first start against 211-346 MB on a restart, BENCHMARKS.md "Memory").
+ * Runs initdb for a new data directory in a short-lived process of its own: inside the
+ * service it would leave WebAssembly memory behind that is never given back
+ * (BENCHMARKS.md "Memory").
  * A directory that already holds a database (PG_VERSION) is left alone.
  */
 export async function initialiseInChildProcess(dataDir: string, initDbParams: readonly string[]): Promise<void> {

@@ -5,7 +5,7 @@ import type { Response } from 'supertest';
 import { DatabaseUnavailableError } from '../../src/store/availability';
 import { KeyRing } from '../../src/domain/tokens/key-ring';
 import { openStore } from '../../src/store';
-import { createSecretCipher } from '../../src/domain/crypto/secret-cipher';
+import { createSecretCipher } from '../../src/store/secret-cipher';
 import { openSqlClient } from '../../src/store/sql-client';
 import { describeWithPostgres, dropSchema, uniqueSchema } from '../helpers';
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';

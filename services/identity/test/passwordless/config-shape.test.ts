@@ -5,7 +5,7 @@ import {
   passwordlessConfigSchema,
   passwordlessConfigShape,
   withGatewayUrlPolicyDefault,
-} from '../../src/domain/passwordless/config-shape';
+} from '../../src/config';
 
 describe('passwordless configuration', () => {
   it('has the documented defaults', () => {

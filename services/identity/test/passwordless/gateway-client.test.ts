@@ -3,9 +3,9 @@ import { createMemoryLogger } from '@smsauth/service-kit';
 import axios from 'axios';
 import jwt from 'jsonwebtoken';
 import { createSmsGatewayClient, type DeliverSmsRequest, type SmsGatewayClient } from '../../src/delivery/gateway-client';
-import { SmsProviderError } from '../../src/delivery/sms-provider-error';
+import { SmsProviderError } from '../../src/domain/passwordless/sms-gateway';
 import { signGatewayToken } from '../../src/domain/passwordless/gateway-token';
-import { assertGatewayUrlAllowed, type ResolveHost } from '../../src/domain/passwordless/gateway-url-policy';
+import { assertGatewayUrlAllowed, type ResolveHost } from '../../src/delivery/gateway-url-policy';
 import { answer, freePort, hang, RecordingServer } from '@smsauth/test-support';
 
 const CODE = '731904';

@@ -6,7 +6,7 @@ import {
   gatewayUrlRefusedHttpError,
   nonPublicAddressClass,
   type ResolveHost,
-} from '../../src/domain/passwordless/gateway-url-policy';
+} from '../../src/delivery/gateway-url-policy';
 
 /** A resolver answering from a fixed table, so names can point anywhere. */
 function fakeDns(table: Record<string, string[]>): ResolveHost {

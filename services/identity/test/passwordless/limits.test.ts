@@ -1,16 +1,11 @@
 import {
-  codeExpiresAt,
-  codeState,
   CONSECUTIVE_FAILURES_LOCK,
-  decideRateLimit,
   ipFailuresAfterFailure,
   loginBlockStatus,
-  MAX_CODE_ATTEMPTS,
-  otpGrantRejectionDescription,
-  rateLimitedError,
-  rateLimitWindow,
   tooManyAttemptsError,
-} from '../../src/domain/passwordless/limits';
+} from '../../src/domain/passwordless/brute-force';
+import { codeExpiresAt, codeState, MAX_CODE_ATTEMPTS, otpGrantRejectionDescription } from '../../src/domain/passwordless/code-state';
+import { decideRateLimit, rateLimitedError, rateLimitWindow } from '../../src/domain/passwordless/rate-limits';
 
 const now = new Date('2025-03-01T12:34:56.789Z');
 const hourStart = new Date('2025-03-01T12:00:00.000Z');

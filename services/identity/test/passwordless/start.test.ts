@@ -5,7 +5,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
 import { computeOtp } from '../../src/domain/passwordless/otp';
-import type { ResolveHost } from '../../src/domain/passwordless/gateway-url-policy';
+import type { ResolveHost } from '../../src/delivery/gateway-url-policy';
 import { captureLogger } from '../helpers';
 import { describeOnEachDatabase, FlowHarness, listen, type LoginSetup } from './flow-harness';
 import { answer, freePort, hang, RecordingServer } from '@smsauth/test-support';

@@ -3,10 +3,10 @@ import {
   OAuthErrorBodySchema,
   OAuthTokenResponseSchema,
   RoTokenResponseSchema,
+  OTP_GRANT_DESCRIPTIONS,
   WRONG_CODE_DESCRIPTION,
 } from '@smsauth/contracts';
 import { otpMatches, verifyOtp, computeOtp, generateOtpSecret } from '../../src/domain/passwordless/otp';
-import { OTP_GRANT_DESCRIPTIONS } from '../../src/domain/passwordless/limits';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 
 /*

@@ -1,10 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConnectionRecordSchema, ErrorCodes, OAuthErrorBodySchema, type OAuthErrorBody } from '@smsauth/contracts';
+import { ConnectionRecordSchema, ErrorCodes, OAuthErrorBodySchema, SmsProviderErrorDescriptions, type OAuthErrorBody } from '@smsauth/contracts';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
-import { REFUSED_GATEWAY_DESCRIPTION } from '../../src/delivery/sms-provider-error';
-import { resolveWithSystemDns, type ResolveHost } from '../../src/domain/passwordless/gateway-url-policy';
+import { resolveWithSystemDns, type ResolveHost } from '../../src/delivery/gateway-url-policy';
 import { captureLogger, connectionBody } from '../helpers';
 import { FlowHarness, listen, type LoginSetup } from '../passwordless/flow-harness';
 import { answer, RecordingServer } from '@smsauth/test-support';
@@ -211,7 +210,7 @@ describe('SSRF: GATEWAY_URL_POLICY=public', () => {
 
     function expectRefusedSend(res: request.Response): void {
       expect(res.status).toBe(400);
-      expect(errorBody(res)).toEqual({ error: ErrorCodes.SMS_PROVIDER_ERROR, error_description: REFUSED_GATEWAY_DESCRIPTION });
+      expect(errorBody(res)).toEqual({ error: ErrorCodes.SMS_PROVIDER_ERROR, error_description: SmsProviderErrorDescriptions.GATEWAY_ADDRESS_REFUSED });
     }
 
     it.each([

@@ -1,8 +1,7 @@
 import { ErrorCodes, PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredResourceServer } from '../../store';
-import { userAudience } from '../oauth/passwordless-login';
-import { splitScope } from '../oauth/user-tokens';
+import { splitScope, userAudience } from '../oauth/user-tokens';
 
 /** The response types of the implicit flow (OAuth 2.0 §4.2, OIDC Core §3.2), normalised. */
 export const RESPONSE_TYPES = ['token', 'id_token', 'token id_token'] as const;

@@ -5,10 +5,8 @@ import {
   redactConnectionOptions,
   type ConnectionRecord,
 } from '@smsauth/contracts';
-import type { GatewayUrlPolicy, ResolveHost } from '../passwordless/gateway-url-policy';
 import { MissingReferenceError, UniqueViolationError, type IdentityStore, type StoredConnection } from '../../store';
 import { newId } from '../ids';
-import { checkGatewayUrlPolicy } from './gateway-url-check';
 import { conflict, invalidField, notFound, parseBody, validationFailed } from './validation';
 
 export function toConnectionRecord(connection: StoredConnection): ConnectionRecord {
@@ -46,14 +44,13 @@ async function writeConnection<T>(name: string, write: () => Promise<T>): Promis
 
 /** What connection validation needs besides the store. */
 export interface ConnectionRules {
-  gatewayUrlPolicy: GatewayUrlPolicy;
-  /** DNS for the gateway URL policy; tests inject one. */
-  resolveHost?: ResolveHost;
+  /** Rejects with a 400 naming `options.gateway_url` when GATEWAY_URL_POLICY refuses the URL. */
+  checkGatewayUrl(url: string): Promise<void>;
 }
 
 export async function createConnection(store: IdentityStore, rules: ConnectionRules, body: unknown): Promise<ConnectionRecord> {
   const input = parseBody(ConnectionCreateSchema, body);
-  await checkGatewayUrlPolicy(input.options.gateway_url, rules.gatewayUrlPolicy, rules.resolveHost);
+  await rules.checkGatewayUrl(input.options.gateway_url);
   await checkEnabledClients(store, input.enabled_clients);
   if (await store.connections.findByName(input.options.name)) throw duplicateName(input.options.name);
   const created = await writeConnection(input.options.name, () =>
@@ -73,7 +70,7 @@ export async function updateConnection(store: IdentityStore, rules: ConnectionRu
   const patch = parseBody(ConnectionUpdateSchema, body);
   // Before the transaction: DNS may be slow, and the row lock should not wait for it.
   if (patch.options?.gateway_url !== undefined) {
-    await checkGatewayUrlPolicy(patch.options.gateway_url, rules.gatewayUrlPolicy, rules.resolveHost);
+    await rules.checkGatewayUrl(patch.options.gateway_url);
   }
   const updated = await store.transaction(async (tx) => {
     const current = await tx.connections.findByIdForUpdate(id);

@@ -1,5 +1,5 @@
+import type { Clock } from '@smsauth/service-kit';
 import { UserBlocksQuerySchema, type UserBlocksResponse } from '@smsauth/contracts';
-import type { Clock } from '../clock';
 import type { IdentityStore } from '../../store';
 import { normalisePhone } from './users';
 import { parseBody } from './validation';

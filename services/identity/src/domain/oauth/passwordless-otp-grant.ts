@@ -2,17 +2,13 @@ import { ErrorCodes, OtpGrantRequestSchema, PASSWORDLESS_OTP_GRANT, type OAuthTo
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient } from '../../store';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
-import { otpGrantRejectionDescription, tooManyAttemptsError } from '../passwordless/limits';
+import { tooManyAttemptsError } from '../passwordless/brute-force';
+import { otpGrantRejectionDescription } from '../passwordless/code-state';
 import { basicCredentials, invalidClient, requireClientSecret } from './client-auth';
-import {
-  invalidRequest,
-  passwordlessExchangeContext,
-  requireGrantType,
-  userAudience,
-  type PasswordlessLoginDependencies,
-} from './passwordless-login';
+import { invalidRequest, requireGrantType } from './oauth-errors';
+import { passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
 import type { TokenGrantHandler, TokenGrantRequest } from './token-grants';
-import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
+import { grantedScopes, issueUserTokens, splitScope, userAudience } from './user-tokens';
 
 /**
  * The client of a user grant at /oauth/token: public clients name themselves; confidential
@@ -45,7 +41,7 @@ export function otpGrantRejection(reason: CodeRejection): HttpError {
  * connection `realm`. With `audience` (or the client's default_audience) the access token
  * is a JWT for that API, otherwise opaque. The same code rules and counters as /oauth/ro.
  */
-export function passwordlessOtpGrant(deps: PasswordlessLoginDependencies): TokenGrantHandler {
+export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): TokenGrantHandler {
   return async (call): Promise<OAuthTokenResponse> => {
     const basic = basicCredentials(call.headers);
     const parsed = OtpGrantRequestSchema.safeParse({ ...call.body, client_id: call.body.client_id ?? basic?.clientId });

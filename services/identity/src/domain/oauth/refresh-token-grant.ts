@@ -2,7 +2,7 @@ import { ErrorCodes, RefreshTokenRequestSchema, type OAuthTokenResponse } from '
 import { HttpError, type Logger } from '@smsauth/service-kit';
 import { basicCredentials } from './client-auth';
 import { tokenEndpointClient } from './passwordless-otp-grant';
-import { invalidRequest, requireGrantType } from './passwordless-login';
+import { invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
 import { hashToken, issueUserTokens, splitScope, type UserTokenDependencies } from './user-tokens';
 

@@ -7,15 +7,9 @@ import {
 } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import { exchangeCode } from '../passwordless/code-exchange';
-import { tooManyAttemptsError } from '../passwordless/limits';
-import {
-  invalidRequest,
-  passwordlessExchangeContext,
-  requireGrantType,
-  requireObjectBody,
-  unauthorizedClient,
-  type PasswordlessLoginDependencies,
-} from './passwordless-login';
+import { tooManyAttemptsError } from '../passwordless/brute-force';
+import { invalidRequest, requireGrantType, requireObjectBody, unauthorizedClient } from './oauth-errors';
+import { passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
 import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
 
 /**
@@ -24,7 +18,7 @@ import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
  * a malformed request never spends one of its attempts.
  */
 export async function resourceOwnerLogin(
-  deps: PasswordlessLoginDependencies,
+  deps: PasswordlessExchangeDependencies,
   call: { body: unknown; ip: string },
 ): Promise<RoTokenResponse> {
   const body = requireObjectBody(call.body);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { IdentityStore, StoredClient, StoredUser } from '../../store';
-import type { StoredResourceServer } from '../../store';
-import type { Clock } from '../clock';
+import { ErrorCodes } from '@smsauth/contracts';
+import { HttpError, type Clock } from '@smsauth/service-kit';
+import type { IdentityStore, StoredClient, StoredResourceServer, StoredUser } from '../../store';
 import { newId } from '../ids';
 import type { TokenSigner } from '../tokens/signer';
 
@@ -129,4 +129,17 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
     scope,
   };
+}
+
+/**
+ * The API a user access token is for. The management API is refused: its tokens carry
+ * management scopes, which a user login must never obtain.
+ */
+export async function userAudience(store: IdentityStore, client: StoredClient, audience: string): Promise<StoredResourceServer> {
+  const api = await store.resourceServers.findByIdentifier(audience);
+  if (!api) throw new HttpError(403, ErrorCodes.ACCESS_DENIED, `Service not found: ${audience}`);
+  if (api.is_system) {
+    throw new HttpError(403, ErrorCodes.ACCESS_DENIED, `Client ${client.client_id} is not authorized to access resource server ${api.identifier}`);
+  }
+  return api;
 }

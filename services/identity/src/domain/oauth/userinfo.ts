@@ -1,8 +1,7 @@
 import { ErrorCodes, type UserInfoResponse } from '@smsauth/contracts';
-import { HttpError } from '@smsauth/service-kit';
+import { bearerToken, HttpError, type Clock } from '@smsauth/service-kit';
 import jwt from 'jsonwebtoken';
 import type { IdentityStore, StoredUser } from '../../store';
-import type { Clock } from '../clock';
 import { InvalidTokenError, type TokenVerifier } from '../tokens/verifier';
 import { hashToken } from './user-tokens';
 
@@ -37,9 +36,8 @@ export async function userInfo(
   deps: { store: IdentityStore; verifier: TokenVerifier; clock: Clock },
   authorization: string | undefined,
 ): Promise<UserInfoResponse> {
-  const match = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(authorization ?? '');
-  if (!match) throw unauthorized('Missing bearer token', Boolean(authorization));
-  const token = match[1]!;
+  const token = bearerToken(authorization);
+  if (!token) throw unauthorized('Missing bearer token', Boolean(authorization));
   let userId: string | undefined;
   if (token.split('.').length === 3) {
     userId = await userIdFromJwt(deps.verifier, token);

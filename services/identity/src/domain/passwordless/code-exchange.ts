@@ -1,9 +1,9 @@
 import { PHONE_NUMBER_PATTERN } from '@smsauth/contracts';
-import { maskPhoneNumber, type Logger } from '@smsauth/service-kit';
+import { maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredCode, StoredConnection, StoredUser } from '../../store';
-import type { Clock } from '../clock';
 import { newUserIdPart } from '../ids';
-import { codeState, loginBlockStatus, type BruteForceSettings, type BruteForceState } from './limits';
+import { CONSECUTIVE_FAILURES_LOCK, loginBlockStatus, type BruteForceSettings, type BruteForceState } from './brute-force';
+import { codeState, MAX_CODE_ATTEMPTS } from './code-state';
 import { verifyOtp } from './otp';
 
 export interface CodeExchangeDependencies {
@@ -47,7 +47,7 @@ export type CodeExchangeResult =
  *    attempts < 3 AND NOT used AND expires_at > now, before the guess is compared. However
  *    many guesses arrive in parallel (on however many replicas), at most 3 are compared.
  * 3. The guess must be exactly `digits` ASCII digits, compared in constant time.
- * 4. completeLogin marks it used in a single UPDATE ... WHERE NOT used (of parallel right
+ * 4. consumeCodeAndRecordLogin marks it used in a single UPDATE ... WHERE NOT used (of parallel right
  *    guesses exactly one succeeds) and, in the same statement, resets both failure counters
  *    for the number and this IP and records the login.
  * Every refusal counts as a failure (per number and IP, and per number).
@@ -68,12 +68,20 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
 
   const outcome = await checkGuess(store, attempt, now);
   if (outcome.ok) {
-    const user = await store.passwordlessLogins.completeLogin(outcome.code, { newUserId: `sms|${newUserIdPart()}`, ip, at: now });
+    const user = await store.passwordlessLogins.consumeCodeAndRecordLogin(outcome.code, {
+      newUserId: `sms|${newUserIdPart()}`,
+      ip,
+      at: now,
+      maxAttempts: MAX_CODE_ATTEMPTS,
+    });
     if (user) return { ok: true, user, code: outcome.code };
   }
   // A right guess that lost the race to a parallel one reads as a used code.
   const reason = outcome.ok ? 'used' : outcome.reason;
-  await store.loginFailures.recordFailure({ phoneNumber, ip, at: now, countIp: protection }, bruteForce);
+  await store.loginFailures.recordFailure(
+    { phoneNumber, ip, at: now, countIp: protection },
+    { ...bruteForce, consecutiveFailuresLock: CONSECUTIVE_FAILURES_LOCK },
+  );
   deps.logger.info({ recipient: maskPhoneNumber(phoneNumber), ip, reason }, 'code exchange refused');
   return { ok: false, reason };
 }
@@ -90,7 +98,7 @@ async function checkGuess(
   if (connection.options.disable_signup && !attempt.user) {
     return { ok: false, reason: 'unknown' };
   }
-  const code = await store.codes.reserveAttempt(connection.id, phoneNumber, clientId, now);
+  const code = await store.codes.reserveAttempt(connection.id, phoneNumber, clientId, now, MAX_CODE_ATTEMPTS);
   if (!code) return { ok: false, reason: await whyUnusable(store, attempt, now) };
   const right = verifyOtp(attempt.candidate, code.secret, { issuedAt: code.issued_at, step: code.time_step, digits: code.digits });
   if (!right) return { ok: false, reason: 'wrong' };

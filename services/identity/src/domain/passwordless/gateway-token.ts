@@ -37,7 +37,7 @@ export function signGatewayToken(settings: GatewayAuthenticationSettings, now: D
   return jwt.sign(
     { sub: settings.subject, aud: settings.audience, iat, exp: iat + GATEWAY_TOKEN_LIFETIME_SECONDS },
     // A KeyObject: given bytes, jsonwebtoken first tries to parse them as a PEM private key,
-    // and that failed attempt cost 1.4 ms per token against 17 µs for the signature itself.
+    // a failed attempt that costs far more than the signature itself.
     createSecretKey(gatewaySigningKey(settings)),
     { algorithm: 'HS256' },
   );

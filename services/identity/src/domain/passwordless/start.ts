@@ -5,34 +5,28 @@ import {
   StartRequestSchema,
   startRequestErrorCode,
   toErrorDetails,
-  type DeliveryRequest,
   type StartRequest,
   type StartResponse,
 } from '@smsauth/contracts';
-import { HttpError, maskPhoneNumber, type Logger } from '@smsauth/service-kit';
-import type { Config } from '../../config';
-import type { SmsGatewayClient } from '../../delivery/gateway-client';
-import { SmsProviderError } from '../../delivery/sms-provider-error';
+import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
-import type { Clock } from '../clock';
-import { GatewayTokenError, signGatewayToken } from './gateway-token';
-import { codeExpiresAt, decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './limits';
-import { renderMessageTemplate } from './message-template';
+import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
+import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
+import type { SmsGateway } from './sms-gateway';
+import { deliveryPayload, gatewayToken } from './sms-message';
 
-export type StartConfig = Pick<
-  Config,
-  | 'GATEWAY_URL_POLICY'
-  | 'GATEWAY_TIMEOUT_MS'
-  | 'PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR'
-  | 'PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR'
->;
+/** Starts allowed per hour (PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR, ..._PER_PHONE_PER_HOUR). */
+export interface StartRateLimits {
+  perIpPerHour: number;
+  perPhonePerHour: number;
+}
 
 export interface StartDependencies {
   store: IdentityStore;
   clock: Clock;
-  config: StartConfig;
-  gateway: SmsGatewayClient;
+  rateLimits: StartRateLimits;
+  smsGateway: SmsGateway;
   logger: Pick<Logger, 'info'>;
 }
 
@@ -96,12 +90,12 @@ export async function resolveStartTarget(
  */
 export async function enforceStartRateLimits(
   store: IdentityStore,
-  config: StartConfig,
+  limits: StartRateLimits,
   who: { ip: string; phoneNumber: string },
   now: Date,
 ): Promise<RateLimitHeaders> {
   const { windowStart, resetAt } = rateLimitWindow(now);
-  const ipLimit = config.PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR;
+  const ipLimit = limits.perIpPerHour;
   const counts = await store.rateLimits.hitGuarded(
     { key: `start:ip:${who.ip}`, limit: ipLimit },
     `start:phone:${who.phoneNumber}`,
@@ -109,7 +103,7 @@ export async function enforceStartRateLimits(
   );
   const ipCounter = { scope: 'ip', limit: ipLimit, count: counts.first, resetAt };
   if (counts.second === null) throw rateLimitedError(decideRateLimit([ipCounter], now));
-  const phoneCounter = { scope: 'phone', limit: config.PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR, count: counts.second, resetAt };
+  const phoneCounter = { scope: 'phone', limit: limits.perPhonePerHour, count: counts.second, resetAt };
   const decision = decideRateLimit([ipCounter, phoneCounter], now);
   if (!decision.allowed) throw rateLimitedError(decision);
   return decision.headers;
@@ -118,36 +112,6 @@ export async function enforceStartRateLimits(
 /** Opaque id of one start: its `_id`, the delivery's Idempotency-Key, and the code's binding. */
 function newStartId(): string {
   return randomBytes(12).toString('hex');
-}
-
-function gatewayToken(connection: StoredConnection, now: Date): string | undefined {
-  const auth = connection.options.gateway_authentication;
-  if (!auth) return undefined;
-  try {
-    return signGatewayToken(auth, now);
-  } catch (err) {
-    if (err instanceof GatewayTokenError) {
-      throw new SmsProviderError('authentication_failed', 'Unable to sign the SMS gateway token: gateway_authentication.secret is unusable');
-    }
-    throw err;
-  }
-}
-
-function deliveryPayload(
-  connection: StoredConnection,
-  client: StoredClient,
-  phoneNumber: string,
-  code: string,
-  caller: { ip: string; userAgent: string | undefined },
-): DeliveryRequest {
-  const { options } = connection;
-  const forward = options.forward_req_info === true || options.forward_req_info === 'true';
-  return {
-    recipient: phoneNumber,
-    body: renderMessageTemplate(options.template, { password: code, phoneNumber, applicationName: client.name }),
-    ...(options.from ? { sender: options.from } : {}),
-    ...(forward ? { req: { ip: caller.ip, ...(caller.userAgent ? { 'user-agent': caller.userAgent } : {}) } } : {}),
-  };
 }
 
 /**
@@ -161,7 +125,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   const { client, connection, user } = await resolveStartTarget(deps.store, request);
   const phoneNumber = request.phone_number;
   const now = deps.clock.now();
-  call.setHeaders(await enforceStartRateLimits(deps.store, deps.config, { ip: call.ip, phoneNumber }, now));
+  call.setHeaders(await enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
   if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
@@ -183,13 +147,11 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   });
 
   try {
-    await deps.gateway.deliverSms({
+    await deps.smsGateway.deliverSms({
       gatewayUrl: connection.options.gateway_url,
       payload: deliveryPayload(connection, client, phoneNumber, code, call),
       authToken,
       idempotencyKey: key.request_id,
-      timeoutMs: deps.config.GATEWAY_TIMEOUT_MS,
-      policy: deps.config.GATEWAY_URL_POLICY,
     });
   } catch (err) {
     // The caller must learn why delivery failed even if the discard fails too; the

@@ -1,5 +1,5 @@
+import type { Clock } from '@smsauth/service-kit';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import type { Clock } from '../clock';
 import type { IdentityStore, PublicJwk, StoredSigningKey } from '../../store';
 import { generateSigningKey } from './key-material';
 

@@ -1,5 +1,5 @@
+import { epochSeconds, type Clock } from '@smsauth/service-kit';
 import jwt from 'jsonwebtoken';
-import { epochSeconds, type Clock } from '../clock';
 import type { KeyRing } from './key-ring';
 
 export interface SignOptions {
@@ -10,8 +10,10 @@ export interface SignOptions {
 }
 
 /**
- * The one place JWTs are signed: RS256 with the current key's kid, `iss` = `{AUTH_URL}/`,
- * `iat`/`exp` from the injected clock.
+ * Signs the tokens this service issues (access, ID and management tokens): RS256 with the
+ * current key's kid, `iss` = `{AUTH_URL}/`, `iat`/`exp` from the injected clock. The HS256
+ * token sent to a connection's SMS gateway is signed apart, with the connection's own
+ * secret (passwordless/gateway-token.ts).
  */
 export class TokenSigner {
   constructor(

@@ -1,5 +1,5 @@
+import { epochSeconds, type Clock } from '@smsauth/service-kit';
 import jwt from 'jsonwebtoken';
-import { epochSeconds, type Clock } from '../clock';
 import type { KeyRing } from './key-ring';
 
 export class InvalidTokenError extends Error {

@@ -1,6 +1,7 @@
+import type { Clock } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
 import { errorRedirect } from '../../domain/authorize/fragment';
-import { completeLogin, sendLoginCode, type Caller } from '../../domain/authorize/login';
+import { exchangeCodeForTokenRedirect, sendLoginCode, type Caller } from '../../domain/authorize/steps';
 import {
   AuthorizePageError,
   AuthorizeRedirectError,
@@ -14,8 +15,7 @@ import {
   resendCooldownSeconds,
   type BegunTransaction,
 } from '../../domain/authorize/transaction';
-import type { Clock } from '../../domain/clock';
-import type { PasswordlessLoginDependencies } from '../../domain/oauth/passwordless-login';
+import type { PasswordlessExchangeDependencies } from '../../domain/oauth/passwordless-exchange';
 import type { StartDependencies } from '../../domain/passwordless/start';
 import type { IdentityStore } from '../../store';
 import { DatabaseUnavailableError } from '../../store/availability';
@@ -29,7 +29,7 @@ export interface AuthorizeRouterDependencies {
   /** What `POST /passwordless/start` uses: step 1 sends codes through it. */
   start: StartDependencies;
   /** What `/oauth/ro` and the OTP grant use: step 2 checks codes and issues tokens through it. */
-  login: PasswordlessLoginDependencies;
+  codeExchange: PasswordlessExchangeDependencies;
   /** Mark cookies Secure (AUTH_URL is https). */
   secureCookies: boolean;
 }
@@ -163,7 +163,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     '/authorize/code',
     page(async (req, res) => {
       const begun = await posted(req);
-      const result = await completeLogin({ ...deps.login, store }, begun.transaction, textField(req.body, 'code'), req.ip ?? '');
+      const result = await exchangeCodeForTokenRedirect({ ...deps.codeExchange, store }, begun.transaction, textField(req.body, 'code'), req.ip ?? '');
       if (!result.ok) return renderCode(res, result.status, begun, { error: result.message });
       req.log.info({ client_id: begun.transaction.client_id }, 'hosted login completed');
       clearBindingCookie(res, begun.transaction.id, deps.secureCookies);

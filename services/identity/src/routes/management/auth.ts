@@ -1,5 +1,5 @@
 import { ErrorCodes } from '@smsauth/contracts';
-import { HttpError } from '@smsauth/service-kit';
+import { bearerToken, HttpError } from '@smsauth/service-kit';
 import type { RequestHandler } from 'express';
 import { InvalidTokenError, type TokenVerifier } from '../../domain/tokens/verifier';
 
@@ -17,10 +17,10 @@ function unauthorized(description: string, tokenPresent: boolean): HttpError {
 /** Every /api/v2 route: a client_credentials token of this service for the management audience. */
 export function authenticateManagementCaller(verifier: TokenVerifier, audience: string): RequestHandler {
   return async (req, res, next) => {
-    const match = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!match) throw unauthorized('Missing bearer token', Boolean(req.headers.authorization));
+    const token = bearerToken(req.headers.authorization);
+    if (!token) throw unauthorized('Missing bearer token', Boolean(req.headers.authorization));
     try {
-      const claims = await verifier.verify(match[1]!, audience);
+      const claims = await verifier.verify(token, audience);
       const scopes = new Set(typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []);
       res.locals.managementCaller = { clientId: String(claims.azp ?? claims.sub), scopes } satisfies ManagementCaller;
     } catch (err) {

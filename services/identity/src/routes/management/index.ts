@@ -1,5 +1,5 @@
+import type { Clock } from '@smsauth/service-kit';
 import { Router } from 'express';
-import type { Clock } from '../../domain/clock';
 import * as clientGrants from '../../domain/management/client-grants';
 import * as clients from '../../domain/management/clients';
 import * as connections from '../../domain/management/connections';

@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from '@smsauth/contracts';
-import type { SecretCipher } from '../../domain/crypto/secret-cipher';
+import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
 

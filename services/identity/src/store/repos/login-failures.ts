@@ -1,5 +1,22 @@
-import { CONSECUTIVE_FAILURES_LOCK, type BruteForceSettings } from '../../domain/passwordless/limits';
 import type { SqlExecutor } from '../sql-client';
+
+/** The limits a failure is counted against; the domain decides them (brute-force.ts). */
+export interface FailureCountingLimits {
+  /** Failures of one number from one IP that start a block of that IP. */
+  threshold: number;
+  /** How long a block lasts; older failures no longer count. */
+  blockSeconds: number;
+  /** Consecutive failures of one number, from any IP, that lock it. */
+  consecutiveFailuresLock: number;
+}
+
+/** The counters of one number and of one IP for it, as the login statements read them. */
+export interface FailureCounters {
+  ipFailures: number;
+  /** When the latest of those failures happened; null when there is none. */
+  ipLastFailureAt: Date | null;
+  phoneConsecutiveFailures: number;
+}
 
 /**
  * Brute-force counters of code exchanges, keyed by phone number (across connections, like
@@ -13,11 +30,11 @@ export function loginFailuresRepo(db: SqlExecutor) {
      * One failed exchange. The per-IP count (only when the connection has brute-force
      * protection) restarts at 1 when its last failure is older than the block duration
      * (ipFailuresAfterFailure), and sets `blocked_until` once it reaches the threshold. The
-     * per-number count always grows and sets `locked_at` at CONSECUTIVE_FAILURES_LOCK.
+     * per-number count always grows and sets `locked_at` at `consecutiveFailuresLock`.
      */
     async recordFailure(
       failure: { phoneNumber: string; ip: string; at: Date; countIp: boolean },
-      settings: BruteForceSettings,
+      settings: FailureCountingLimits,
     ): Promise<void> {
       const { phoneNumber, ip, at } = failure;
       if (failure.countIp) {
@@ -41,7 +58,7 @@ export function loginFailuresRepo(db: SqlExecutor) {
            consecutive_failures = f.consecutive_failures + 1,
            locked_at = CASE WHEN f.consecutive_failures + 1 >= $3 THEN COALESCE(f.locked_at, $2) ELSE f.locked_at END,
            updated_at = $2`,
-        [phoneNumber, at, CONSECUTIVE_FAILURES_LOCK],
+        [phoneNumber, at, settings.consecutiveFailuresLock],
       );
     },
   };

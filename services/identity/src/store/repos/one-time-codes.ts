@@ -1,5 +1,4 @@
-import type { SecretCipher } from '../../domain/crypto/secret-cipher';
-import { MAX_CODE_ATTEMPTS } from '../../domain/passwordless/limits';
+import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 
 /** The newest one-time code of a phone number on a connection; the secret opened. */
@@ -18,7 +17,7 @@ export interface StoredCode {
   digits: number;
   /**
    * Guesses checked against this code (wrong ones, and the right one that ends it). Each
-   * check first takes an attempt with reserveAttempt, so at most MAX_CODE_ATTEMPTS guesses
+   * check first takes an attempt with reserveAttempt, so at most `maxAttempts` guesses
    * are ever compared, however many arrive in parallel.
    */
   attempts: number;
@@ -92,16 +91,22 @@ export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
 
     /**
      * Takes one attempt on the code before a guess is compared, in one statement: only a
-     * code that is unused, unexpired at `now`, issued to `clientId` and below the attempt
-     * limit is counted and returned. Undefined means no guess may be checked.
+     * code that is unused, unexpired at `now`, issued to `clientId` and below `maxAttempts`
+     * is counted and returned. Undefined means no guess may be checked.
      */
-    async reserveAttempt(connectionId: string, phoneNumber: string, clientId: string, now: Date): Promise<StoredCode | undefined> {
+    async reserveAttempt(
+      connectionId: string,
+      phoneNumber: string,
+      clientId: string,
+      now: Date,
+      maxAttempts: number,
+    ): Promise<StoredCode | undefined> {
       const { rows } = await db.query<CodeRow>(
         `UPDATE one_time_codes SET attempts = attempts + 1
          WHERE connection_id = $1 AND phone_number = $2 AND client_id = $3
            AND NOT used AND attempts < $5 AND expires_at > $4
          RETURNING *`,
-        [connectionId, phoneNumber, clientId, now, MAX_CODE_ATTEMPTS],
+        [connectionId, phoneNumber, clientId, now, maxAttempts],
       );
       return rows[0] ? fromRow(rows[0]) : undefined;
     },

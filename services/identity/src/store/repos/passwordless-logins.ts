@@ -1,8 +1,8 @@
-import type { SecretCipher } from '../../domain/crypto/secret-cipher';
-import { MAX_CODE_ATTEMPTS, type BruteForceState } from '../../domain/passwordless/limits';
 import { fromJsonRow, type JsonRow } from '../json-rows';
+import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 import type { StoredClient } from './clients';
+import type { FailureCounters } from './login-failures';
 import { openConnectionRow, SELECT_CONNECTION, type ConnectionRow, type StoredConnection } from './connections';
 import type { CodeKey } from './one-time-codes';
 import type { StoredUser } from './users';
@@ -41,10 +41,9 @@ const EXCHANGE_CONTEXT = `
   ${CONTEXT_FROM}`;
 
 /**
- * The statements of the passwordless login path that span several tables. A login is
- * three HTTP calls on the client's side but, before these, was about sixteen sequential
- * SQL round trips on identity's; each round trip costs both processes a socket write and
- * a wake-up, which on a busy host outweighs the work the statement does.
+ * The statements of the passwordless login path that span several tables, one round trip
+ * each: every round trip costs both processes a socket write and a wake-up, which on a
+ * busy host outweighs the work the statement does.
  */
 export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher) {
   const contextFrom = (row: ContextRow): LoginContext => {
@@ -71,7 +70,7 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher) {
       connectionName: string,
       phoneNumber: string,
       ip: string,
-    ): Promise<LoginContext & { bruteForce: BruteForceState }> {
+    ): Promise<LoginContext & { bruteForce: FailureCounters }> {
       const { rows } = await db.query<ContextRow>(EXCHANGE_CONTEXT, [clientId, connectionName, phoneNumber, ip]);
       const row = rows[0]!;
       return {
@@ -91,7 +90,10 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher) {
      * user or records another login. Undefined: the code was used (or replaced) meanwhile,
      * and nothing was changed.
      */
-    async completeLogin(code: CodeKey, login: { newUserId: string; ip: string; at: Date }): Promise<StoredUser | undefined> {
+    async consumeCodeAndRecordLogin(
+      code: CodeKey,
+      login: { newUserId: string; ip: string; at: Date; maxAttempts: number },
+    ): Promise<StoredUser | undefined> {
       const { rows } = await db.query<StoredUser>(
         `WITH consumed AS (
            UPDATE one_time_codes SET used = true
@@ -109,7 +111,7 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher) {
              phone_verified = true, last_login = $4, updated_at = $4, logins_count = users.logins_count + 1
            RETURNING *)
          SELECT login.*, c.name AS connection_name FROM login JOIN connections c ON c.id = login.connection_id`,
-        [code.connection_id, code.phone_number, code.request_id, login.at, MAX_CODE_ATTEMPTS, login.newUserId, login.ip],
+        [code.connection_id, code.phone_number, code.request_id, login.at, login.maxAttempts, login.newUserId, login.ip],
       );
       return rows[0];
     },

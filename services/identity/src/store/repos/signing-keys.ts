@@ -1,4 +1,4 @@
-import type { SecretCipher } from '../../domain/crypto/secret-cipher';
+import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 
 export type SigningKeyState = 'current' | 'previous' | 'retired' | 'revoked';

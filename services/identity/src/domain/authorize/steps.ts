@@ -1,7 +1,7 @@
 import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAuthorizeTransaction } from '../../store';
-import type { PasswordlessLoginDependencies } from '../oauth/passwordless-login';
+import type { PasswordlessExchangeDependencies } from '../oauth/passwordless-exchange';
 import { grantedScopes, issueUserTokens, splitScope } from '../oauth/user-tokens';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
 import { startPasswordless, type StartDependencies } from '../passwordless/start';
@@ -128,8 +128,8 @@ function codeRefusal(reason: CodeRejection): StepRefusal {
  * `issueUserTokens` and ends the transaction. Returns the redirect_uri with the tokens.
  * Throws AuthorizeRedirectError/AuthorizePageError when the request is no longer valid.
  */
-export async function completeLogin(
-  deps: PasswordlessLoginDependencies & { store: IdentityStore },
+export async function exchangeCodeForTokenRedirect(
+  deps: PasswordlessExchangeDependencies & { store: IdentityStore },
   transaction: StoredAuthorizeTransaction,
   codeInput: string,
   ip: string,

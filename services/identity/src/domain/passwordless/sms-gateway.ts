@@ -1,5 +1,25 @@
-import { ErrorCodes, SmsProviderErrorDescriptions } from '@smsauth/contracts';
+import { ErrorCodes, SmsProviderErrorDescriptions, type DeliveryRequest } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
+
+/** One text message for a connection's SMS delivery gateway. */
+export interface SmsMessage {
+  gatewayUrl: string;
+  /** Spec 2.2 body: {recipient, body, sender, req?}. */
+  payload: DeliveryRequest;
+  /** The gateway JWT (signGatewayToken); sent as `Authorization: Bearer`. */
+  authToken?: string;
+  /** Unique per start, so a gateway can drop a retried duplicate. */
+  idempotencyKey: string;
+}
+
+/**
+ * What the passwordless start needs to send a code: the delivery adapter implements it
+ * (URL policy and timeout are its own settings).
+ */
+export interface SmsGateway {
+  /** Resolves when the gateway answered 200; otherwise rejects with SmsProviderError. */
+  deliverSms(message: SmsMessage): Promise<void>;
+}
 
 /** Why a delivery failed; for logs and metrics (the caller only sees the description). */
 export type SmsProviderFailure =
@@ -8,9 +28,6 @@ export type SmsProviderFailure =
   | 'timeout'
   | 'unreachable'
   | 'address_refused';
-
-export const UNREACHABLE_GATEWAY_DESCRIPTION = 'Unable to reach the SMS gateway';
-export const REFUSED_GATEWAY_DESCRIPTION = 'Refused to call the SMS gateway: its address is not allowed';
 
 /**
  * A failed delivery: HTTP 400 `sms_provider_error` (reference behaviour), so thrown from a
@@ -40,10 +57,10 @@ export class SmsProviderError extends HttpError {
   }
 
   static unreachable(): SmsProviderError {
-    return new SmsProviderError('unreachable', UNREACHABLE_GATEWAY_DESCRIPTION);
+    return new SmsProviderError('unreachable', SmsProviderErrorDescriptions.GATEWAY_UNREACHABLE);
   }
 
   static addressRefused(): SmsProviderError {
-    return new SmsProviderError('address_refused', REFUSED_GATEWAY_DESCRIPTION);
+    return new SmsProviderError('address_refused', SmsProviderErrorDescriptions.GATEWAY_ADDRESS_REFUSED);
   }
 }
