@@ -1,9 +1,13 @@
-import { DeliveryRequestSchema, OAuthErrorBodySchema, OutboxMessageListSchema, OutboxQuerySchema } from '@smsauth/contracts';
+import { DeliveryRequestSchema, IdempotencyKeySchema, OAuthErrorBodySchema, OutboxMessageListSchema, OutboxQuerySchema } from '@smsauth/contracts';
 import fc from 'fast-check';
 import request from 'supertest';
+import { IDEMPOTENCY_MAX_KEYS } from '../../src/domain/idempotency';
 import { buildGateway, deliveryBody, metricValue, type TestGateway } from '../support/gateway';
 import { signHs256, SECRET } from '../support/tokens';
-import { checkProperty, POLLUTION_KEYS, pollutedJson, prototypeSnapshot } from '@smsauth/test-support';
+import { checkProperty, POLLUTION_KEYS, pollutedJson, propertyTimeout, prototypeSnapshot } from '@smsauth/test-support';
+
+// jest's default 5 s per test, scaled with FC_NUM_RUNS: more runs are more requests.
+jest.setTimeout(propertyTimeout(5_000));
 
 const OUTBOX_TOKEN = 'outbox-token-for-property-tests-0123456789';
 const AUTH_ENV = { GATEWAY_AUTH_SECRET: SECRET, OUTBOX_TOKEN };
@@ -18,6 +22,13 @@ async function outboxState(gateway: TestGateway): Promise<unknown[]> {
 async function deliveredCount(gateway: TestGateway): Promise<number> {
   return (await metricValue(gateway.metrics, 'sms_deliveries_total', { outcome: 'delivered' })) ?? 0;
 }
+
+async function replayCount(gateway: TestGateway): Promise<number> {
+  return (await metricValue(gateway.metrics, 'sms_idempotent_replays_total', {})) ?? 0;
+}
+
+/** A header value as the server receives it: HTTP drops leading and trailing spaces and tabs (RFC 9110 §5.5). */
+const receivedHeaderValue = (value: string): string => value.replace(/^[\t ]+|[\t ]+$/g, '');
 
 function expectJsonClientError(res: request.Response, statuses: number[] = [400]): void {
   if (!statuses.includes(res.status)) throw new Error(`expected ${statuses.join('/')}, got ${res.status}: ${res.text.slice(0, 300)}`);
@@ -108,21 +119,40 @@ describe('sms-delivery-gateway under arbitrary input (property-based)', () => {
     expect(await outboxState(gateway)).toEqual(before);
   });
 
-  it('answers any Idempotency-Key with 200 when the schema accepts it and a 400 error body otherwise', async () => {
+  it('answers an Idempotency-Key the schema accepts, as the server receives it, with 200 and one send per key, and any other with a 400 error body and no send', async () => {
+    // The gateway remembers every key for the whole suite (fixed clock, so none expires), and the
+    // body is derived from the received key: two generated headers that arrive as the same key
+    // carry the same message, so the second is a replay, never a 422.
+    const used = new Set<string>();
     await checkProperty(
       'POST /sms arbitrary Idempotency-Key',
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 400 }), async (raw) => {
-        const key = raw.replace(/[^\t\x20-\x7e]/g, '');
-        fc.pre(key.trim().length > 0);
-        const before = (await outboxState(gateway)).length;
+        const header = raw.replace(/[^\t\x20-\x7e]/g, '');
+        const key = receivedHeaderValue(header);
+        const delivered = await deliveredCount(gateway);
+        const replays = await replayCount(gateway);
         const res = await request(gateway.app)
           .post('/sms')
           .set('Authorization', authorization)
-          .set('Idempotency-Key', key)
-          .send(deliveryBody({ body: `idempotency ${key.length}` }));
-        if (res.status === 200) return;
-        expectJsonClientError(res);
-        expect((await outboxState(gateway)).length).toBe(before);
+          .set('Idempotency-Key', header)
+          .send(deliveryBody({ body: `idempotency ${key}` }));
+        if (!IdempotencyKeySchema.safeParse(key).success) {
+          expectJsonClientError(res);
+          expect(await deliveredCount(gateway)).toBe(delivered);
+          return;
+        }
+        if (res.status !== 200) throw new Error(`expected 200 for the key ${JSON.stringify(key)}, got ${res.status}: ${res.text.slice(0, 300)}`);
+        // The store is bounded (least recently used keys go first); the suite stays far below it.
+        expect(used.size).toBeLessThan(IDEMPOTENCY_MAX_KEYS);
+        if (used.has(key)) {
+          expect(res.headers['idempotent-replayed']).toBe('true');
+          expect(await deliveredCount(gateway)).toBe(delivered);
+          expect(await replayCount(gateway)).toBe(replays + 1);
+        } else {
+          expect(res.headers['idempotent-replayed']).toBeUndefined();
+          expect(await deliveredCount(gateway)).toBe(delivered + 1);
+          used.add(key);
+        }
       }),
     );
   });
