@@ -18,11 +18,13 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
 (builtEntryPoint(ENTRY, SUITE, 'pnpm -C services/identity build') ? describe : describe.skip)(SUITE, () => {
   let gateway: RecordingServer;
   let identity: ServiceProcess | undefined;
+  let releaseGateway: (() => void) | undefined;
 
   beforeAll(async () => {
     gateway = await RecordingServer.start();
   });
   afterAll(async () => {
+    releaseGateway?.();
     await identity?.kill();
     await gateway.close();
   });
@@ -51,9 +53,10 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
     );
     expect(connection.status).toBe(201);
 
-    // The gateway takes 2 s to accept the message: the start is in flight when SIGTERM comes.
+    // The gateway holds its answer until the test releases it: the start is in flight when
+    // SIGTERM comes, however long the service takes to turn new work away on a loaded machine.
     gateway.respondWith((_req, res) => {
-      setTimeout(() => res.writeHead(200).end(), 2_000);
+      releaseGateway = () => res.writeHead(200).end();
     });
     let finished = false;
     const inFlight = json(`${url}/passwordless/start`, {
@@ -67,6 +70,7 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
     await untilNewRequestsRefused(url);
     expect(finished).toBe(false); // refused new work while the start was still running
 
+    releaseGateway?.();
     const started = await inFlight;
     expect(started.status).toBe(200);
     expect(StartResponseSchema.parse(started.body).phone_number).toBe('+14155550123');
