@@ -76,7 +76,9 @@ describe('identity under arbitrary input (property-based)', () => {
   const caller = { phone: '+14155550199', ip: '198.51.100.77' };
 
   beforeAll(async () => {
-    harness = await FlowHarness.start();
+    // Every request names its caller in X-Forwarded-For, so the per-IP start limit (50 an hour,
+    // and the test clock never moves) counts each caller apart instead of all of them as 127.0.0.1.
+    harness = await FlowHarness.start({ TRUST_PROXY: 'true' });
     setup = await harness.loginSetup();
     const api = await harness.management('post', '/resource-servers', { name: 'Property API', identifier: 'https://property.example.com', scopes: [{ value: 'read:x' }] });
     if (api.status !== 201) throw new Error(`resource server: ${api.status} ${api.text}`);
