@@ -69,7 +69,7 @@ function runRound(seed) {
     for (const line of chunk.toString().split('\n')) {
       const file = /^\s*FAIL\s+(?:\S+\s+)?(\S+\.test\.ts)/.exec(line);
       if (file) failedFiles.add(file[1]);
-      if (/property ".*" failed: replay with/.test(line)) replays.push(line.trim());
+      if (/^\s*property ".*" failed: replay with/.test(line)) replays.push(line.trim());
     }
   };
   child.stdout.on('data', (chunk) => scan(chunk, process.stdout));
