@@ -18,13 +18,19 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
 (builtEntryPoint(ENTRY, SUITE, 'pnpm -C services/identity build') ? describe : describe.skip)(SUITE, () => {
   let gateway: RecordingServer;
   let identity: ServiceProcess | undefined;
+  /** Answers the held gateway request, once. */
   let releaseGateway: (() => void) | undefined;
+  const release = () => {
+    const answer = releaseGateway;
+    releaseGateway = undefined;
+    answer?.();
+  };
 
   beforeAll(async () => {
     gateway = await RecordingServer.start();
   });
   afterAll(async () => {
-    releaseGateway?.();
+    release();
     await identity?.kill();
     await gateway.close();
   });
@@ -70,7 +76,7 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
     await untilNewRequestsRefused(url);
     expect(finished).toBe(false); // refused new work while the start was still running
 
-    releaseGateway?.();
+    release();
     const started = await inFlight;
     expect(started.status).toBe(200);
     expect(StartResponseSchema.parse(started.body).phone_number).toBe('+14155550123');
