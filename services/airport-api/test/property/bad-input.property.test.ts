@@ -6,7 +6,10 @@ import request from 'supertest';
 import { buildApp } from '../../src/app';
 import { configSchema } from '../../src/config';
 import { FakeIdentity } from '../support/identity';
-import { checkProperty, POLLUTION_KEYS, prototypeSnapshot } from '@smsauth/test-support';
+import { checkProperty, POLLUTION_KEYS, propertyTimeout, prototypeSnapshot } from '@smsauth/test-support';
+
+// jest's default 5 s per test, scaled with FC_NUM_RUNS: more runs are more requests.
+jest.setTimeout(propertyTimeout(5_000));
 
 const NOW = Date.UTC(2031, 5, 1, 8, 0, 0);
 

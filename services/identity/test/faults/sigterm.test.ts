@@ -17,11 +17,19 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
 (builtEntryPoint(ENTRY, SUITE, 'pnpm -C services/identity build') ? describe : describe.skip)(SUITE, () => {
   let gateway: RecordingServer;
   let identity: ServiceProcess | undefined;
+  /** Answers the held gateway request, once. */
+  let releaseGateway: (() => void) | undefined;
+  const release = () => {
+    const answer = releaseGateway;
+    releaseGateway = undefined;
+    answer?.();
+  };
 
   beforeAll(async () => {
     gateway = await RecordingServer.start({ path: '/sms' });
   });
   afterAll(async () => {
+    release();
     await identity?.kill();
     await gateway.close();
   });
@@ -50,9 +58,10 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
     );
     expect(connection.status).toBe(201);
 
-    // The gateway takes 2 s to accept the message: the start is in flight when SIGTERM comes.
+    // The gateway holds its answer until the test releases it: the start is in flight when
+    // SIGTERM comes, however long the service takes to turn new work away on a loaded machine.
     gateway.respondWith((_req, res) => {
-      setTimeout(() => res.writeHead(200).end(), 2_000);
+      releaseGateway = () => res.writeHead(200).end();
     });
     let finished = false;
     const inFlight = json(`${url}/passwordless/start`, {
@@ -66,6 +75,7 @@ async function json(url: string, init: RequestInit & { body?: string } = {}, tok
     await untilNewRequestsRefused(url);
     expect(finished).toBe(false); // refused new work while the start was still running
 
+    release();
     const started = await inFlight;
     expect(started.status).toBe(200);
     expect(StartResponseSchema.parse(started.body).phone_number).toBe('+14155550123');

@@ -19,7 +19,7 @@ import type { z } from 'zod';
 import type request from 'supertest';
 import { connectionBody } from '../helpers';
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
-import { checkProperty, POLLUTION_KEYS, pollutedJson, prototypeSnapshot } from '@smsauth/test-support';
+import { checkProperty, POLLUTION_KEYS, pollutedJson, propertyTimeout, prototypeSnapshot } from '@smsauth/test-support';
 import { databaseSnapshot } from './database-snapshot';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -76,7 +76,9 @@ describe('identity under arbitrary input (property-based)', () => {
   const caller = { phone: '+14155550199', ip: '198.51.100.77' };
 
   beforeAll(async () => {
-    harness = await FlowHarness.start();
+    // Every request names its caller in X-Forwarded-For, so the per-IP start limit (50 an hour,
+    // and the test clock never moves) counts each caller apart instead of all of them as 127.0.0.1.
+    harness = await FlowHarness.start({ TRUST_PROXY: 'true' });
     setup = await harness.loginSetup();
     const api = await harness.management('post', '/resource-servers', { name: 'Property API', identifier: 'https://property.example.com', scopes: [{ value: 'read:x' }] });
     if (api.status !== 201) throw new Error(`resource server: ${api.status} ${api.text}`);
@@ -152,7 +154,7 @@ describe('identity under arbitrary input (property-based)', () => {
       }),
       100,
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('answers form-encoded and other bodies on the public endpoints with a 4xx error body, never 5xx, and writes nothing', async () => {
     const form = fc
@@ -176,7 +178,7 @@ describe('identity under arbitrary input (property-based)', () => {
       ),
       60,
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('answers arbitrary ids and query strings on the management API with JSON and never 5xx; rejected calls write nothing', async () => {
     const idText = fc.oneof(fc.string({ maxLength: 40 }), fc.uuid(), fc.constantFrom(...POLLUTION_KEYS, 'toString', '%00', '..', 'null'));
@@ -217,7 +219,7 @@ describe('identity under arbitrary input (property-based)', () => {
       }),
       100,
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('answers any Authorization header on the management API and /userinfo with a 401 JSON error and writes nothing', async () => {
     const credential = fc.oneof(
@@ -239,7 +241,7 @@ describe('identity under arbitrary input (property-based)', () => {
       }),
       60,
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('refuses JSON and form bodies over 100 kB with 413 on every endpoint and writes nothing', async () => {
     const before = await databaseSnapshot(harness.identity.sql);
@@ -262,7 +264,7 @@ describe('identity under arbitrary input (property-based)', () => {
       25,
     );
     expect(await databaseSnapshot(harness.identity.sql)).toEqual(before);
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('handles strings up to the 100 kB limit in every field without 5xx, and writes nothing when it refuses them', async () => {
     const all = endpoints();
@@ -278,7 +280,7 @@ describe('identity under arbitrary input (property-based)', () => {
       }),
       40,
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('ignores __proto__, constructor and prototype keys: the prototype is untouched and stored records hold only their own fields', async () => {
     const prototypeKeys = prototypeSnapshot();
@@ -317,7 +319,7 @@ describe('identity under arbitrary input (property-based)', () => {
     expect(client.status).toBe(200);
     expect(client.body.app_type).toBe('native');
     expect(Object.keys(client.body)).not.toContain('polluted');
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('carries __proto__, constructor and prototype inside authParams through start and login without touching the prototype or the tokens', async () => {
     const prototypeKeys = prototypeSnapshot();
@@ -350,7 +352,7 @@ describe('identity under arbitrary input (property-based)', () => {
       ),
       15,
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('never answers 5xx to arbitrary /authorize query strings and writes nothing when it refuses them', async () => {
     const key = fc.oneof(
@@ -369,5 +371,5 @@ describe('identity under arbitrary input (property-based)', () => {
       }),
       60,
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 });
