@@ -40,7 +40,12 @@ let summary = 'no results: jest did not write its report';
 try {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   const skipped = results.numPendingTests + results.numTodoTests;
-  summary = `${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`;
+  // A suite that fails outside its tests (a throwing beforeAll/afterAll, a syntax error) fails no
+  // test; count it as one failure so the summary never reads "0 failed" for a failed run.
+  const suitesFailedOutsideTests = results.testResults.filter(
+    (suite) => suite.status === 'failed' && !suite.assertionResults.some((test) => test.status === 'failed'),
+  ).length;
+  summary = `${results.numPassedTests} passed, ${results.numFailedTests + suitesFailedOutsideTests} failed, ${skipped} skipped`;
   if (results.numTotalTests === 0) summary = '0 passed, 0 failed';
 } catch {
   // keep the fallback summary
