@@ -48,6 +48,15 @@ export const env = {
   logFormat: () =>
     z.preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional()),
   nodeEnv: () => z.string().default('development'),
+  /** API_DOCS: true or false; unset (or empty) leaves it to apiDocsEnabled: on unless NODE_ENV=production. */
+  apiDocs: () =>
+    z.preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .enum(['true', 'false'], { message: 'must be true or false' })
+        .optional()
+        .transform((v) => (v === undefined ? undefined : v === 'true')),
+    ),
   boolean: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })

@@ -1,3 +1,4 @@
+export * from './api-docs';
 export * from './access-log';
 export * from './app';
 export * from './bearer';

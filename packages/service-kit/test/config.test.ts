@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, env, loadConfig } from '../src';
+import { apiDocsEnabled, ConfigError, env, loadConfig } from '../src';
 
 const schema = z.object({
   PORT: env.port(4000),
@@ -61,5 +61,33 @@ describe('loadConfig', () => {
 
   it('keeps a list of addresses as the trust-proxy value', () => {
     expect(loadConfig(schema, { TRUST_PROXY: 'loopback, 10.0.0.0/8' }).TRUST_PROXY).toBe('loopback, 10.0.0.0/8');
+  });
+});
+
+describe('env.apiDocs and apiDocsEnabled', () => {
+  const schema = z.object({ NODE_ENV: env.nodeEnv(), API_DOCS: env.apiDocs() });
+  const enabled = (vars: Record<string, string>) => apiDocsEnabled(loadConfig(schema, vars));
+
+  it('reads true and false, and leaves an unset or empty value undecided', () => {
+    expect(loadConfig(schema, { API_DOCS: 'true' }).API_DOCS).toBe(true);
+    expect(loadConfig(schema, { API_DOCS: 'false' }).API_DOCS).toBe(false);
+    expect(loadConfig(schema, {}).API_DOCS).toBeUndefined();
+    expect(loadConfig(schema, { API_DOCS: '' }).API_DOCS).toBeUndefined();
+  });
+
+  it('is on by default outside production and off in production', () => {
+    expect(enabled({})).toBe(true);
+    expect(enabled({ NODE_ENV: 'development' })).toBe(true);
+    expect(enabled({ NODE_ENV: 'test' })).toBe(true);
+    expect(enabled({ NODE_ENV: 'production' })).toBe(false);
+  });
+
+  it('lets API_DOCS win over NODE_ENV either way', () => {
+    expect(enabled({ NODE_ENV: 'production', API_DOCS: 'true' })).toBe(true);
+    expect(enabled({ NODE_ENV: 'development', API_DOCS: 'false' })).toBe(false);
+  });
+
+  it('refuses any other value, naming the variable', () => {
+    expect(() => loadConfig(schema, { API_DOCS: 'on' })).toThrow(new ConfigError(['API_DOCS: must be true or false']));
   });
 });

@@ -37,6 +37,10 @@ smsauth is up.
   sms-delivery-gateway  ${urls.gatewayUrl}   (dev outbox: ${urls.gatewayUrl}/outbox/messages)
   airport-api           ${urls.baseUrl}   (GET /airportName?iataCode=SFO)
 
+  API reference pages   ${urls.authUrl}/docs
+                        ${urls.gatewayUrl}/docs
+                        ${urls.baseUrl}/docs
+
   demo client id        ${tenant.demoClientId}
   connection            ${tenant.connectionName}
   API audience          ${stack.apiAudience}

@@ -1,5 +1,5 @@
 import { createApiGateway } from '@smsauth/api-gateway';
-import { createMetricsRegistry, createServiceApp, Lifecycle, type Clock, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import { apiDocsEnabled, apiDocsRouter, createMetricsRegistry, createServiceApp, Lifecycle, type Clock, type Logger, type ServiceApp } from '@smsauth/service-kit';
 import type { Config } from './config';
 import { loadAirportNames, type AirportNames } from './domain/airports';
 import { renderOpenApiDocument } from './domain/openapi-document';
@@ -31,6 +31,7 @@ export function buildApp({ config, logger, clock, airportNames, jwksFetchTimeout
     lifecycle,
     routes: (app) => {
       app.get('/openapi.yaml', openApiDocumentHandler(openApi.yaml));
+      if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'airport-api reference', documentUrl: '/openapi.yaml' }));
       app.use(
         createApiGateway({
           document: openApi.document as Record<string, unknown>,

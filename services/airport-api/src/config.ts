@@ -8,6 +8,8 @@ export const configSchema = z.object({
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
   NODE_ENV: env.nodeEnv(),
+  /** GET /docs, the API reference page: on unless NODE_ENV=production; API_DOCS=true|false decides. */
+  API_DOCS: env.apiDocs(),
   /** Worker processes sharing PORT (node:cluster); the airport API keeps no shared state. */
   WEB_CONCURRENCY: env.webConcurrency(),
   /** The identity service: issuer `{AUTH_URL}/`, JWKS `{AUTH_URL}/.well-known/jwks.json`. */

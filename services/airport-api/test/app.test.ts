@@ -63,4 +63,16 @@ describe('airport-api app', () => {
     expect(res.text).toMatch(/gateway_auth_total\{outcome="missing_credentials",service="airport-api"\} 1/);
     expect(res.text).toContain('gateway_jwks_fetch_total');
   });
+
+  it('serves its reference page at GET /docs without a token, rendered from /openapi.yaml; off in production', async () => {
+    const logger = createLogger({ name: 'test', level: 'silent' });
+    const dev = buildApp({ config: loadConfig(configSchema, { AUTH_URL: identity.authUrl }), logger }).app;
+    const page = await request(dev).get('/docs').expect(200);
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.text).toContain('data-document-url="/openapi.yaml"');
+    const production = buildApp({ config: loadConfig(configSchema, { AUTH_URL: identity.authUrl, NODE_ENV: 'production' }), logger }).app;
+    expect((await request(production).get('/docs')).status).toBe(404);
+    const enabled = loadConfig(configSchema, { AUTH_URL: identity.authUrl, NODE_ENV: 'production', API_DOCS: 'true' });
+    await request(buildApp({ config: enabled, logger }).app).get('/docs').expect(200);
+  });
 });

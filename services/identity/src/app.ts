@@ -1,4 +1,4 @@
-import { createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
+import { apiDocsEnabled, apiDocsRouter, createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
 import { issuerOf, managementAudienceOf, type Config } from './config';
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gateway-client';
@@ -85,6 +85,8 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     urlencoded: true,
     trustProxy: config.TRUST_PROXY,
     routes: (app) => {
+      // The document at /openapi.json is the identity service's own (routes/openapi).
+      if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'identity reference', documentUrl: '/openapi.json' }));
       app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
       app.use(passwordlessRouter(start));
       app.use(authorizeRouter({ store, clock, start, codeExchange, secureCookies: config.AUTH_URL.startsWith('https:') }));

@@ -50,6 +50,8 @@ export const configSchema = z
     LOG_LEVEL: env.logLevel(),
     LOG_FORMAT: env.logFormat(),
     NODE_ENV: env.nodeEnv(),
+    /** GET /docs, the API reference page: on unless NODE_ENV=production; API_DOCS=true|false decides. */
+    API_DOCS: env.apiDocs(),
     /** Public base URL; the issuer is `${AUTH_URL}/`. Default http://localhost:{PORT}. */
     AUTH_URL: env
       .url()

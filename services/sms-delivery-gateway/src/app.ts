@@ -1,5 +1,5 @@
 import { createSecretKey } from 'node:crypto';
-import { createMetricsRegistry, createServiceApp, systemClock, type Clock, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import { apiDocsEnabled, apiDocsRouter, createMetricsRegistry, createServiceApp, systemClock, type Clock, type Logger, type ServiceApp } from '@smsauth/service-kit';
 import axios, { type AxiosInstance } from 'axios';
 import type { RequestHandler } from 'express';
 import { isProduction, type Config } from './config';
@@ -63,6 +63,7 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
       if (outboxRoutes) mountOutboxRoutes(app, { outbox, guards: outboxGuards });
       if (outboxRoutes) mountOutboxPage(app, { outbox, token: config.OUTBOX_TOKEN });
       mountOpenApiRoute(app, document);
+      if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: `${SERVICE_NAME} reference`, documentUrl: '/openapi.json' }));
     },
   });
 }

@@ -10,6 +10,8 @@ const variablesSchema = z.object({
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
   NODE_ENV: env.nodeEnv(),
+  /** GET /docs, the API reference page: on unless NODE_ENV=production; API_DOCS=true|false decides. */
+  API_DOCS: env.apiDocs(),
 
   GATEWAY_AUTH_SECRET: env.optionalString(),
   GATEWAY_AUTH_SECRET_BASE64: env.boolean(false),

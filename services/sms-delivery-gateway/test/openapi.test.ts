@@ -35,3 +35,13 @@ describe('GET /openapi.json', () => {
     expect(webhook.paths['/outbox/messages']).toBeUndefined();
   });
 });
+
+describe('GET /docs', () => {
+  it('renders /openapi.json as the reference page; off in production unless API_DOCS=true', async () => {
+    const page = await request(buildGateway().app).get('/docs').expect(200);
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.text).toContain('data-document-url="/openapi.json"');
+    await request(buildGateway({ NODE_ENV: 'production', SMS_PROVIDER: 'outbox' }).app).get('/docs').expect(404);
+    await request(buildGateway({ NODE_ENV: 'production', SMS_PROVIDER: 'outbox', API_DOCS: 'true' }).app).get('/docs').expect(200);
+  });
+});
