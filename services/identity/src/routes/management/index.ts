@@ -10,7 +10,7 @@ import * as users from '../../domain/management/users';
 import type { KeyRing } from '../../domain/tokens/key-ring';
 import type { TokenVerifier } from '../../domain/tokens/verifier';
 import type { IdentityStore } from '../../store';
-import { authenticateManagementCaller, requireScope } from './auth';
+import { authenticateManagementCaller, requiredScopeOf, requireScope } from './auth';
 
 export interface ManagementDependencies {
   store: IdentityStore;
@@ -138,4 +138,26 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
 
   return router;
+}
+
+/** One route of the management router, as declared (path relative to /api/v2), with the scope it demands. */
+export interface ManagementRoute {
+  method: string;
+  path: string;
+  scope: string | undefined;
+}
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean>; stack: Array<{ handle: unknown }> };
+}
+
+/** The router's own table of routes and scopes: the OpenAPI document's `security` is read from it. */
+export function managementRoutesOf(router: Router): ManagementRoute[] {
+  return (router as unknown as { stack: RouterLayer[] }).stack.flatMap(({ route }) => {
+    if (!route) return [];
+    const scope = route.stack.map((layer) => requiredScopeOf(layer.handle)).find((s) => s !== undefined);
+    return Object.keys(route.methods)
+      .filter((method) => route.methods[method])
+      .map((method) => ({ method, path: route.path, scope }));
+  });
 }
