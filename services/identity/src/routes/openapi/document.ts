@@ -53,42 +53,47 @@ export interface IdentityOpenApiOptions {
 type Json = Record<string, unknown>;
 
 /** A component schema: the contracts JSON Schema without its `$schema` marker. */
-function component(schema: z.ZodType): Json {
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema) as Json;
+function component(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema, io) as Json;
   return rest;
 }
 
-const SCHEMAS = {
-  ErrorBody: OAuthErrorBodySchema,
+/** What callers send (input form: defaulted fields optional, unknown fields as each schema says). */
+const REQUEST_SCHEMAS = {
   StartRequest: StartRequestSchema,
-  StartResponse: StartResponseSchema,
   RoTokenRequest: RoTokenRequestSchema,
-  RoTokenResponse: RoTokenResponseSchema,
   OAuthTokenRequest: OAuthTokenRequestSchema,
   OtpGrantRequest: OtpGrantRequestSchema,
   ClientCredentialsRequest: ClientCredentialsRequestSchema,
   RefreshTokenRequest: RefreshTokenRequestSchema,
+  ConnectionCreate: ConnectionCreateSchema,
+  ConnectionUpdate: ConnectionUpdateSchema,
+  ClientCreate: ClientCreateSchema,
+  ClientUpdate: ClientUpdateSchema,
+  ResourceServerCreate: ResourceServerCreateSchema,
+  ResourceServerUpdate: ResourceServerUpdateSchema,
+  ClientGrantCreate: ClientGrantCreateSchema,
+  ClientGrantUpdate: ClientGrantUpdateSchema,
+} satisfies Record<string, z.ZodType>;
+
+/** What the service answers (output form: closed objects, so an undocumented field is an error). */
+const RESPONSE_SCHEMAS = {
+  ErrorBody: OAuthErrorBodySchema,
+  StartResponse: StartResponseSchema,
+  RoTokenResponse: RoTokenResponseSchema,
   OAuthTokenResponse: OAuthTokenResponseSchema,
   UserInfoResponse: UserInfoResponseSchema,
   Jwks: JwksSchema,
   OpenIdConfiguration: OpenIdConfigurationSchema,
-  ConnectionCreate: ConnectionCreateSchema,
-  ConnectionUpdate: ConnectionUpdateSchema,
   ConnectionRecord: ConnectionRecordSchema,
-  ClientCreate: ClientCreateSchema,
-  ClientUpdate: ClientUpdateSchema,
   ClientRecord: ClientRecordSchema,
-  ResourceServerCreate: ResourceServerCreateSchema,
-  ResourceServerUpdate: ResourceServerUpdateSchema,
   ResourceServerRecord: ResourceServerRecordSchema,
-  ClientGrantCreate: ClientGrantCreateSchema,
-  ClientGrantUpdate: ClientGrantUpdateSchema,
   ClientGrantRecord: ClientGrantRecordSchema,
   UserRecord: UserRecordSchema,
   UserBlocksResponse: UserBlocksResponseSchema,
   SigningKeyRecord: SigningKeyRecordSchema,
 } satisfies Record<string, z.ZodType>;
-type SchemaName = keyof typeof SCHEMAS;
+type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json, extra: Json = {}) => ({ content: { 'application/json': { schema, ...extra } } });
@@ -401,6 +406,7 @@ function operationsPaths(): Json {
   const status = (values: string[]) => ({
     type: 'object',
     required: ['status'],
+    additionalProperties: false,
     properties: { status: { enum: values }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
   });
   const op = (operationId: string, summary: string, responses: Json) => ({ get: { tags: ['Operations'], operationId, summary, responses } });
@@ -633,7 +639,10 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
       ...operationsPaths(),
     },
     components: {
-      schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([name, schema]) => [name, component(schema)])),
+      schemas: {
+        ...Object.fromEntries(Object.entries(REQUEST_SCHEMAS).map(([name, schema]) => [name, component(schema, 'input')])),
+        ...Object.fromEntries(Object.entries(RESPONSE_SCHEMAS).map(([name, schema]) => [name, component(schema, 'output')])),
+      },
       securitySchemes: {
         managementApi: {
           type: 'oauth2',
