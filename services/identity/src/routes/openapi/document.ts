@@ -325,9 +325,8 @@ function hostedLoginPaths(): Json {
     headers: { Location: { schema: { type: 'string' } } },
   };
   const pageErrors = {
-    '400': html('Error page (or the form again with the problem).'),
+    '400': html('Error page (bad request, unknown client or callback, unknown or expired transaction), or the form again with the problem.'),
     '403': html('Sign-up disabled, or the transaction cookie or CSRF token does not match.'),
-    '404': html('Unknown or expired transaction.'),
     '429': html('Rate limit, resend cool-down or brute-force block.'),
     '500': html('Generic error page.'),
     '502': html('The SMS gateway failed.'),
