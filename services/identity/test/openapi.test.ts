@@ -9,7 +9,7 @@ import {
 import request from 'supertest';
 import { managementRouter, managementRoutesOf, type ManagementDependencies } from '../src/routes/management';
 import { buildIdentityOpenApiDocument, toOpenApiPath } from '../src/routes/openapi';
-import { startTestIdentity, type TestIdentity } from './helpers';
+import { adminToken, startTestIdentity, type TestIdentity } from './helpers';
 import { declaredRoutes } from './support/express-routes';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -82,9 +82,22 @@ describe('GET /openapi.json', () => {
     expect(token.security).toEqual([{}, { clientSecretBasic: [] }, { clientSecretPost: [] }]);
   });
 
-  it('documents the paging and search parameters of the user search', () => {
-    const names = document.paths['/api/v2/users']!.get.parameters.map((p: { name: string }) => p.name);
-    expect(names).toEqual(['q', 'page', 'per_page']);
+  it('documents the paging, search and filter parameters from the contracts query schemas', () => {
+    const names = (path: string) => document.paths[path]!.get.parameters.map((p: { name: string }) => p.name);
+    expect(names('/api/v2/users')).toEqual(['q', 'page', 'per_page']);
+    expect(names('/api/v2/connections')).toEqual(['name']);
+    expect(names('/api/v2/client-grants')).toEqual(['client_id', 'audience']);
+    expect(names('/api/v2/user-blocks')).toEqual(['identifier']);
+  });
+
+  it('validates the list filters with those schemas (a repeated filter is a 400 naming it)', async () => {
+    const token = await adminToken(identity.app);
+    const res = await request(identity.app).get('/api/v2/client-grants?audience=a&audience=b').set('authorization', `Bearer ${token}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'invalid_request', details: [{ path: 'audience' }] });
+    const ok = await request(identity.app).get('/api/v2/connections?name=no-such-connection').set('authorization', `Bearer ${token}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual([]);
   });
 
   it('carries the README flows as request examples', () => {

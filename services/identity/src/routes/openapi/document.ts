@@ -2,12 +2,14 @@ import {
   ClientCreateSchema,
   ClientCredentialsRequestSchema,
   ClientGrantCreateSchema,
+  ClientGrantsListQuerySchema,
   ClientGrantRecordSchema,
   ClientGrantUpdateSchema,
   ClientRecordSchema,
   ClientUpdateSchema,
   ConnectionCreateSchema,
   ConnectionRecordSchema,
+  ConnectionsListQuerySchema,
   ConnectionUpdateSchema,
   ErrorCodes,
   JwksSchema,
@@ -444,10 +446,10 @@ const ERROR_403 = error('The token lacks the route\'s scope, or the record may n
 const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   'GET /connections': {
     summary: 'List connections',
-    query: [{ name: 'name', in: 'query', required: false, schema: { type: 'string' }, description: 'Only the connection of this name.' }],
+    query: queryParameters(ConnectionsListQuerySchema, { name: 'Only the connection of this name.' }),
     status: '200',
     response: listOf('ConnectionRecord'),
-    errors: [],
+    errors: ['400'],
   },
   'POST /connections': {
     summary: 'Create a connection (spec 2.1)',
@@ -496,10 +498,10 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   'DELETE /resource-servers/:id': { summary: 'Delete an API (not the management API)', status: '204', errors: ['403', '404'] },
   'GET /client-grants': {
     summary: 'List client grants',
-    query: ['client_id', 'audience'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+    query: queryParameters(ClientGrantsListQuerySchema, { client_id: 'Only this client\'s grants.', audience: 'Only grants for this API.' }),
     status: '200',
     response: listOf('ClientGrantRecord'),
-    errors: [],
+    errors: ['400'],
   },
   'POST /client-grants': {
     summary: 'Grant a client access to an API',
