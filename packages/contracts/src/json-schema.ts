@@ -22,11 +22,13 @@ export type JsonSchema = z.core.JSONSchema.BaseSchema;
  * zod -> JSON Schema (draft 2020-12) of what a caller may send: `io: 'input'` shows
  * defaulted fields as optional. Refinements have no JSON Schema form and are left out;
  * `unrepresentable: 'any'` turns anything else without one into `{}` instead of throwing.
+ * `io: 'output'` gives what a service answers with: a non-strict object is then closed
+ * (`additionalProperties: false`), so a response field no schema names fails validation.
  */
-export function toJsonSchema(schema: z.ZodType): JsonSchema {
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
   return z.toJSONSchema(schema, {
     target: 'draft-2020-12',
-    io: 'input',
+    io,
     unrepresentable: 'any',
     // `.includes()` yields a correct `pattern` plus a non-standard `format: "includes"`.
     override: ({ jsonSchema }) => {

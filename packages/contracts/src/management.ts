@@ -182,6 +182,12 @@ export const UserRecordSchema = z.object({
 });
 export type UserRecord = z.infer<typeof UserRecordSchema>;
 
+/** `GET /api/v2/connections?name=`: only the connection of that name. */
+export const ConnectionsListQuerySchema = z.object({ name: z.string().optional() });
+
+/** `GET /api/v2/client-grants?client_id=&audience=`: only the grants of that client and/or API. */
+export const ClientGrantsListQuerySchema = z.object({ client_id: z.string().optional(), audience: z.string().optional() });
+
 /** `GET /api/v2/users`: `q` matches phone numbers (digits, or `phone_number:"+1..."` for an exact match). */
 export const UsersListQuerySchema = z.object({
   q: z.string().max(200).optional(),

@@ -126,3 +126,21 @@ export const GatewayDeliveryTokenClaimsSchema = z.object({
   exp: NumericDateSchema,
 });
 export type GatewayDeliveryTokenClaims = z.infer<typeof GatewayDeliveryTokenClaimsSchema>;
+
+/** `GET /.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §3). */
+export const OpenIdConfigurationSchema = z.object({
+  issuer: z.string(),
+  jwks_uri: z.string(),
+  authorization_endpoint: z.string(),
+  token_endpoint: z.string(),
+  userinfo_endpoint: z.string(),
+  grant_types_supported: z.array(z.string()),
+  response_types_supported: z.array(z.string()),
+  response_modes_supported: z.array(z.string()),
+  subject_types_supported: z.array(z.string()),
+  id_token_signing_alg_values_supported: z.array(z.string()),
+  token_endpoint_auth_methods_supported: z.array(z.string()),
+  scopes_supported: z.array(z.string()),
+  claims_supported: z.array(z.string()),
+});
+export type OpenIdConfiguration = z.infer<typeof OpenIdConfigurationSchema>;

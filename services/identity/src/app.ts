@@ -14,13 +14,17 @@ import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { authorizeRouter } from './routes/authorize';
-import { managementRouter } from './routes/management';
+import { managementRouter, managementRoutesOf } from './routes/management';
 import { oauthRoRouter } from './routes/oauth-ro';
 import { oauthTokenRouter } from './routes/oauth-token';
+import { openApiRouter } from './routes/openapi';
 import { passwordlessRouter } from './routes/passwordless';
 import { userinfoRouter } from './routes/userinfo';
 import { wellKnownRouter } from './routes/well-known';
 import type { IdentityStore } from './store';
+
+/** The API version the OpenAPI document states (the package version). */
+const IDENTITY_VERSION = '0.1.0';
 
 export interface AppDependencies {
   config: Config;
@@ -93,16 +97,17 @@ export function buildApp(deps: AppDependencies): ServiceApp {
       app.use(oauthRoRouter(codeExchange));
       app.use(oauthTokenRouter(grants));
       app.use(userinfoRouter({ store, verifier, clock }));
+      const management = managementRouter({
+        store,
+        keyRing,
+        verifier,
+        clock,
+        audience: managementAudienceOf(config),
+        connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost) },
+      });
+      app.use('/api/v2', management);
       app.use(
-        '/api/v2',
-        managementRouter({
-          store,
-          keyRing,
-          verifier,
-          clock,
-          audience: managementAudienceOf(config),
-          connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost) },
-        }),
+        openApiRouter({ version: IDENTITY_VERSION, managementRoutes: managementRoutesOf(management), managementAudience: managementAudienceOf(config) }),
       );
     },
   });

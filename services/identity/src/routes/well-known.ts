@@ -1,3 +1,4 @@
+import type { OpenIdConfiguration } from '@smsauth/contracts';
 import { Router } from 'express';
 import type { TokenGrantRegistry } from '../domain/oauth/token-grants';
 import type { KeyRing } from '../domain/tokens/key-ring';
@@ -29,7 +30,7 @@ export function wellKnownRouter(deps: { keyRing: KeyRing; grants: TokenGrantRegi
       token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
       scopes_supported: ['openid', 'phone', 'offline_access'],
       claims_supported: ['aud', 'exp', 'iat', 'iss', 'sub', 'azp', 'nonce', 'phone_number', 'phone_number_verified'],
-    });
+    } satisfies OpenIdConfiguration);
   });
   return router;
 }

@@ -65,7 +65,8 @@ export interface AuthorizeRequest {
   scope: string;
 }
 
-const PARAMETER_NAMES = ['client_id', 'redirect_uri', 'response_type', 'state', 'nonce', 'scope', 'audience', 'connection', 'prompt'] as const;
+/** The /authorize query parameters acted on (the OpenAPI document lists them from here). */
+export const AUTHORIZE_PARAMETER_NAMES = ['client_id', 'redirect_uri', 'response_type', 'state', 'nonce', 'scope', 'audience', 'connection', 'prompt'] as const;
 
 /**
  * Reads the parameters we act on from a parsed query string. RFC 6749 §3.1: a parameter
@@ -74,7 +75,7 @@ const PARAMETER_NAMES = ['client_id', 'redirect_uri', 'response_type', 'state', 
 export function readAuthorizeParameters(query: Record<string, unknown>): { params: AuthorizeParameters; repeated: string[] } {
   const params: AuthorizeParameters = {};
   const repeated: string[] = [];
-  for (const name of PARAMETER_NAMES) {
+  for (const name of AUTHORIZE_PARAMETER_NAMES) {
     const value = query[name];
     if (Array.isArray(value)) repeated.push(name);
     else if (typeof value === 'string' && value !== '') params[name] = value;
@@ -159,7 +160,7 @@ export async function resolveAuthorizeRequest(
   const fail = (error: string, description: string) => new AuthorizeRedirectError(redirectUri, state, error, description);
 
   if (repeated.length > 0) throw fail(ErrorCodes.INVALID_REQUEST, `Parameters given more than once: ${repeated.join(', ')}.`);
-  const tooLong = PARAMETER_NAMES.filter((name) => (params[name]?.length ?? 0) > MAX_PARAMETER_LENGTH);
+  const tooLong = AUTHORIZE_PARAMETER_NAMES.filter((name) => (params[name]?.length ?? 0) > MAX_PARAMETER_LENGTH);
   if (tooLong.length > 0) throw fail(ErrorCodes.INVALID_REQUEST, `Parameters longer than ${MAX_PARAMETER_LENGTH} characters: ${tooLong.join(', ')}.`);
   if (!params.response_type) throw fail(ErrorCodes.INVALID_REQUEST, 'The parameter response_type is missing.');
   const responseType = normaliseResponseType(params.response_type);

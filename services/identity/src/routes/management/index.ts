@@ -1,3 +1,4 @@
+import { ClientGrantsListQuerySchema, ConnectionsListQuerySchema } from '@smsauth/contracts';
 import type { Clock } from '@smsauth/service-kit';
 import { Router } from 'express';
 import * as clientGrants from '../../domain/management/client-grants';
@@ -6,11 +7,12 @@ import * as connections from '../../domain/management/connections';
 import * as resourceServers from '../../domain/management/resource-servers';
 import * as signingKeys from '../../domain/management/signing-keys';
 import * as userBlocks from '../../domain/management/user-blocks';
+import { parseBody } from '../../domain/management/validation';
 import * as users from '../../domain/management/users';
 import type { KeyRing } from '../../domain/tokens/key-ring';
 import type { TokenVerifier } from '../../domain/tokens/verifier';
 import type { IdentityStore } from '../../store';
-import { authenticateManagementCaller, requireScope } from './auth';
+import { authenticateManagementCaller, requiredScopeOf, requireScope } from './auth';
 
 export interface ManagementDependencies {
   store: IdentityStore;
@@ -30,7 +32,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
   const id = (value: string | string[] | undefined) => String(value);
 
   router.get('/connections', can('read:connections'), async (req, res) => {
-    const list = (await store.connections.list()).filter((c) => req.query.name === undefined || c.name === req.query.name);
+    const { name } = parseBody(ConnectionsListQuerySchema, req.query);
+    const list = (await store.connections.list()).filter((c) => name === undefined || c.name === name);
     res.json(list.map(connections.toConnectionRecord));
   });
   router.post('/connections', can('create:connections'), async (req, res) => {
@@ -85,10 +88,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
 
   router.get('/client-grants', can('read:client_grants'), async (req, res) => {
-    const filter = {
-      client_id: typeof req.query.client_id === 'string' ? req.query.client_id : undefined,
-      audience: typeof req.query.audience === 'string' ? req.query.audience : undefined,
-    };
+    const { client_id, audience } = parseBody(ClientGrantsListQuerySchema, req.query);
+    const filter = { client_id, audience };
     res.json((await store.clientGrants.list(filter)).map(clientGrants.toClientGrantRecord));
   });
   router.post('/client-grants', can('create:client_grants'), async (req, res) => {
@@ -138,4 +139,26 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
 
   return router;
+}
+
+/** One route of the management router, as declared (path relative to /api/v2), with the scope it demands. */
+export interface ManagementRoute {
+  method: string;
+  path: string;
+  scope: string | undefined;
+}
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean>; stack: Array<{ handle: unknown }> };
+}
+
+/** The router's own table of routes and scopes: the OpenAPI document's `security` is read from it. */
+export function managementRoutesOf(router: Router): ManagementRoute[] {
+  return (router as unknown as { stack: RouterLayer[] }).stack.flatMap(({ route }) => {
+    if (!route) return [];
+    const scope = route.stack.map((layer) => requiredScopeOf(layer.handle)).find((s) => s !== undefined);
+    return Object.keys(route.methods)
+      .filter((method) => route.methods[method])
+      .map((method) => ({ method, path: route.path, scope }));
+  });
 }

@@ -1,0 +1,670 @@
+import {
+  ClientCreateSchema,
+  ClientCredentialsRequestSchema,
+  ClientGrantCreateSchema,
+  ClientGrantsListQuerySchema,
+  ClientGrantRecordSchema,
+  ClientGrantUpdateSchema,
+  ClientRecordSchema,
+  ClientUpdateSchema,
+  ConnectionCreateSchema,
+  ConnectionRecordSchema,
+  ConnectionsListQuerySchema,
+  ConnectionUpdateSchema,
+  ErrorCodes,
+  JwksSchema,
+  OAuthErrorBodySchema,
+  OAuthTokenRequestSchema,
+  OAuthTokenResponseSchema,
+  OpenIdConfigurationSchema,
+  OtpGrantRequestSchema,
+  PASSWORDLESS_OTP_GRANT,
+  RefreshTokenRequestSchema,
+  ResourceServerCreateSchema,
+  ResourceServerRecordSchema,
+  ResourceServerUpdateSchema,
+  RoTokenRequestSchema,
+  RoTokenResponseSchema,
+  SigningKeyRecordSchema,
+  StartRequestSchema,
+  StartResponseSchema,
+  toJsonSchema,
+  UserBlocksQuerySchema,
+  UserBlocksResponseSchema,
+  UserInfoResponseSchema,
+  UserRecordSchema,
+  UsersListQuerySchema,
+} from '@smsauth/contracts';
+import type { z } from 'zod';
+import { AUTHORIZE_PARAMETER_NAMES } from '../../domain/authorize/request';
+import type { ManagementRoute } from '../management';
+
+// The identity service's OpenAPI 3.1 document. Every request and response schema is the zod
+// schema of @smsauth/contracts the route validates with (or answers with), turned into JSON
+// Schema here, so changing a route's schema changes the document. The management API's
+// per-route scopes come from the management router itself (managementRoutesOf).
+
+export interface IdentityOpenApiOptions {
+  version: string;
+  /** The management router's routes and scopes (paths relative to /api/v2). */
+  managementRoutes: readonly ManagementRoute[];
+  /** The management API's audience, named in the client-credentials flow. */
+  managementAudience?: string;
+}
+
+type Json = Record<string, unknown>;
+
+/** A component schema: the contracts JSON Schema without its `$schema` marker. */
+function component(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema, io) as Json;
+  return rest;
+}
+
+/** What callers send (input form: defaulted fields optional, unknown fields as each schema says). */
+const REQUEST_SCHEMAS = {
+  StartRequest: StartRequestSchema,
+  RoTokenRequest: RoTokenRequestSchema,
+  OAuthTokenRequest: OAuthTokenRequestSchema,
+  OtpGrantRequest: OtpGrantRequestSchema,
+  ClientCredentialsRequest: ClientCredentialsRequestSchema,
+  RefreshTokenRequest: RefreshTokenRequestSchema,
+  ConnectionCreate: ConnectionCreateSchema,
+  ConnectionUpdate: ConnectionUpdateSchema,
+  ClientCreate: ClientCreateSchema,
+  ClientUpdate: ClientUpdateSchema,
+  ResourceServerCreate: ResourceServerCreateSchema,
+  ResourceServerUpdate: ResourceServerUpdateSchema,
+  ClientGrantCreate: ClientGrantCreateSchema,
+  ClientGrantUpdate: ClientGrantUpdateSchema,
+} satisfies Record<string, z.ZodType>;
+
+/** What the service answers (output form: closed objects, so an undocumented field is an error). */
+const RESPONSE_SCHEMAS = {
+  ErrorBody: OAuthErrorBodySchema,
+  StartResponse: StartResponseSchema,
+  RoTokenResponse: RoTokenResponseSchema,
+  OAuthTokenResponse: OAuthTokenResponseSchema,
+  UserInfoResponse: UserInfoResponseSchema,
+  Jwks: JwksSchema,
+  OpenIdConfiguration: OpenIdConfigurationSchema,
+  ConnectionRecord: ConnectionRecordSchema,
+  ClientRecord: ClientRecordSchema,
+  ResourceServerRecord: ResourceServerRecordSchema,
+  ClientGrantRecord: ClientGrantRecordSchema,
+  UserRecord: UserRecordSchema,
+  UserBlocksResponse: UserBlocksResponseSchema,
+  SigningKeyRecord: SigningKeyRecordSchema,
+} satisfies Record<string, z.ZodType>;
+type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
+
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Json, extra: Json = {}) => ({ content: { 'application/json': { schema, ...extra } } });
+const listOf = (name: SchemaName) => ({ type: 'array', items: ref(name) });
+
+/** An error response: the common error body with `error` limited to the codes this status carries. */
+function error(description: string, codes: readonly string[]): Json {
+  return {
+    description: `${description} \`error\`: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+    ...json({ allOf: [ref('ErrorBody'), { type: 'object', properties: { error: { enum: [...codes] } } }] }),
+  };
+}
+
+const E = ErrorCodes;
+/** Answers any route can give: body problems (the kit's parsers), the database down, a bug. */
+const COMMON_ERRORS = {
+  '413': error('Request body over the size limit.', [E.PAYLOAD_TOO_LARGE]),
+  '415': error('Unsupported request body encoding.', [E.INVALID_REQUEST]),
+  '500': error('Unexpected server error (no internals in the body).', [E.SERVER_ERROR]),
+  '503': error('The database is unreachable (with `Retry-After: 5`).', [E.SERVICE_UNAVAILABLE]),
+};
+const NO_BODY_ERRORS = { '500': COMMON_ERRORS['500'], '503': COMMON_ERRORS['503'] };
+
+/** JSON and form bodies with one schema (the token endpoints and start accept both). */
+function body(name: SchemaName, examples?: Json, forms = true): Json {
+  const media = { schema: ref(name), ...(examples ? { examples } : {}) };
+  return {
+    required: true,
+    content: { 'application/json': media, ...(forms ? { 'application/x-www-form-urlencoded': { schema: ref(name) } } : {}) },
+  };
+}
+
+/** zod object schema -> query parameters, each with its field's JSON Schema. */
+function queryParameters(schema: z.ZodType, descriptions: Record<string, string> = {}): Json[] {
+  const jsonSchema = component(schema) as { properties?: Record<string, Json>; required?: string[] };
+  return Object.entries(jsonSchema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: jsonSchema.required?.includes(name) ?? false,
+    schema: property,
+    ...(descriptions[name] ? { description: descriptions[name] } : {}),
+  }));
+}
+
+const pathParameter = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
+
+// --- Examples, from the README's flows -------------------------------------------------------
+
+const EXAMPLE_PHONE = '+15551234567';
+const EXAMPLE_CLIENT = 'Dq1jB1f2kPq1nUzZsq3aT8Qx';
+const EXAMPLE_CONNECTION = 'sms';
+
+const EXAMPLES = {
+  start: {
+    sendCode: {
+      summary: 'Send a code by SMS',
+      value: { client_id: EXAMPLE_CLIENT, connection: EXAMPLE_CONNECTION, phone_number: EXAMPLE_PHONE, send: 'code', authParams: { scope: 'openid', state: 'xyz' } },
+    },
+  },
+  ro: {
+    exchangeCode: {
+      summary: 'Exchange the code for tokens',
+      value: { client_id: EXAMPLE_CLIENT, connection: EXAMPLE_CONNECTION, grant_type: 'password', username: EXAMPLE_PHONE, password: '123456', scope: 'openid' },
+    },
+  },
+  token: (managementAudience: string) => ({
+    otp: {
+      summary: 'Passwordless OTP grant (an API access token)',
+      value: {
+        grant_type: PASSWORDLESS_OTP_GRANT,
+        client_id: EXAMPLE_CLIENT,
+        username: EXAMPLE_PHONE,
+        otp: '123456',
+        realm: EXAMPLE_CONNECTION,
+        audience: 'https://airport-api.example.com/',
+        scope: 'openid',
+      },
+    },
+    clientCredentials: {
+      summary: 'client_credentials: a management API token',
+      value: { grant_type: 'client_credentials', client_id: '$ADMIN_CLIENT_ID', client_secret: '$ADMIN_CLIENT_SECRET', audience: managementAudience },
+    },
+    refresh: { summary: 'Refresh', value: { grant_type: 'refresh_token', client_id: EXAMPLE_CLIENT, refresh_token: 'v1.Mr5...' } },
+  }),
+  connection: {
+    smsConnection: {
+      summary: 'An SMS connection delivering through the gateway',
+      value: {
+        options: {
+          name: EXAMPLE_CONNECTION,
+          strategy: 'sms',
+          provider: 'sms_gateway',
+          gateway_url: 'http://localhost:4001/sms',
+          from: '+15550000001',
+          syntax: 'md_with_macros',
+          template: 'Your code is @@password@@',
+          totp: { time_step: 300, length: 6 },
+          brute_force_protection: true,
+          disable_signup: false,
+        },
+        enabled_clients: [EXAMPLE_CLIENT],
+      },
+    },
+  },
+};
+
+// --- Authentication and discovery -------------------------------------------------------------
+
+function authenticationPaths(managementAudience: string): Json {
+  const noStore = { 'Cache-Control': { description: '`no-store`', schema: { type: 'string' } } };
+  const rateLimitHeaders = Object.fromEntries(
+    ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((name) => [name, { schema: { type: 'integer' } }]),
+  );
+  return {
+    '/passwordless/start': {
+      post: {
+        tags: ['Authentication'],
+        operationId: 'passwordlessStart',
+        summary: 'Send a one-time code by SMS (spec 2.3)',
+        requestBody: body('StartRequest', EXAMPLES.start),
+        responses: {
+          '200': { description: 'The code was sent.', headers: rateLimitHeaders, ...json(ref('StartResponse')) },
+          '400': error('The first problem of the request (by START_REQUEST_VALIDATION_ORDER), or the gateway failed.', [
+            E.BAD_CLIENT_ID,
+            E.BAD_CONNECTION,
+            E.BAD_PHONE_NUMBER,
+            E.BAD_AUTH_PARAMS,
+            E.BAD_REQUEST,
+            E.SMS_PROVIDER_ERROR,
+            E.INVALID_REQUEST,
+          ]),
+          '429': error('Start rate limit per IP or per phone number (with `Retry-After`).', [E.TOO_MANY_REQUESTS]),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
+    '/oauth/ro': {
+      post: {
+        tags: ['Authentication'],
+        operationId: 'resourceOwnerLogin',
+        summary: 'Legacy resource-owner exchange of a code for tokens (spec 2.5)',
+        requestBody: body('RoTokenRequest', EXAMPLES.ro),
+        responses: {
+          '200': { description: 'Tokens.', headers: noStore, ...json(ref('RoTokenResponse')) },
+          '400': error('Malformed request.', [E.INVALID_REQUEST, E.UNSUPPORTED_GRANT_TYPE]),
+          '401': error('Wrong phone number or code (one text for both).', [E.INVALID_USER_PASSWORD]),
+          '403': error('The client may not use this grant or audience.', [E.UNAUTHORIZED_CLIENT, E.ACCESS_DENIED]),
+          '429': error('Brute-force block.', [E.TOO_MANY_ATTEMPTS]),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
+    '/oauth/token': {
+      post: {
+        tags: ['Authentication'],
+        operationId: 'token',
+        summary: 'Token endpoint: passwordless OTP, client_credentials and refresh_token grants',
+        description:
+          'Confidential clients authenticate with HTTP Basic (`client_secret_basic`) or `client_secret` in the body (`client_secret_post`); public clients send only `client_id`.',
+        security: [{}, { clientSecretBasic: [] }, { clientSecretPost: [] }],
+        requestBody: body('OAuthTokenRequest', EXAMPLES.token(managementAudience)),
+        responses: {
+          '200': { description: 'Tokens.', headers: noStore, ...json(ref('OAuthTokenResponse')) },
+          '400': error('Malformed request or unknown grant.', [E.INVALID_REQUEST, E.UNSUPPORTED_GRANT_TYPE]),
+          '401': error('Client authentication failed (with `WWW-Authenticate: Basic` when Basic was used).', [E.INVALID_CLIENT]),
+          '403': error('Grant not allowed for the client, no client grant for the API, or a bad code / refresh token.', [
+            E.UNAUTHORIZED_CLIENT,
+            E.ACCESS_DENIED,
+            E.INVALID_GRANT,
+          ]),
+          '429': error('Brute-force block.', [E.TOO_MANY_ATTEMPTS]),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
+    '/userinfo': {
+      get: {
+        tags: ['Authentication'],
+        operationId: 'userinfo',
+        summary: 'The user an access token issued here was issued for',
+        security: [{ userAccessToken: [] }],
+        responses: {
+          '200': { description: 'The user.', ...json(ref('UserInfoResponse')) },
+          '401': error('Missing, unknown or expired token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]),
+          ...NO_BODY_ERRORS,
+        },
+      },
+    },
+  };
+}
+
+function discoveryPaths(): Json {
+  const cached = { 'Cache-Control': { description: '`public, max-age=300`', schema: { type: 'string' } } };
+  return {
+    '/.well-known/jwks.json': {
+      get: {
+        tags: ['Discovery'],
+        operationId: 'jwks',
+        summary: 'The current and previous public signing keys',
+        responses: { '200': { description: 'Key set.', headers: cached, ...json(ref('Jwks')) }, ...NO_BODY_ERRORS },
+      },
+    },
+    '/.well-known/openid-configuration': {
+      get: {
+        tags: ['Discovery'],
+        operationId: 'openidConfiguration',
+        summary: 'OpenID Connect discovery document',
+        responses: { '200': { description: 'Discovery document.', headers: cached, ...json(ref('OpenIdConfiguration')) } },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        tags: ['Discovery'],
+        operationId: 'openApiDocument',
+        summary: 'This document',
+        responses: { '200': { description: 'OpenAPI 3.1 document.', ...json({ type: 'object' }) } },
+      },
+    },
+  };
+}
+
+// --- Hosted login (HTML pages and form posts) ----------------------------------------------------
+
+function hostedLoginPaths(): Json {
+  const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+  const seeOther = (description: string) => ({ description, headers: { Location: { schema: { type: 'string' } } } });
+  const toRedirectUri = {
+    description: 'To the redirect_uri, tokens or `error`/`error_description`/`state` in the fragment.',
+    headers: { Location: { schema: { type: 'string' } } },
+  };
+  const pageErrors = {
+    '400': html('Error page (bad request, unknown client or callback, unknown or expired transaction), or the form again with the problem.'),
+    '403': html('Sign-up disabled, or the transaction cookie or CSRF token does not match.'),
+    '429': html('Rate limit, resend cool-down or brute-force block.'),
+    '500': html('Generic error page.'),
+    '502': html('The SMS gateway failed.'),
+    '503': html('Database unreachable (with `Retry-After: 5`).'),
+  };
+  const transactionQuery = [{ name: 'transaction', in: 'query', required: true, schema: { type: 'string' } }];
+  const form = (fields: Record<string, string>) => ({
+    required: true,
+    content: {
+      'application/x-www-form-urlencoded': {
+        schema: {
+          type: 'object',
+          required: Object.keys(fields),
+          properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { type: 'string', description }])),
+        },
+      },
+    },
+  });
+  const transactionFields = { transaction: 'The transaction id of the page.', csrf_token: 'The CSRF token of the page.' };
+  const op = (operationId: string, summary: string, extra: Json) => ({ tags: ['Hosted login'], operationId, summary, ...extra });
+  return {
+    '/authorize': {
+      get: op('authorize', 'Start the hosted login (implicit flow): the phone-number page', {
+        parameters: AUTHORIZE_PARAMETER_NAMES.map((name) => ({
+          name,
+          in: 'query',
+          required: name === 'client_id' || name === 'redirect_uri',
+          schema: { type: 'string', maxLength: 2048 },
+        })),
+        responses: { '200': html('The phone-number page (sets the transaction cookie).'), '302': toRedirectUri, ...pageErrors },
+      }),
+    },
+    '/authorize/login.css': {
+      get: op('authorizeStyles', 'The login pages\' style sheet', {
+        responses: { '200': { description: 'CSS.', content: { 'text/css': { schema: { type: 'string' } } } } },
+      }),
+    },
+    '/authorize/phone': {
+      get: op('authorizePhonePage', 'The phone-number page of a transaction', {
+        parameters: transactionQuery,
+        responses: { '200': html('The page.'), ...pageErrors },
+      }),
+      post: op('authorizePhone', 'Send the code to the number typed', {
+        requestBody: form({ ...transactionFields, phone_number: 'E.164 phone number.' }),
+        responses: { '303': seeOther('To the code page.'), ...pageErrors },
+      }),
+    },
+    '/authorize/code': {
+      get: op('authorizeCodePage', 'The code page of a transaction', {
+        parameters: [...transactionQuery, { name: 'sent', in: 'query', required: false, schema: { const: '1' } }],
+        responses: { '200': html('The page.'), '303': seeOther('To the phone page when no code was sent yet.'), ...pageErrors },
+      }),
+      post: op('authorizeCode', 'Check the code and redirect with the tokens', {
+        requestBody: form({ ...transactionFields, code: 'The one-time code.' }),
+        responses: { '302': toRedirectUri, ...pageErrors },
+      }),
+    },
+    '/authorize/resend': {
+      post: op('authorizeResend', 'Send a new code', {
+        requestBody: form(transactionFields),
+        responses: { '303': seeOther('To the code page.'), ...pageErrors },
+      }),
+    },
+    '/authorize/cancel': {
+      post: op('authorizeCancel', 'Cancel: redirect with `error=access_denied`', {
+        requestBody: form(transactionFields),
+        responses: { '302': toRedirectUri, ...pageErrors },
+      }),
+    },
+  };
+}
+
+// --- Operations (the service kit's routes) -------------------------------------------------------
+
+function operationsPaths(): Json {
+  const status = (values: string[]) => ({
+    type: 'object',
+    required: ['status'],
+    additionalProperties: false,
+    properties: { status: { enum: values }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+  });
+  const op = (operationId: string, summary: string, responses: Json) => ({ get: { tags: ['Operations'], operationId, summary, responses } });
+  return {
+    '/healthz': op('healthz', 'Liveness', { '200': { description: 'Alive.', ...json(status(['ok'])) } }),
+    '/readyz': op('readyz', 'Readiness (the database check)', {
+      '200': { description: 'Ready.', ...json(status(['ready'])) },
+      '503': { description: 'Not ready or shutting down.', ...json(status(['not_ready', 'shutting_down'])) },
+    }),
+    '/metrics': op('metrics', 'Prometheus metrics', {
+      '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+    }),
+  };
+}
+
+// --- Management API ------------------------------------------------------------------------------
+
+interface ManagementOperation {
+  summary: string;
+  request?: SchemaName;
+  requestExamples?: Json;
+  query?: Json[];
+  status: '200' | '201' | '204';
+  response?: Json;
+  /** Error statuses besides 401/403 that the operation answers. */
+  errors: Array<'400' | '403' | '404' | '409'>;
+}
+
+const ERROR_400 = error('Validation failed; `details` names each field.', [E.INVALID_REQUEST]);
+const ERROR_404 = error('Unknown id.', [E.NOT_FOUND]);
+const ERROR_409 = error('Conflict with an existing record.', [E.CONFLICT]);
+const ERROR_401 = error('Missing or invalid token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]);
+const ERROR_403 = error('The token lacks the route\'s scope, or the record may not be changed.', [E.INSUFFICIENT_SCOPE, E.FORBIDDEN]);
+
+/** What each management route takes and answers, keyed `METHOD /path` as the router declares it. */
+const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
+  'GET /connections': {
+    summary: 'List connections',
+    query: queryParameters(ConnectionsListQuerySchema, { name: 'Only the connection of this name.' }),
+    status: '200',
+    response: listOf('ConnectionRecord'),
+    errors: ['400'],
+  },
+  'POST /connections': {
+    summary: 'Create a connection (spec 2.1)',
+    request: 'ConnectionCreate',
+    requestExamples: EXAMPLES.connection,
+    status: '201',
+    response: ref('ConnectionRecord'),
+    errors: ['400', '404', '409'],
+  },
+  'GET /connections/:id': { summary: 'Get a connection', status: '200', response: ref('ConnectionRecord'), errors: ['404'] },
+  'PATCH /connections/:id': {
+    summary: 'Update a connection (options are merged)',
+    request: 'ConnectionUpdate',
+    status: '200',
+    response: ref('ConnectionRecord'),
+    errors: ['400', '404', '409'],
+  },
+  'DELETE /connections/:id': { summary: 'Delete a connection', status: '204', errors: ['404'] },
+  'GET /clients': { summary: 'List clients', status: '200', response: listOf('ClientRecord'), errors: [] },
+  'POST /clients': { summary: 'Create a client', request: 'ClientCreate', status: '201', response: ref('ClientRecord'), errors: ['400'] },
+  'GET /clients/:id': { summary: 'Get a client', status: '200', response: ref('ClientRecord'), errors: ['404'] },
+  'PATCH /clients/:id': { summary: 'Update a client', request: 'ClientUpdate', status: '200', response: ref('ClientRecord'), errors: ['400', '404'] },
+  'POST /clients/:id/rotate-secret': {
+    summary: 'Rotate a confidential client\'s secret',
+    status: '200',
+    response: ref('ClientRecord'),
+    errors: ['400', '404'],
+  },
+  'DELETE /clients/:id': { summary: 'Delete a client (not the bootstrap admin)', status: '204', errors: ['403', '404'] },
+  'GET /resource-servers': { summary: 'List APIs', status: '200', response: listOf('ResourceServerRecord'), errors: [] },
+  'POST /resource-servers': {
+    summary: 'Create an API',
+    request: 'ResourceServerCreate',
+    status: '201',
+    response: ref('ResourceServerRecord'),
+    errors: ['400', '409'],
+  },
+  'GET /resource-servers/:id': { summary: 'Get an API by id or URL-encoded identifier', status: '200', response: ref('ResourceServerRecord'), errors: ['404'] },
+  'PATCH /resource-servers/:id': {
+    summary: 'Update an API',
+    request: 'ResourceServerUpdate',
+    status: '200',
+    response: ref('ResourceServerRecord'),
+    errors: ['400', '403', '404'],
+  },
+  'DELETE /resource-servers/:id': { summary: 'Delete an API (not the management API)', status: '204', errors: ['403', '404'] },
+  'GET /client-grants': {
+    summary: 'List client grants',
+    query: queryParameters(ClientGrantsListQuerySchema, { client_id: 'Only this client\'s grants.', audience: 'Only grants for this API.' }),
+    status: '200',
+    response: listOf('ClientGrantRecord'),
+    errors: ['400'],
+  },
+  'POST /client-grants': {
+    summary: 'Grant a client access to an API',
+    request: 'ClientGrantCreate',
+    status: '201',
+    response: ref('ClientGrantRecord'),
+    errors: ['400', '404', '409'],
+  },
+  'GET /client-grants/:id': { summary: 'Get a client grant', status: '200', response: ref('ClientGrantRecord'), errors: ['404'] },
+  'PATCH /client-grants/:id': {
+    summary: 'Change a client grant\'s scopes',
+    request: 'ClientGrantUpdate',
+    status: '200',
+    response: ref('ClientGrantRecord'),
+    errors: ['400', '404'],
+  },
+  'DELETE /client-grants/:id': { summary: 'Delete a client grant', status: '204', errors: ['404'] },
+  'GET /users': {
+    summary: 'Search users by phone number, paged',
+    query: queryParameters(UsersListQuerySchema, {
+      q: '`phone_number:"+1…"` matches exactly; other text matches inside numbers.',
+      page: 'Zero-based page.',
+      per_page: 'Page size.',
+    }),
+    status: '200',
+    response: listOf('UserRecord'),
+    errors: ['400'],
+  },
+  'GET /users/:id': { summary: 'Get a user', status: '200', response: ref('UserRecord'), errors: ['404'] },
+  'DELETE /users/:id': { summary: 'Delete a user and its tokens', status: '204', errors: ['404'] },
+  'GET /user-blocks': {
+    summary: 'Brute-force blocks of a phone number',
+    query: queryParameters(UserBlocksQuerySchema, { identifier: 'The phone number (encode `+` as `%2B`).' }),
+    status: '200',
+    response: ref('UserBlocksResponse'),
+    errors: ['400'],
+  },
+  'DELETE /user-blocks': {
+    summary: 'Lift every brute-force block of a phone number',
+    query: queryParameters(UserBlocksQuerySchema, { identifier: 'The phone number (encode `+` as `%2B`).' }),
+    status: '204',
+    errors: ['400'],
+  },
+  'GET /keys/signing': { summary: 'List signing keys', status: '200', response: listOf('SigningKeyRecord'), errors: [] },
+  'POST /keys/signing/rotate': {
+    summary: 'Rotate the signing key',
+    status: '201',
+    response: ref('SigningKeyRecord'),
+    errors: [],
+  },
+  'GET /keys/signing/:kid': { summary: 'Get a signing key', status: '200', response: ref('SigningKeyRecord'), errors: ['404'] },
+  'PUT /keys/signing/:kid/revoke': {
+    summary: 'Revoke a signing key (not the current one)',
+    status: '200',
+    response: ref('SigningKeyRecord'),
+    errors: ['404', '409'],
+  },
+};
+
+/** `/connections/:id` -> `/connections/{id}`. */
+export function toOpenApiPath(expressPath: string): string {
+  return expressPath.replace(/:(\w+)/g, '{$1}');
+}
+
+function managementPaths(routes: readonly ManagementRoute[]): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const key = `${route.method.toUpperCase()} ${route.path}`;
+    const operation = MANAGEMENT_OPERATIONS[key];
+    if (!operation) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
+    if (!route.scope) throw new Error(`The management route ${key} names no scope`);
+    const path = `/api/v2${toOpenApiPath(route.path)}`;
+    const parameters = [...(route.path.match(/:(\w+)/g) ?? [])].map((p) => pathParameter(p.slice(1), p === ':kid' ? 'Key id.' : 'Record id.'));
+    const responses: Json = {
+      [operation.status]: {
+        description: operation.status === '204' ? 'Done; no body.' : 'Success.',
+        ...(operation.response ? json(operation.response) : {}),
+      },
+      ...Object.fromEntries(
+        operation.errors.map((status) => [
+          status,
+          status === '400' ? ERROR_400 : status === '403' ? ERROR_403 : status === '404' ? ERROR_404 : ERROR_409,
+        ]),
+      ),
+      '401': ERROR_401,
+      '403': ERROR_403,
+      ...(operation.request ? COMMON_ERRORS : NO_BODY_ERRORS),
+    };
+    if (operation.request && !operation.errors.includes('400')) responses['400'] = ERROR_400;
+    paths[path] = {
+      ...paths[path],
+      [route.method]: {
+        tags: ['Management'],
+        operationId: `${route.method}${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+        summary: operation.summary,
+        security: [{ managementApi: [route.scope] }],
+        ...(parameters.length || operation.query ? { parameters: [...parameters, ...(operation.query ?? [])] } : {}),
+        ...(operation.request ? { requestBody: body(operation.request, operation.requestExamples, false) } : {}),
+        responses,
+      },
+    };
+  }
+  const described = new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+  const stale = Object.keys(MANAGEMENT_OPERATIONS).filter((key) => !described.has(key));
+  if (stale.length) throw new Error(`The OpenAPI document describes management routes that do not exist: ${stale.join(', ')}`);
+  return paths;
+}
+
+// --- The document --------------------------------------------------------------------------------
+
+/** The identity service's OpenAPI 3.1 document (`GET /openapi.json`). */
+export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): Json {
+  const managementAudience = options.managementAudience ?? 'http://localhost:4000/api/v2/';
+  const scopes = [...new Set(options.managementRoutes.map((r) => r.scope).filter((s): s is string => s !== undefined))].sort();
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'smsauth identity',
+      version: options.version,
+      description:
+        'Passwordless SMS login (Auth0-compatible): the management API, the passwordless and token endpoints, userinfo, discovery and the hosted login. Every error body is `{error, error_description, details?}`.',
+    },
+    tags: [
+      { name: 'Management', description: 'The `/api/v2` management API; each route needs one scope.' },
+      { name: 'Authentication', description: 'Passwordless start, code exchange, tokens, userinfo.' },
+      { name: 'Discovery', description: 'Keys and metadata for relying parties.' },
+      { name: 'Hosted login', description: 'The browser login pages (HTML).' },
+      { name: 'Operations', description: 'Health, readiness and metrics.' },
+    ],
+    paths: {
+      ...managementPaths(options.managementRoutes),
+      ...authenticationPaths(managementAudience),
+      ...discoveryPaths(),
+      ...hostedLoginPaths(),
+      ...operationsPaths(),
+    },
+    components: {
+      schemas: {
+        ...Object.fromEntries(Object.entries(REQUEST_SCHEMAS).map(([name, schema]) => [name, component(schema, 'input')])),
+        ...Object.fromEntries(Object.entries(RESPONSE_SCHEMAS).map(([name, schema]) => [name, component(schema, 'output')])),
+      },
+      securitySchemes: {
+        managementApi: {
+          type: 'oauth2',
+          description: `An RS256 access token for the management API audience (${managementAudience}), from the client_credentials grant.`,
+          flows: {
+            clientCredentials: {
+              tokenUrl: '/oauth/token',
+              scopes: Object.fromEntries(scopes.map((scope) => [scope, scope.replace(':', ' ').replace(/_/g, ' ')])),
+            },
+          },
+        },
+        clientSecretBasic: { type: 'http', scheme: 'basic', description: 'client_id and client_secret (client_secret_basic).' },
+        clientSecretPost: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'client_secret',
+          description:
+            '`client_secret_post`: the secret is the `client_secret` field of the JSON or form body (OpenAPI has no body-parameter scheme; `in` is nominal).',
+        },
+        userAccessToken: { type: 'http', scheme: 'bearer', description: 'An access token issued by this service (opaque or JWT).' },
+      },
+    },
+  };
+}
