@@ -17,7 +17,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 /**
  * Routes the router walk does not compare with the document, each with its reason. The kit's
  * /healthz, /readyz and /metrics are documented (tag Operations); the kit's `/docs` reference
- * page (the docs branch, mounted when API_DOCS is on) is a viewer of this document, not API.
+ * page (mounted when API_DOCS is on) is a viewer of this document, not API.
  */
 const REFERENCE_PAGE = 'the service kit\'s /docs reference page: HTML and renderer files that display this document';
 const NOT_DOCUMENTED: Record<string, string> = {
@@ -85,7 +85,14 @@ describe('GET /openapi.json', () => {
     expect(document.components.schemas.ClientCreate).toEqual(withoutDialect(toJsonSchema(ClientCreateSchema)));
     const token = document.paths['/oauth/token']!.post;
     expect(Object.keys(token.requestBody.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
-    expect(token.security).toEqual([{}, { clientSecretBasic: [] }, { clientSecretPost: [] }]);
+    expect(token.security).toEqual([{}, { clientSecretBasic: [] }]);
+    expect(token.description).toMatch(/client_secret_post/);
+  });
+
+  it('declares no security scheme that would put a secret in a URL', () => {
+    for (const scheme of Object.values(document.components.securitySchemes) as { type: string; in?: string }[]) {
+      expect(scheme.in).not.toBe('query');
+    }
   });
 
   it('documents the paging, search and filter parameters from the contracts query schemas', () => {

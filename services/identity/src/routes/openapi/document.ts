@@ -255,7 +255,9 @@ function authenticationPaths(managementAudience: string): Json {
         summary: 'Token endpoint: passwordless OTP, client_credentials and refresh_token grants',
         description:
           'Confidential clients authenticate with HTTP Basic (`client_secret_basic`) or `client_secret` in the body (`client_secret_post`); public clients send only `client_id`.',
-        security: [{}, { clientSecretBasic: [] }, { clientSecretPost: [] }],
+        // No scheme for client_secret_post: OpenAPI has none for a body field, and an apiKey
+        // stand-in would have generated clients put the secret in the URL. The body schema has it.
+        security: [{}, { clientSecretBasic: [] }],
         requestBody: body('OAuthTokenRequest', EXAMPLES.token(managementAudience)),
         responses: {
           '200': { description: 'Tokens.', headers: noStore, ...json(ref('OAuthTokenResponse')) },
@@ -656,13 +658,6 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
           },
         },
         clientSecretBasic: { type: 'http', scheme: 'basic', description: 'client_id and client_secret (client_secret_basic).' },
-        clientSecretPost: {
-          type: 'apiKey',
-          in: 'query',
-          name: 'client_secret',
-          description:
-            '`client_secret_post`: the secret is the `client_secret` field of the JSON or form body (OpenAPI has no body-parameter scheme; `in` is nominal).',
-        },
         userAccessToken: { type: 'http', scheme: 'bearer', description: 'An access token issued by this service (opaque or JWT).' },
       },
     },
