@@ -2,7 +2,9 @@
 // verified-token cache holds (10,000), so every request pays a signature check; compared with
 // the raw node:crypto RS256 verify rate on one core measured in the same run. A bare Express 5
 // app serving the same lookup without auth, under the same load, gives the HTTP ceiling: the
-// ratio no server could pass on this stack, however cheap its verification.
+// ratio no server could pass on this stack, however cheap its verification. The peer a user
+// would install instead (Express 5 + Auth0's express-oauth2-jwt-bearer, lib/peer-airport.mjs,
+// same lookup, same identity service) takes the same token sequence right after ours.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannonRun, cryptoRate } from '../lib/load.mjs';
@@ -11,7 +13,7 @@ import { repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { keyMaterialFromToken, pool, postJson, scrapeCounter } from '../lib/tokens.mjs';
 import { mean, printTable } from '../lib/table.mjs';
 
-export const description = 'GET /airportName with distinct tokens (cache misses) vs node:crypto RS256 verify rate on one core';
+export const description = 'GET /airportName with distinct tokens (cache misses) vs node:crypto RS256 verify rate on one core and vs Express 5 + express-oauth2-jwt-bearer (peer)';
 
 const COLD_AUDIENCE = 'https://airport-cold.bench.example.com';
 const SCOPES = Array.from({ length: 14 }, (_, i) => `s${i}`);
@@ -21,6 +23,7 @@ export async function run(ctx) {
   const s = await startBenchStack();
   let airport;
   let bare;
+  let peer;
   try {
     // Tokens of one client differ only when a claim does: each asks for a different subset of
     // the API's 14 scopes (16,383 possible), so every token is distinct.
@@ -28,6 +31,14 @@ export async function run(ctx) {
     await s.management.createClientGrant({ client_id: s.tenant.m2mClientId, audience: COLD_AUDIENCE, scope: SCOPES });
     airport = await startAirportApi(s, { apiAudiences: [API_AUDIENCE, COLD_AUDIENCE] });
     bare = await startProcess({ name: 'bare-express', script: join(repoRoot, 'bench', 'lib', 'bare-airport.mjs'), port: await stack.freePort(), logDir: s.dir });
+    // The peer in production mode with its documented setup, auth({ issuerBaseURL, audience }).
+    peer = await startProcess({
+      name: 'peer-airport',
+      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
+      port: await stack.freePort(),
+      logDir: s.dir,
+      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE: [API_AUDIENCE, COLD_AUDIENCE].join(',') },
+    });
     const count = ctx.smoke ? 300 : 12_000;
     ctx.log(`airport-cold: minting ${count} distinct tokens`);
     const tokens = await pool(count, 8, (i) =>
@@ -59,6 +70,11 @@ export async function run(ctx) {
         { url: `${airport.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
         { workDir: s.dir, watch: [airport] },
       );
+      // The peer: the same token sequence from the same offset (it keeps no verified-token cache).
+      const p = await autocannonRun(
+        { url: `${peer.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
+        { workDir: s.dir, watch: [peer] },
+      );
       tokenOffset = r.nextTokenOffset;
       // Same requests, tokens included (ignored there), against the app with no auth at all.
       const ceiling = await autocannonRun(
@@ -67,7 +83,7 @@ export async function run(ctx) {
       );
       const misses = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="miss"')) - missesBefore;
       const hits = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="hit"')) - hitsBefore;
-      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, bareRps: ceiling.rps, httpCeilingRatio: ceiling.rps / verify.perSecond, shareOfCeiling: r.rps / ceiling.rps, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb });
+      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, bareRps: ceiling.rps, httpCeilingRatio: ceiling.rps / verify.perSecond, shareOfCeiling: r.rps / ceiling.rps, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb, peerRps: p.rps, oursPerPeer: r.rps / p.rps, peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-airport'].peakMb });
     }
     printTable('airport-cold: each row one run', rows);
     const rps = mean(rows.map((r) => r.rps));
@@ -85,10 +101,15 @@ export async function run(ctx) {
       bareRps: mean(rows.map((r) => r.bareRps)),
       httpCeilingRatio: mean(rows.map((r) => r.httpCeilingRatio)),
       shareOfCeiling: rps / mean(rows.map((r) => r.bareRps)),
+      peerRps: mean(rows.map((r) => r.peerRps)),
+      oursPerPeer: rps / mean(rows.map((r) => r.peerRps)),
+      peerTarget: 1.2,
+      peerMet: rps / mean(rows.map((r) => r.peerRps)) >= 1.2,
     };
     printTable('airport-cold: summary', [summary]);
     return { summary, runs: rows };
   } finally {
+    if (peer) await peer.stop();
     if (bare) await bare.stop();
     if (airport) await airport.stop();
     await s.stop();

@@ -1,5 +1,7 @@
 // 1. airport: authorized GET /airportName with one repeated token (verified-token cache hit)
-// vs a bare Express 5 app doing the same lookup; same connections and duration, alternated
+// vs a bare Express 5 app doing the same lookup, and vs the peer a user would install instead
+// (Express 5 + Auth0's express-oauth2-jwt-bearer, lib/peer-airport.mjs, same lookup, checking the
+// same token against the same identity service); same connections and duration, alternated
 // twice. Then the same load on the airport API with WEB_CONCURRENCY=2 for the scaling factor.
 import { join } from 'node:path';
 import { autocannonRun } from '../lib/load.mjs';
@@ -7,7 +9,9 @@ import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs
 import { repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { mean, printTable } from '../lib/table.mjs';
 
-export const description = 'GET /airportName with one repeated valid token vs a bare Express 5 app (same lookup); WEB_CONCURRENCY=2 scaling';
+export const description = 'GET /airportName with one repeated valid token vs a bare Express 5 app (same lookup) and vs Express 5 + express-oauth2-jwt-bearer (peer); WEB_CONCURRENCY=2 scaling';
+
+const PEER = 'peer: Express 5 + express-oauth2-jwt-bearer';
 
 export async function run(ctx) {
   const s = await startBenchStack({ airport: true });
@@ -16,6 +20,15 @@ export async function run(ctx) {
     const { access_token: token } = await stack.clientCredentialsToken(s.authUrl, s.tenant.m2mClientId, s.tenant.m2mClientSecret, API_AUDIENCE);
     const bare = await startProcess({ name: 'bare-express', script: join(repoRoot, 'bench', 'lib', 'bare-airport.mjs'), port: await stack.freePort(), logDir: s.dir });
     extra.push(bare);
+    // The peer in production mode with its documented setup, auth({ issuerBaseURL, audience }).
+    const peer = await startProcess({
+      name: 'peer-airport',
+      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
+      port: await stack.freePort(),
+      logDir: s.dir,
+      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE },
+    });
+    extra.push(peer);
     const clustered = await startAirportApi(s, { env: { WEB_CONCURRENCY: '2' } });
     extra.push(clustered);
     const path = '/airportName?iataCode=SFO';
@@ -36,6 +49,7 @@ export async function run(ctx) {
       for (const [label, target, authorized] of [
         ['bare Express 5 (no auth)', bare, false],
         ['airport-api WEB_CONCURRENCY=1', s.airportApi, true],
+        [PEER, peer, true],
         ['airport-api WEB_CONCURRENCY=2', clustered, true],
       ]) {
         ctx.log(`airport: round ${round}, ${label}`);
@@ -47,6 +61,7 @@ export async function run(ctx) {
     const bareRps = rpsOf('bare Express 5 (no auth)');
     const apiRps = rpsOf('airport-api WEB_CONCURRENCY=1');
     const clusteredRps = rpsOf('airport-api WEB_CONCURRENCY=2');
+    const peerRps = rpsOf(PEER);
     printTable('airport: requests per second (each row one run)', rows);
     const summary = {
       bareRps,
@@ -54,6 +69,10 @@ export async function run(ctx) {
       ratio: apiRps / bareRps,
       target: 0.85,
       met: apiRps / bareRps >= 0.85,
+      peerRps,
+      oursPerPeer: apiRps / peerRps,
+      peerTarget: 1.5,
+      peerMet: apiRps / peerRps >= 1.5,
       webConcurrency2Rps: clusteredRps,
       scalingFactor: clusteredRps / apiRps,
     };

@@ -1,21 +1,46 @@
 // 3. m2m: client_credentials tokens per second at /oauth/token vs the node:crypto RS256 sign
-// rate on one core (same key size, a real token's signing input), measured in the same run.
+// rate on one core (same key size, a real token's signing input), measured in the same run, and
+// vs the peer a user would run instead: panva's oidc-provider (lib/peer-oidc-provider.mjs) with
+// the same client id and secret, sent the same way (client_secret_post), for the same audience
+// (a resource indicator), RS256 JWTs with a 2048-bit key; alternated with ours.
+import { join } from 'node:path';
 import { autocannonRun, cryptoRate } from '../lib/load.mjs';
 import { API_AUDIENCE, startBenchStack } from '../lib/stack.mjs';
+import { repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { keyMaterialFromToken, postJson } from '../lib/tokens.mjs';
 import { mean, printTable } from '../lib/table.mjs';
 
-export const description = 'client_credentials tokens/s vs node:crypto RS256 sign rate on one core';
+export const description = 'client_credentials tokens/s vs node:crypto RS256 sign rate on one core and vs oidc-provider (peer)';
+
+const PEER_SCOPE = 'read:airports';
 
 export async function run(ctx) {
   const database = process.env.BENCH_M2M_DATABASE ?? 'pglite';
   // BENCH_M2M_WORKERS=2: identity with WEB_CONCURRENCY=2 (PostgreSQL only); the baseline stays one core.
   const workers = Number(process.env.BENCH_M2M_WORKERS ?? 1);
   const s = await startBenchStack({ database, identityEnv: { WEB_CONCURRENCY: String(workers) } });
+  let peer;
   try {
     const body = { grant_type: 'client_credentials', client_id: s.tenant.m2mClientId, client_secret: s.tenant.m2mClientSecret, audience: API_AUDIENCE };
     const sample = await postJson(`${s.authUrl}/oauth/token`, body);
     const { file: keyFile, modulusLength } = await keyMaterialFromToken(s.authUrl, sample.access_token, s.dir);
+    // The peer, in production mode with debug logging off (DEBUG empty); one client with our
+    // m2m client's id and secret, the audience as its resource indicator.
+    peer = await startProcess({
+      name: 'peer-oidc-provider',
+      script: join(repoRoot, 'bench', 'lib', 'peer-oidc-provider.mjs'),
+      port: await stack.freePort(),
+      logDir: s.dir,
+      env: { NODE_ENV: 'production', DEBUG: '', PEER_CLIENT_ID: s.tenant.m2mClientId, PEER_CLIENT_SECRET: s.tenant.m2mClientSecret, PEER_AUDIENCE: API_AUDIENCE, PEER_SCOPE },
+    });
+    // Its token endpoint takes only form bodies: the same parameters, form-encoded, with
+    // `resource` for `audience` and the scope named (it grants none unless asked).
+    const peerBody = new URLSearchParams({ grant_type: 'client_credentials', client_id: s.tenant.m2mClientId, client_secret: s.tenant.m2mClientSecret, resource: API_AUDIENCE, scope: PEER_SCOPE }).toString();
+    const peerTokenUrl = `${peer.url}/token`;
+    const peerSample = await fetch(peerTokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: peerBody });
+    const peerToken = (await peerSample.json()).access_token;
+    if (peerSample.status !== 200 || !peerToken) throw new Error(`peer token endpoint answered ${peerSample.status}`);
+    const peerKeyBits = Buffer.from((await (await fetch(`${peer.url}/jwks`)).json()).keys[0].n, 'base64url').length * 8;
     const rows = [];
     for (let round = 1; round <= 2; round++) {
       const sign = await cryptoRate('sign', { keyFile, durationMs: ctx.smoke ? 500 : 3000 });
@@ -32,15 +57,30 @@ export async function run(ctx) {
         },
         { workDir: s.dir, watch: [s.identity] },
       );
-      rows.push({ round, signPerSec: sign.perSecond, tokensPerSec: r.rps, ratio: r.rps / sign.perSecond, p50Ms: r.p50Ms, p99Ms: r.p99Ms, identityRssPeakMb: r.rss.identity.peakMb });
+      ctx.log(`m2m: round ${round}, peer (oidc-provider)`);
+      const p = await autocannonRun(
+        {
+          url: peerTokenUrl,
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: peerBody,
+          connections: ctx.connections,
+          durationSec: ctx.durationSec,
+          warmupSec: ctx.warmupSec,
+        },
+        { workDir: s.dir, watch: [peer] },
+      );
+      rows.push({ round, signPerSec: sign.perSecond, tokensPerSec: r.rps, ratio: r.rps / sign.perSecond, p50Ms: r.p50Ms, p99Ms: r.p99Ms, identityRssPeakMb: r.rss.identity.peakMb, peerTokensPerSec: p.rps, oursPerPeer: r.rps / p.rps, peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-oidc-provider'].peakMb });
     }
     printTable('m2m: each row one run', rows);
     const tokensPerSec = mean(rows.map((r) => r.tokensPerSec));
     const signPerSec = mean(rows.map((r) => r.signPerSec));
-    const summary = { database, workers, keyBits: modulusLength, tokensPerSec, signPerSec, ratio: tokensPerSec / signPerSec, target: 0.6, met: tokensPerSec / signPerSec >= 0.6 };
+    const peerTokensPerSec = mean(rows.map((r) => r.peerTokensPerSec));
+    const summary = { database, workers, keyBits: modulusLength, tokensPerSec, signPerSec, ratio: tokensPerSec / signPerSec, target: 0.6, met: tokensPerSec / signPerSec >= 0.6, peerKeyBits, peerTokensPerSec, oursPerPeer: tokensPerSec / peerTokensPerSec, peerTarget: 1.0, peerMet: tokensPerSec / peerTokensPerSec >= 1.0 };
     printTable('m2m: summary', [summary]);
     return { summary, runs: rows };
   } finally {
+    if (peer) await peer.stop();
     await s.stop();
   }
 }
