@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { Router, type Response } from 'express';
-import { escapeHtml } from './html';
+import { escapeHtml, htmlPage } from './html';
 
 /**
  * The reference page (`GET /docs`): Swagger UI (swagger-ui-dist, which renders Swagger 2.0 and
@@ -65,23 +65,14 @@ function securityHeaders(res: Response): Response {
 
 /** The HTML of `GET /docs`: every URL in it is a path on this origin. */
 export function apiDocsPage({ title, documentUrl }: ApiDocsOptions): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
-</head>
-<body>
-<div id="swagger-ui" data-document-url="${escapeHtml(documentUrl)}"></div>
+  return htmlPage({
+    title,
+    head: `<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">`,
+    body: `<div id="swagger-ui" data-document-url="${escapeHtml(documentUrl)}"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script src="/docs/init.js"></script>
-</body>
-</html>
-`;
+<script src="/docs/init.js"></script>`,
+  });
 }
 
 /**
