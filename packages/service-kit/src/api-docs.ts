@@ -64,7 +64,7 @@ function securityHeaders(res: Response): Response {
 }
 
 /** The HTML of `GET /docs`: every URL in it is a path on this origin. */
-export function apiDocsPage({ title, documentUrl }: ApiDocsOptions): string {
+function apiDocsPage({ title, documentUrl }: ApiDocsOptions): string {
   return htmlPage({
     title,
     head: `<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">

@@ -20,16 +20,8 @@ export const DEFAULT_GATEWAY_TIMEOUT_MS = 30_000;
  */
 const MAX_GATEWAY_RESPONSE_BYTES = 64 * 1024;
 
-/** A message, and (for one call) other settings than the client's. */
-export interface DeliverSmsRequest extends SmsMessage {
-  /** Whole-call deadline (connect, send, response). */
-  timeoutMs?: number;
-  policy?: GatewayUrlPolicy;
-}
-
 /** The delivery adapter of the SmsGateway port. */
 export interface SmsGatewayClient extends SmsGateway {
-  deliverSms(request: DeliverSmsRequest): Promise<void>;
   /** Closes the pooled keep-alive connections (for lifecycle.addCloser). */
   close(): void;
 }
@@ -37,7 +29,7 @@ export interface SmsGatewayClient extends SmsGateway {
 export interface SmsGatewayClientDeps {
   /** GATEWAY_URL_POLICY; `public` when not given. */
   policy?: GatewayUrlPolicy;
-  /** GATEWAY_TIMEOUT_MS; DEFAULT_GATEWAY_TIMEOUT_MS when not given. */
+  /** GATEWAY_TIMEOUT_MS, the whole-call deadline (connect, send, response); DEFAULT_GATEWAY_TIMEOUT_MS when not given. */
   timeoutMs?: number;
   /** Defaults to a fresh axios instance. */
   http?: AxiosInstance;
@@ -62,9 +54,10 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
     public: guardedAgents(deps.resolveHost),
   };
 
-  async function deliverSms(request: DeliverSmsRequest): Promise<void> {
-    const timeoutMs = request.timeoutMs ?? deps.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-    const policy = request.policy ?? deps.policy ?? 'public';
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+  const policy = deps.policy ?? 'public';
+
+  async function deliverSms(request: SmsMessage): Promise<void> {
     const gateway = safeOrigin(request.gatewayUrl);
     let failure: SmsProviderError;
     try {
@@ -110,7 +103,7 @@ function guardedAgents(resolveHost?: ResolveHost): AgentPair {
 async function post(
   client: AxiosInstance,
   agents: AgentPair,
-  request: DeliverSmsRequest,
+  request: SmsMessage,
   timeoutMs: number,
 ): Promise<{ status: number }> {
   // `timeout` alone is an idle timer; the abort signal bounds the whole call, so a gateway

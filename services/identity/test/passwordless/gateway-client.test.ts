@@ -2,8 +2,12 @@ import { ErrorCodes } from '@smsauth/contracts';
 import { createMemoryLogger } from '@smsauth/service-kit';
 import axios from 'axios';
 import jwt from 'jsonwebtoken';
-import { createSmsGatewayClient, type DeliverSmsRequest, type SmsGatewayClient } from '../../src/delivery/gateway-client';
-import { SmsProviderError } from '../../src/domain/passwordless/sms-gateway';
+import {
+  createSmsGatewayClient,
+  type SmsGatewayClient,
+  type SmsGatewayClientDeps,
+} from '../../src/delivery/gateway-client';
+import { SmsProviderError, type SmsMessage } from '../../src/domain/passwordless/sms-gateway';
 import { signGatewayToken } from '../../src/domain/passwordless/gateway-token';
 import { assertGatewayUrlAllowed, type ResolveHost } from '../../src/delivery/gateway-url-policy';
 import { answer, freePort, hang, RecordingServer } from '@smsauth/test-support';
@@ -36,13 +40,20 @@ describe('SMS gateway client', () => {
   let client: SmsGatewayClient;
   let logs: ReturnType<typeof captureLogs>;
 
-  const request = (overrides: Partial<DeliverSmsRequest> = {}): DeliverSmsRequest => ({
+  let opened: SmsGatewayClient[] = [];
+
+  const request = (overrides: Partial<SmsMessage> = {}): SmsMessage => ({
     gatewayUrl: gateway.url('/sms?tenant=acme'),
     payload,
     idempotencyKey: 'start_01HXYZ',
-    policy: 'any',
     ...overrides,
   });
+  /** A client logging to this test's lines, under the `any` policy unless told otherwise. */
+  const clientWith = (options: SmsGatewayClientDeps = {}): SmsGatewayClient => {
+    const created = createSmsGatewayClient({ logger: logs.logger, policy: 'any', ...options });
+    opened.push(created);
+    return created;
+  };
 
   beforeAll(async () => {
     gateway = await RecordingServer.start();
@@ -53,10 +64,11 @@ describe('SMS gateway client', () => {
   beforeEach(() => {
     gateway.reset();
     logs = captureLogs();
-    client = createSmsGatewayClient({ logger: logs.logger });
+    client = clientWith();
   });
   afterEach(() => {
-    client.close();
+    opened.forEach((c) => c.close());
+    opened = [];
   });
 
   describe('a successful delivery', () => {
@@ -129,12 +141,7 @@ describe('SMS gateway client', () => {
         seen.push(`${config.method} ${config.url}`);
         return config;
       });
-      const injected = createSmsGatewayClient({ http });
-      try {
-        await injected.deliverSms(request());
-      } finally {
-        injected.close();
-      }
+      await clientWith({ http }).deliverSms(request());
       expect(seen).toEqual([`post ${gateway.url('/sms?tenant=acme')}`]);
     });
 
@@ -209,7 +216,7 @@ describe('SMS gateway client', () => {
 
     it('times out a gateway that never answers', async () => {
       gateway.respondWith(hang);
-      const err = await failure(client.deliverSms(request({ timeoutMs: 150 })));
+      const err = await failure(clientWith({ timeoutMs: 150 }).deliverSms(request()));
       expect(err.toBody()).toEqual({
         error: 'sms_provider_error',
         error_description: 'Timeout while calling the SMS gateway',
@@ -222,7 +229,7 @@ describe('SMS gateway client', () => {
         res.writeHead(200, { 'Content-Type': 'text/plain' });
         res.write('partial');
       });
-      const err = await failure(client.deliverSms(request({ timeoutMs: 150 })));
+      const err = await failure(clientWith({ timeoutMs: 150 }).deliverSms(request()));
       expect(err.errorDescription).toBe('Timeout while calling the SMS gateway');
     });
 
@@ -233,7 +240,7 @@ describe('SMS gateway client', () => {
         timers.push(setInterval(() => res.write('.'), 20));
       });
       try {
-        const err = await failure(client.deliverSms(request({ timeoutMs: 200 })));
+        const err = await failure(clientWith({ timeoutMs: 200 }).deliverSms(request()));
         expect(err.errorDescription).toBe('Timeout while calling the SMS gateway');
       } finally {
         timers.forEach(clearInterval);
@@ -271,7 +278,7 @@ describe('SMS gateway client', () => {
       'refuses the loopback literal %s and never connects',
       async (host) => {
         const err = await failure(
-          client.deliverSms(request({ policy: 'public', gatewayUrl: `http://${host}:${gateway.port}/sms` })),
+          clientWith({ policy: 'public' }).deliverSms(request({ gatewayUrl: `http://${host}:${gateway.port}/sms` })),
         );
         expect(err.toBody()).toEqual({
           error: 'sms_provider_error',
@@ -283,22 +290,16 @@ describe('SMS gateway client', () => {
 
     it('refuses localhost after resolving it', async () => {
       const err = await failure(
-        client.deliverSms(request({ policy: 'public', gatewayUrl: `http://localhost:${gateway.port}/sms` })),
+        clientWith({ policy: 'public' }).deliverSms(request({ gatewayUrl: `http://localhost:${gateway.port}/sms` })),
       );
       expect(err.failure).toBe('address_refused');
       expect(gateway.requests).toHaveLength(0);
     });
 
     it('refuses a public-looking name that resolves to a private address at connect time', async () => {
-      const guarded = createSmsGatewayClient({ resolveHost: pointTo({ 'sms.example.com': '127.0.0.1' }) });
-      try {
-        const err = await failure(
-          guarded.deliverSms(request({ policy: 'public', gatewayUrl: `http://sms.example.com:${gateway.port}/sms` })),
-        );
-        expect(err.failure).toBe('address_refused');
-      } finally {
-        guarded.close();
-      }
+      const guarded = clientWith({ policy: 'public', resolveHost: pointTo({ 'sms.example.com': '127.0.0.1' }) });
+      const err = await failure(guarded.deliverSms(request({ gatewayUrl: `http://sms.example.com:${gateway.port}/sms` })));
+      expect(err.failure).toBe('address_refused');
       expect(gateway.requests).toHaveLength(0);
     });
 
@@ -307,18 +308,14 @@ describe('SMS gateway client', () => {
       const rebinding: ResolveHost = async () => [{ address: answers++ === 0 ? '93.184.215.14' : '127.0.0.1', family: 4 }];
       const url = `http://rebind.example.com:${gateway.port}/sms`;
       await expect(assertGatewayUrlAllowed(url, 'public', { resolveHost: rebinding })).resolves.toBeInstanceOf(URL);
-      const guarded = createSmsGatewayClient({ resolveHost: rebinding });
-      try {
-        const err = await failure(guarded.deliverSms(request({ policy: 'public', gatewayUrl: url })));
-        expect(err.failure).toBe('address_refused');
-      } finally {
-        guarded.close();
-      }
+      const guarded = clientWith({ policy: 'public', resolveHost: rebinding });
+      const err = await failure(guarded.deliverSms(request({ gatewayUrl: url })));
+      expect(err.failure).toBe('address_refused');
       expect(gateway.requests).toHaveLength(0);
     });
 
     it('lets the same name through under the any policy', async () => {
-      await client.deliverSms(request({ policy: 'any', gatewayUrl: `http://localhost:${gateway.port}/sms` }));
+      await clientWith({ policy: 'any' }).deliverSms(request({ gatewayUrl: `http://localhost:${gateway.port}/sms` }));
       expect(gateway.requests).toHaveLength(1);
     });
   });
@@ -331,8 +328,8 @@ describe('SMS gateway client', () => {
         await failure(client.deliverSms(request({ authToken: token })));
       }
       gateway.respondWith(hang);
-      await failure(client.deliverSms(request({ authToken: token, timeoutMs: 100 })));
-      await failure(client.deliverSms(request({ authToken: token, policy: 'public' })));
+      await failure(clientWith({ timeoutMs: 100 }).deliverSms(request({ authToken: token })));
+      await failure(clientWith({ policy: 'public' }).deliverSms(request({ authToken: token })));
 
       const output = logs.lines.join('');
       expect(logs.lines).toHaveLength(4);
