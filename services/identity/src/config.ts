@@ -1,13 +1,8 @@
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
-
-/**
- * GATEWAY_URL_POLICY: where a connection's `gateway_url` may point (enforced by
- * delivery/gateway-url-policy.ts). `public`: only public unicast addresses; `any`:
- * everything reachable over http(s) (local development, tests, compose networks).
- */
-export const GATEWAY_URL_POLICIES = ['public', 'any'] as const;
-export type GatewayUrlPolicy = (typeof GATEWAY_URL_POLICIES)[number];
+// GATEWAY_URL_POLICY: where a connection's `gateway_url` may point; the policies are defined
+// (and enforced) where they are enforced.
+import { GATEWAY_URL_POLICIES, type GatewayUrlPolicy } from './delivery/gateway-url-policy';
 
 /**
  * Environment fields of the passwordless flow, spread into configSchema below.

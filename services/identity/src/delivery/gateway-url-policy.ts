@@ -11,7 +11,8 @@ import ipaddr from 'ipaddr.js';
  *   name that later re-resolves to an internal address (DNS rebinding) is still refused.
  * - `any`: everything reachable over http(s) (local development, tests, compose networks).
  */
-export type GatewayUrlPolicy = 'public' | 'any';
+export const GATEWAY_URL_POLICIES = ['public', 'any'] as const;
+export type GatewayUrlPolicy = (typeof GATEWAY_URL_POLICIES)[number];
 
 export type GatewayUrlRefusalReason = 'invalid_url' | 'protocol' | 'address' | 'unresolvable';
 
