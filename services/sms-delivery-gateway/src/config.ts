@@ -28,7 +28,9 @@ const jsonVariable = <T extends z.ZodType>(schema: T, example: string) =>
     if (!result.success) {
       for (const issue of result.error.issues) {
         const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-        ctx.addIssue({ code: 'custom', message: `${where}${issue.message}` });
+        // A bad record key: zod's own words are "Invalid key in record"; the key schema's say why.
+        const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+        ctx.addIssue({ code: 'custom', message: `${where}${message}` });
       }
       return z.NEVER;
     }
