@@ -83,6 +83,7 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
     authEnabled,
     outboxRoutes,
     outboxTokenRequired: config.OUTBOX_TOKEN !== undefined,
+    receiptRoutes: publicUrl !== undefined,
   });
 
   const metrics = createMetricsRegistry(SERVICE_NAME);

@@ -2,14 +2,14 @@ import { MESSAGE_ID_HEADER } from '@smsauth/contracts';
 import type { RecordingServer } from '@smsauth/test-support';
 import request from 'supertest';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
-import { answer, failWith, hang, manualClock, startProviders, webhookInstances } from './support/providers';
+import { answer, failWith, hang, manualClock, startProvider, webhookInstances } from './support/providers';
 
 describe('failover between the providers of a route', () => {
   let primary: RecordingServer;
   let secondary: RecordingServer;
   let tertiary: RecordingServer;
   beforeEach(async () => {
-    [primary, secondary, tertiary] = await startProviders(3);
+    [primary, secondary, tertiary] = await Promise.all([startProvider(), startProvider(), startProvider()]);
   });
   afterEach(async () => {
     await Promise.all([primary.close(), secondary.close(), tertiary.close()]);
@@ -86,7 +86,7 @@ describe('circuit breaker per provider', () => {
   let flaky: RecordingServer;
   let backup: RecordingServer;
   beforeEach(async () => {
-    [flaky, backup] = await startProviders(2);
+    [flaky, backup] = await Promise.all([startProvider(), startProvider()]);
   });
   afterEach(async () => {
     await Promise.all([flaky.close(), backup.close()]);

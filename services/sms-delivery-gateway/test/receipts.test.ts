@@ -5,7 +5,7 @@ import request from 'supertest';
 import { twilioSignature } from '../src/domain/receipt-signatures';
 import { buildGateway, deliveryBody, metricValue, NOW } from './support/gateway';
 import { TWILIO_SID, TWILIO_TOKEN, startFakeTwilio, type FakeTwilio } from './support/fake-twilio';
-import { bodiesOf, startProviders } from './support/providers';
+import { bodiesOf, startProvider } from './support/providers';
 import { SECRET, signHs256 } from './support/tokens';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
@@ -157,7 +157,7 @@ describe('Twilio delivery receipts', () => {
 describe('webhook delivery receipts', () => {
   let receiver: RecordingServer;
   beforeEach(async () => {
-    [receiver] = (await startProviders(1)) as [RecordingServer];
+    receiver = await startProvider();
   });
   afterEach(() => receiver.close());
 

@@ -8,7 +8,7 @@ import { buildApp } from '../src/app';
 import { configSchema } from '../src/config';
 import { NOW } from './support/gateway';
 import { captureLogs } from './support/logs';
-import { startProviders } from './support/providers';
+import { startProvider } from './support/providers';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -24,7 +24,7 @@ describe('idempotency and message statuses shared through Redis', () => {
   let prefix: string;
 
   beforeEach(async () => {
-    [provider] = (await startProviders(1)) as [RecordingServer];
+    provider = await startProvider();
     prefix = `test:${randomUUID()}:`;
   });
   afterEach(async () => {

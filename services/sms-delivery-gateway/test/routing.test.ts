@@ -4,7 +4,7 @@ import request from 'supertest';
 import { configSchema } from '../src/config';
 import { RouteTable } from '../src/domain/routing';
 import { buildGateway, deliveryBody } from './support/gateway';
-import { bodiesOf, startProviders, webhookInstances } from './support/providers';
+import { bodiesOf, startProvider, webhookInstances } from './support/providers';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -109,7 +109,7 @@ describe('routing by destination', () => {
   let us: RecordingServer;
   let de: RecordingServer;
   beforeEach(async () => {
-    [us, de] = await startProviders(2);
+    [us, de] = await Promise.all([startProvider(), startProvider()]);
   });
   afterEach(async () => {
     await Promise.all([us.close(), de.close()]);

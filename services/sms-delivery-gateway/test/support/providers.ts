@@ -2,9 +2,9 @@ import { answer, hang, RecordingServer, type Responder } from '@smsauth/test-sup
 import type { Clock } from '@smsauth/service-kit';
 import { NOW } from './gateway';
 
-/** Recording provider endpoints: each a real HTTP server answering as the test says. */
-export async function startProviders(count: number, responder: Responder = answer(200)): Promise<RecordingServer[]> {
-  return Promise.all(Array.from({ length: count }, () => RecordingServer.start({ path: '/send', responder })));
+/** A recording provider endpoint: a real HTTP server answering as the test says (200 by default). */
+export function startProvider(responder: Responder = answer(200)): Promise<RecordingServer> {
+  return RecordingServer.start({ path: '/send', responder });
 }
 
 export const failWith = (status: number): Responder => answer(status, { 'content-type': 'text/plain' }, 'failed');
