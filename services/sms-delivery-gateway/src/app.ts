@@ -146,6 +146,7 @@ function createStores(
   return {
     idempotency: new SharedIdempotencyStore<DeliveryOutcome>(new RedisIdempotencyRecords(redis, config.REDIS_KEY_PREFIX), {
       inFlightTtlMs: IN_FLIGHT_TTL_MS,
+      logger,
     }),
     statuses: new RedisMessageStatusStore(redis, config.REDIS_KEY_PREFIX),
   };

@@ -170,7 +170,12 @@ export class DeliveryService {
       created_at: now,
       updated_at: now,
     };
-    await this.deps.statuses.put(record);
+    try {
+      await this.deps.statuses.put(record);
+    } catch (err) {
+      // The outcome stands whatever happens to its record: a message sent is not reported failed.
+      this.deps.logger.error({ err: { message: (err as Error).message }, messageId: id }, 'could not record the message status');
+    }
     this.deps.metrics.deliveryStatuses.inc({ provider: record.provider ?? 'none', status: record.status });
   }
 }

@@ -1,11 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { epochMillis, HttpError, type Clock } from '@smsauth/service-kit';
+import { epochMillis, HttpError, type Clock, type Logger } from '@smsauth/service-kit';
 import { LRUCache } from 'lru-cache';
 import type { IdempotencyRecords } from '../store/idempotency-records';
 
 export const IDEMPOTENCY_TTL_MS = 10 * 60 * 1000;
 export const IDEMPOTENCY_MAX_KEYS = 10_000;
+/** How long a duplicate waits for a delivery in flight on another replica before answering 409 (under identity's 30 s timeout). */
+export const IN_FLIGHT_MAX_WAIT_MS = 25_000;
 
 interface Entry<T> {
   fingerprint: string;
@@ -69,24 +71,31 @@ export class IdempotencyStore<T> implements Idempotency<T> {
 export class SharedIdempotencyStore<T> implements Idempotency<T> {
   private readonly ttlMs: number;
   private readonly inFlightTtlMs: number;
+  private readonly maxWaitMs: number;
 
   constructor(
     private readonly records: IdempotencyRecords<T>,
-    options: { ttlMs?: number; inFlightTtlMs: number },
+    private readonly options: { ttlMs?: number; inFlightTtlMs: number; maxWaitMs?: number; logger: Logger },
   ) {
     this.ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
     this.inFlightTtlMs = options.inFlightTtlMs;
+    this.maxWaitMs = options.maxWaitMs ?? IN_FLIGHT_MAX_WAIT_MS;
   }
 
   async run(key: string, fingerprint: string, task: () => Promise<T>): Promise<{ outcome: T; replayed: boolean }> {
     const owner = randomUUID();
+    const giveUpAt = Date.now() + this.maxWaitMs;
     let pollMs = 10;
     for (;;) {
       const found = await this.records.claim(key, fingerprint, owner, this.inFlightTtlMs);
       if (found === undefined) return { outcome: await this.runOwned(key, fingerprint, owner, task), replayed: false };
       if (found.fingerprint !== fingerprint) throw reusedKey();
       if (found.state === 'done') return { outcome: found.outcome, replayed: true };
-      // In flight on some replica: wait for its outcome (or for the marker to go).
+      // In flight on some replica: wait for its outcome (or for the marker to go), but not past
+      // the caller's own timeout: a 409 it can retry beats an answer it no longer waits for.
+      if (Date.now() >= giveUpAt) {
+        throw new HttpError(409, 'invalid_request', 'A delivery with this Idempotency-Key is still in progress; retry later with the same key');
+      }
       await sleep(pollMs);
       pollMs = Math.min(pollMs * 2, 200);
     }
@@ -100,7 +109,12 @@ export class SharedIdempotencyStore<T> implements Idempotency<T> {
       await this.records.release(key, owner);
       throw err;
     }
-    await this.records.complete(key, fingerprint, outcome, this.ttlMs);
+    try {
+      await this.records.complete(key, fingerprint, outcome, this.ttlMs);
+    } catch (err) {
+      // The message went out: answer its outcome. A retry meanwhile waits for the marker to expire.
+      this.options.logger.error({ err: { message: (err as Error).message }, idempotencyKey: key }, 'could not record the outcome of an Idempotency-Key');
+    }
     return outcome;
   }
 }

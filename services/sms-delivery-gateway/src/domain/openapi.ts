@@ -60,6 +60,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
           '403': errorResponse('Caller address not in ALLOWED_IPS.'),
           '413': errorResponse('Body over 100 kB.'),
           '422': errorResponse('Idempotency-Key already used for a different message.'),
+          '409': errorResponse('With REDIS_URL: a delivery with this Idempotency-Key is still in progress on another replica after 25 s; retry with the same key.'),
           '500': errorResponse('`provider_error`: a provider refused the message (4xx), or every provider of the route failed or was skipped; the description gives the reason. Carries SMS-Message-Id too.'),
         },
       },
