@@ -3,6 +3,7 @@ import type { RecordingServer } from '@smsauth/test-support';
 import request from 'supertest';
 import { configSchema } from '../src/config';
 import { RouteTable } from '../src/domain/routing';
+import { TWILIO_SID, TWILIO_TOKEN, startFakeTwilio, type FakeTwilio } from './support/fake-twilio';
 import { buildGateway, deliveryBody } from './support/gateway';
 import { bodiesOf, startProvider, webhookInstances } from './support/providers';
 
@@ -136,5 +137,36 @@ describe('routing by destination', () => {
     expect((await request(app).post('/sms').send(deliveryBody({ recipient: '+33612345678' }))).status).toBe(200);
     expect(bodiesOf(us)).toEqual([expect.objectContaining({ recipient: '+33612345678' })]);
     expect(de.requests).toHaveLength(0);
+  });
+});
+
+describe('routing to Twilio', () => {
+  let twilio: FakeTwilio;
+  let regional: RecordingServer;
+  beforeEach(async () => {
+    [twilio, regional] = await Promise.all([startFakeTwilio(), startProvider()]);
+  });
+  afterEach(async () => {
+    await Promise.all([twilio.close(), regional.close()]);
+  });
+
+  it('sends +1 numbers through Twilio from the route’s US sender instead of TWILIO_FROM, and +49 to the regional webhook', async () => {
+    const { app } = buildGateway({
+      TWILIO_ACCOUNT_SID: TWILIO_SID,
+      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
+      TWILIO_FROM: 'SMSAUTH',
+      TWILIO_API_BASE_URL: twilio.baseUrl,
+      SMS_PROVIDER_INSTANCES: webhookInstances({ 'webhook-de': regional }),
+      SMS_ROUTES: JSON.stringify({ '+1': { providers: ['twilio'], sender: '+12025550100' }, '+49': ['webhook-de'], default: ['twilio'] }),
+    });
+    expect((await request(app).post('/sms').send(deliveryBody({ recipient: '+14155550123' }))).status).toBe(200);
+    expect((await request(app).post('/sms').send(deliveryBody({ recipient: '+4915112345678' }))).status).toBe(200);
+    expect((await request(app).post('/sms').send(deliveryBody({ recipient: '+447700900123' }))).status).toBe(200);
+
+    expect(twilio.requests.map((r) => [r.form.To, r.form.From])).toEqual([
+      ['+14155550123', '+12025550100'],
+      ['+447700900123', 'SMSAUTH'],
+    ]);
+    expect(bodiesOf(regional)).toEqual([expect.objectContaining({ recipient: '+4915112345678' })]);
   });
 });
