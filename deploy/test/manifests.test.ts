@@ -190,6 +190,71 @@ describe('deploy/compose.e2e.yaml and deploy/podman/compose.podman.yaml', () => 
   });
 });
 
+describe('deploy/compose.redis.yaml: the gateway with Redis', () => {
+  const base = readYaml<ComposeFile>('deploy/compose.yaml');
+  const redis = readYaml<ComposeFile>('deploy/compose.redis.yaml');
+
+  it('adds a health-checked Redis that is not published, and starts the gateway after it', () => {
+    expect(redis.services.redis?.image).toMatch(/^redis:7/);
+    expect(redis.services.redis?.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect((redis.services.redis as { ports?: string[] }).ports).toBeUndefined();
+    expect(redis.services['sms-delivery-gateway']?.depends_on).toEqual({ redis: { condition: 'service_healthy' } });
+  });
+
+  it('gives the gateway a REDIS_URL on the compose network that its config schema accepts', () => {
+    const env = { ...withDefaults(base.services['sms-delivery-gateway']?.environment), ...withDefaults(redis.services['sms-delivery-gateway']?.environment) };
+    expect(unknownNames('sms-delivery-gateway', Object.keys(env))).toEqual([]);
+    expect(configProblems('sms-delivery-gateway', env)).toEqual([]);
+    expect(env.REDIS_URL).toBe('redis://redis:6379');
+  });
+
+  it('only overrides services that compose.yaml defines, besides Redis itself', () => {
+    expect(Object.keys(redis.services).filter((name) => !(name in base.services))).toEqual(['redis']);
+  });
+});
+
+describe('deploy/k8s/redis: the Redis option as a kustomize Component', () => {
+  interface Component {
+    kind: string;
+    resources: string[];
+    patches: Array<{ target: { kind: string; name: string }; patch: string }>;
+  }
+  const component = readYaml<Component>('deploy/k8s/redis/kustomization.yaml');
+  const secrets = readYamlDocuments('deploy/k8s')
+    .map(({ doc }) => doc)
+    .filter((doc) => doc.kind === 'Secret');
+  const patchOf = (kind: string) =>
+    parse(component.patches.find((p) => p.target.kind === kind && p.target.name === 'sms-delivery-gateway')?.patch ?? '[]') as Array<{
+      op: string;
+      path: string;
+      value: unknown;
+    }>;
+
+  it('is a Component listing files that exist', () => {
+    expect(component.kind).toBe('Component');
+    for (const file of component.resources) expect(fileExists(join('deploy/k8s/redis', file))).toBe(true);
+  });
+
+  it('adds REDIS_URL to the gateway from a Secret the template defines, with a value the config schema accepts', () => {
+    const [add] = patchOf('Deployment');
+    expect(add).toMatchObject({ op: 'add', path: '/spec/template/spec/containers/0/env/-' });
+    const entry = add?.value as { name: string; valueFrom: { secretKeyRef: { name: string; key: string } } };
+    expect(entry.name).toBe('REDIS_URL');
+    const secret = secrets.find((doc) => doc.metadata.name === entry.valueFrom.secretKeyRef.name);
+    const value = secret?.stringData?.[entry.valueFrom.secretKeyRef.key] ?? '';
+    expect(value).toMatch(/CHANGE_ME/);
+    const env = { ...(readYamlDocuments('deploy/k8s').find(({ doc }) => doc.kind === 'ConfigMap' && doc.metadata.name === 'sms-delivery-gateway-config')?.doc.data ?? {}) };
+    const gatewaySecrets = secrets.find((doc) => doc.metadata.name === 'sms-delivery-gateway-secrets')?.stringData ?? {};
+    expect(configProblems('sms-delivery-gateway', { ...env, ...gatewaySecrets, REDIS_URL: value })).toEqual([]);
+  });
+
+  it('drops the client affinity and autoscales the gateway, since any pod can serve any retry', () => {
+    expect(patchOf('Service')).toEqual([{ op: 'replace', path: '/spec/sessionAffinity', value: 'None' }]);
+    const [hpa] = readYamlDocuments('deploy/k8s/redis').filter(({ doc }) => doc.kind === 'HorizontalPodAutoscaler');
+    expect(hpa?.doc.spec).toMatchObject({ scaleTargetRef: { kind: 'Deployment', name: 'sms-delivery-gateway' }, minReplicas: 2 });
+  });
+});
+
 interface OpenApiDocument {
   paths?: Record<string, Record<string, { operationId?: string; security?: unknown[] }>>;
   securityDefinitions?: Record<string, Record<string, string>>;

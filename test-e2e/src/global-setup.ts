@@ -26,6 +26,7 @@ export default async function globalSetup(): Promise<void> {
     dataDir,
     env: { LOG_LEVEL: 'warn' },
     withFailingGateway: true,
+    withRoutedGateway: true,
   });
 
   const control = createServer((req, res) => {
@@ -50,6 +51,7 @@ export default async function globalSetup(): Promise<void> {
     BASE_URL: stack.urls.baseUrl,
     GATEWAY_DELIVERY_URL: stack.urls.gatewayDeliveryUrl,
     FAILING_GATEWAY_DELIVERY_URL: stack.urls.failingGatewayDeliveryUrl,
+    ROUTED_GATEWAY_URL: stack.urls.routedGatewayUrl,
     ADMIN_CLIENT_ID: stack.adminClientId,
     ADMIN_CLIENT_SECRET: stack.adminClientSecret,
     API_AUDIENCE: stack.apiAudience,

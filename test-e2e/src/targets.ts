@@ -18,6 +18,11 @@ export interface Targets {
   outboxToken?: string;
   /** A gateway whose provider always fails, for the delivery-failure case. */
   failingGatewayDeliveryUrl?: string;
+  /**
+   * A gateway (base URL) routing +1555 numbers to a provider that is down, then to its outbox
+   * with the route's sender, for the routed failover case.
+   */
+  routedGatewayUrl?: string;
   /** Set only when the suite launched the stack: lets a test restart a service. */
   controlUrl?: string;
 }
@@ -44,6 +49,7 @@ export function targetsFromEnv(env: Record<string, string | undefined> = process
     gatewayAuthSubject: env.GATEWAY_AUTH_SUBJECT || undefined,
     outboxToken: env.OUTBOX_TOKEN || undefined,
     failingGatewayDeliveryUrl: env.FAILING_GATEWAY_DELIVERY_URL || undefined,
+    routedGatewayUrl: env.ROUTED_GATEWAY_URL ? trim(env.ROUTED_GATEWAY_URL) : undefined,
     controlUrl: env.E2E_CONTROL_URL || undefined,
   };
 }

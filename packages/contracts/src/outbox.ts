@@ -37,6 +37,11 @@ export const WebhookDeliverySchema = z.object({
   body: z.string(),
   sender: z.string().nullable(),
   req: DeliveryRequestInfoSchema.optional(),
+  /**
+   * Where to POST signed delivery receipts for this message (WebhookReceiptSchema); present
+   * when the gateway has a public URL (GATEWAY_PUBLIC_URL) and WEBHOOK_CALLBACK_SECRET.
+   */
+  status_callback: z.url().optional(),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 

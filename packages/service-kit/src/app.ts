@@ -23,6 +23,15 @@ export interface ServiceAppOptions {
   redactQueryParams?: readonly string[];
   /** Replaces the default JSON 404 (the API gateway renders its own). */
   notFound?: express.RequestHandler;
+  /** Keep the exact bytes of parsed JSON bodies (rawBodyOf) for routes that check a signature over them. */
+  keepRawBody?: boolean;
+}
+
+const RAW_BODY = Symbol('rawBody');
+
+/** The exact bytes of a JSON body the shared parser read, when the app keeps them (keepRawBody). */
+export function rawBodyOf(req: express.Request): Buffer | undefined {
+  return (req as express.Request & { [RAW_BODY]?: Buffer })[RAW_BODY];
 }
 
 export interface ServiceApp {
@@ -67,7 +76,14 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   });
 
   const limit = options.bodyLimit ?? '100kb';
-  app.use(express.json({ limit }));
+  app.use(
+    express.json({
+      limit,
+      ...(options.keepRawBody
+        ? { verify: (req: express.Request & { [RAW_BODY]?: Buffer }, _res: unknown, buffer: Buffer) => void (req[RAW_BODY] = buffer) }
+        : {}),
+    }),
+  );
   if (options.urlencoded) app.use(express.urlencoded({ limit, extended: false }));
 
   options.routes(app);

@@ -18,6 +18,12 @@ export interface LaunchOptions {
   echo?: boolean;
   /** Also run a gateway whose provider always fails (the e2e suite's provider-failure case). */
   withFailingGateway?: boolean;
+  /**
+   * Also run a gateway with SMS_ROUTES: numbers starting +1555 go first to a regional webhook
+   * that is down, then fail over to the outbox (with the route's sender, ROUTED_GATEWAY_SENDER);
+   * the e2e suite's routed delivery case.
+   */
+  withRoutedGateway?: boolean;
   env?: Record<string, string | undefined>;
 }
 
@@ -28,7 +34,12 @@ export interface StackUrls {
   /** The gateway's delivery endpoint as the identity service calls it. */
   gatewayDeliveryUrl: string;
   failingGatewayDeliveryUrl?: string;
+  /** The routed gateway's base URL (withRoutedGateway): deliveries at /sms, its outbox and /messages there. */
+  routedGatewayUrl?: string;
 }
+
+/** The sender of the routed gateway's +1555 route. */
+export const ROUTED_GATEWAY_SENDER = '+15550100999';
 
 export interface LaunchedStack {
   urls: StackUrls;
@@ -120,6 +131,26 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       port,
       // The webhook provider points at a port where nothing listens: every delivery fails.
       env: { ...common, SMS_PROVIDER: 'webhook', WEBHOOK_URL: `http://127.0.0.1:${deadPort}/nowhere` },
+    });
+  }
+
+  if (options.withRoutedGateway) {
+    const port = await freePort();
+    const deadPort = await freePort();
+    urls.routedGatewayUrl = `http://localhost:${port}`;
+    plans.push({
+      key: 'routed-gateway',
+      name: 'sms-delivery-gateway',
+      port,
+      env: {
+        ...common,
+        SMS_PROVIDER: 'outbox',
+        // Nothing listens on deadPort: the regional provider always fails, the outbox takes over.
+        SMS_PROVIDER_INSTANCES: JSON.stringify({
+          'regional-down': { provider: 'webhook', WEBHOOK_URL: `http://127.0.0.1:${deadPort}/send`, WEBHOOK_TIMEOUT_MS: '2000' },
+        }),
+        SMS_ROUTES: JSON.stringify({ '+1555': { providers: ['regional-down', 'outbox'], sender: ROUTED_GATEWAY_SENDER }, default: ['outbox'] }),
+      },
     });
   }
 

@@ -1,21 +1,41 @@
 import { createSecretKey } from 'node:crypto';
-import { apiDocsEnabled, apiDocsRouter, createMetricsRegistry, createServiceApp, systemClock, type Clock, type Logger, type ServiceApp } from '@smsauth/service-kit';
+import {
+  apiDocsEnabled,
+  apiDocsRouter,
+  createMetricsRegistry,
+  createServiceApp,
+  epochMillis,
+  Lifecycle,
+  systemClock,
+  type Clock,
+  type Logger,
+  type ServiceApp,
+} from '@smsauth/service-kit';
 import axios, { type AxiosInstance } from 'axios';
 import type { RequestHandler } from 'express';
+import { Redis } from 'ioredis';
 import { isProduction, type Config } from './config';
-import { DeliveryService } from './domain/deliver';
+import { CircuitBreakers } from './domain/circuit-breaker';
+import { DeliveryService, type DeliveryOutcome } from './domain/deliver';
 import { createDeliveryMetrics, type DeliveryMetrics } from './domain/delivery-metrics';
 import type { DeliveryTokenPolicy } from './domain/delivery-token';
 import { decodeGatewaySecret } from './domain/gateway-secret';
+import { IdempotencyStore, SharedIdempotencyStore, type Idempotency } from './domain/idempotency';
 import { createIpAllowList } from './domain/ip-allow-list';
+import { MessageStatusService } from './domain/message-statuses';
 import { buildOpenApiDocument } from './domain/openapi';
-import { createProvider } from './providers/registry';
+import { RouteTable } from './domain/routing';
+import type { SmsProvider } from './domain/sms-provider';
+import { createProviderInstance } from './providers/registry';
 import { mountDeliveryRoute } from './routes/delivery';
+import { mountMessageRoutes } from './routes/messages';
 import { requireAllowedIp, requireDeliveryToken, requireOutboxToken } from './routes/guards';
 import { mountOpenApiRoute } from './routes/openapi';
 import { mountOutboxRoutes } from './routes/outbox';
 import { mountOutboxPage } from './routes/outbox-page';
+import { MemoryMessageStatusStore, type MessageStatusStore } from './store/message-status-store';
 import { OutboxStore } from './store/outbox-store';
+import { RedisIdempotencyRecords, RedisMessageStatusStore } from './store/redis-store';
 
 export const SERVICE_NAME = 'sms-delivery-gateway';
 const VERSION = '0.1.0';
@@ -29,12 +49,32 @@ export interface AppDependencies {
   http?: AxiosInstance;
 }
 
-/** Builds the sms-delivery-gateway app from its dependencies; never listens. */
+/** How long a replica may hold an Idempotency-Key in flight before another may send (a replica that died mid-send). */
+const IN_FLIGHT_TTL_MS = 5 * 60 * 1000;
+
+/** Builds the sms-delivery-gateway app from its dependencies; never listens. With REDIS_URL, closing the lifecycle closes the Redis client. */
 export function buildApp({ config, logger, clock = systemClock, http = axios.create() }: AppDependencies): ServiceApp {
+  const lifecycle = new Lifecycle();
   const outbox = new OutboxStore(config.OUTBOX_CAPACITY);
-  // SMS_PROVIDER picks the definition; it gets its own variables only (registry.ts).
-  const provider = createProvider(config.SMS_PROVIDER, config, { logger, http, outbox, clock });
-  const outboxRoutes = config.SMS_PROVIDER === 'outbox' && (!isProduction(config) || config.OUTBOX_TOKEN !== undefined);
+  const publicUrl = config.GATEWAY_PUBLIC_URL;
+  // Each instance gets its own settings only (registry.ts); routes name them.
+  const providers = new Map<string, SmsProvider>(
+    config.providerInstances.map((instance) => [
+      instance.name,
+      createProviderInstance(instance, {
+        logger,
+        http,
+        outbox,
+        clock,
+        ...(publicUrl !== undefined
+          ? { statusCallbackUrl: (id: string) => `${publicUrl}/receipts/${encodeURIComponent(instance.name)}/${encodeURIComponent(id)}` }
+          : {}),
+      }),
+    ]),
+  );
+  const routes = RouteTable.fromInput(config.SMS_ROUTES, [config.SMS_PROVIDER]);
+  const usesOutbox = config.providerInstances.some((instance) => instance.kind === 'outbox');
+  const outboxRoutes = usesOutbox && (!isProduction(config) || config.OUTBOX_TOKEN !== undefined);
   const authEnabled = config.GATEWAY_AUTH_SECRET !== undefined;
   logStartupWarnings(config, logger, outboxRoutes);
 
@@ -43,11 +83,15 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
     authEnabled,
     outboxRoutes,
     outboxTokenRequired: config.OUTBOX_TOKEN !== undefined,
+    receiptRoutes: publicUrl !== undefined,
   });
 
   const metrics = createMetricsRegistry(SERVICE_NAME);
-  const deliveryMetrics = createDeliveryMetrics(metrics, provider.name);
-  const delivery = new DeliveryService({ provider, metrics: deliveryMetrics, logger, clock });
+  const breakers = new CircuitBreakers({ failureThreshold: config.SMS_BREAKER_FAILURES, cooldownMs: config.SMS_BREAKER_COOLDOWN_MS }, clock);
+  const deliveryMetrics = createDeliveryMetrics(metrics, [...providers.keys()], (name) => breakers.of(name).state);
+  const { idempotency, statuses } = createStores(config, clock, logger, lifecycle);
+  const delivery = new DeliveryService({ providers, routes, breakers, idempotency, statuses, metrics: deliveryMetrics, logger, clock });
+  const messageStatuses = new MessageStatusService({ providers, statuses, metrics: deliveryMetrics, logger, clock });
 
   const deliveryGuards = createDeliveryGuards(config, clock, deliveryMetrics);
   const outboxGuards = config.OUTBOX_TOKEN !== undefined ? [requireOutboxToken(config.OUTBOX_TOKEN, logger)] : [];
@@ -56,16 +100,56 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
     name: SERVICE_NAME,
     logger,
     metrics,
+    lifecycle,
+    keepRawBody: true,
     trustProxy: config.TRUST_PROXY,
     redactQueryParams: ['recipient'],
     routes: (app) => {
       mountDeliveryRoute(app, { delivery, guards: deliveryGuards });
+      mountMessageRoutes(app, { messageStatuses, guards: deliveryGuards, ...(publicUrl !== undefined ? { publicUrl } : {}) });
       if (outboxRoutes) mountOutboxRoutes(app, { outbox, guards: outboxGuards });
       if (outboxRoutes) mountOutboxPage(app, { outbox, token: config.OUTBOX_TOKEN });
       mountOpenApiRoute(app, document);
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: `${SERVICE_NAME} reference`, documentUrl: '/openapi.json' }));
     },
   });
+}
+
+/** Idempotency keys and message statuses: in Redis when REDIS_URL is set (shared by replicas), else in memory. */
+function createStores(
+  config: Config,
+  clock: Clock,
+  logger: Logger,
+  lifecycle: Lifecycle,
+): { idempotency: Idempotency<DeliveryOutcome>; statuses: MessageStatusStore } {
+  if (config.REDIS_URL === undefined) {
+    return {
+      idempotency: new IdempotencyStore<DeliveryOutcome>({ clock }),
+      statuses: new MemoryMessageStatusStore({ now: () => epochMillis(clock) }),
+    };
+  }
+  // Commands fail fast while Redis is unreachable instead of queueing behind reconnects.
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 5000 });
+  let lastError: string | undefined;
+  redis.on('error', (err: Error) => {
+    // Reconnects repeat the same error; say it once until it changes.
+    if (err.message !== lastError) logger.warn({ err: { message: err.message } }, 'redis connection error');
+    lastError = err.message;
+  });
+  redis.on('ready', () => (lastError = undefined));
+  lifecycle.addReadinessCheck('redis', async () => {
+    await redis.ping();
+  });
+  lifecycle.addCloser('redis', async () => {
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  return {
+    idempotency: new SharedIdempotencyStore<DeliveryOutcome>(new RedisIdempotencyRecords(redis, config.REDIS_KEY_PREFIX), {
+      inFlightTtlMs: IN_FLIGHT_TTL_MS,
+      logger,
+    }),
+    statuses: new RedisMessageStatusStore(redis, config.REDIS_KEY_PREFIX),
+  };
 }
 
 /** ALLOWED_IPS first (403), then the bearer token (401); empty when neither is configured. */
@@ -97,12 +181,21 @@ function logStartupWarnings(config: Config, logger: Logger, outboxRoutes: boolea
         : 'GATEWAY_AUTH_SECRET is not set: delivery requests are not authenticated and anyone who can reach this gateway can send SMS through it',
     );
   }
-  if (config.SMS_PROVIDER === 'outbox' && isProduction(config)) {
+  if (config.providerInstances.some((instance) => instance.kind === 'outbox') && isProduction(config)) {
     logger.warn(
       outboxRoutes
         ? 'SMS_PROVIDER=outbox in production: messages are kept in memory and never reach a phone; the outbox read API is on (OUTBOX_TOKEN set)'
         : 'SMS_PROVIDER=outbox in production: messages are kept in memory and never reach a phone; the outbox read API is off (set OUTBOX_TOKEN to enable it)',
     );
   }
-  logger.info({ provider: config.SMS_PROVIDER, authentication: config.GATEWAY_AUTH_SECRET !== undefined }, 'sms delivery gateway configured');
+  logger.info(
+    {
+      provider: config.SMS_PROVIDER,
+      providers: config.providerInstances.map((instance) => `${instance.name} (${instance.kind})`),
+      routes: config.SMS_ROUTES !== undefined ? Object.keys(config.SMS_ROUTES) : undefined,
+      idempotencyStore: config.REDIS_URL !== undefined ? 'redis' : 'memory',
+      authentication: config.GATEWAY_AUTH_SECRET !== undefined,
+    },
+    'sms delivery gateway configured',
+  );
 }

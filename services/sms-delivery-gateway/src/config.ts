@@ -2,7 +2,47 @@ import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 import { decodeGatewaySecret } from './domain/gateway-secret';
 import { invalidRanges, splitList } from './domain/ip-allow-list';
-import { PROVIDER_NAMES, checkProviderRules, providerSettingsShape, type ProviderName } from './providers/registry';
+import { ProviderInstanceNameSchema, RouteTableSchema } from './domain/routing';
+import {
+  PROVIDER_NAMES,
+  checkProviderRules,
+  instanceFromVariables,
+  parseInstance,
+  providerSettingsShape,
+  type ProviderInstance,
+  type ProviderName,
+} from './providers/registry';
+
+/** A JSON-valued variable, then `schema`; a value that is not JSON is refused saying so. */
+const jsonVariable = <T extends z.ZodType>(schema: T, example: string) =>
+  env.optionalString().transform((value, ctx): z.output<T> | undefined => {
+    if (value === undefined) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `must be JSON, e.g. ${example}` });
+      return z.NEVER;
+    }
+    const result = schema.safeParse(parsed);
+    if (!result.success) {
+      for (const issue of result.error.issues) {
+        const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+        // A bad record key: zod's own words are "Invalid key in record"; the key schema's say why.
+        const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+        ctx.addIssue({ code: 'custom', message: `${where}${message}` });
+      }
+      return z.NEVER;
+    }
+    return result.data;
+  });
+
+const InstancesSchema = z.record(
+  ProviderInstanceNameSchema.refine((name) => !(PROVIDER_NAMES as readonly string[]).includes(name), {
+    message: `instance names must differ from the provider kinds (${PROVIDER_NAMES.join(', ')}), which name the instances their own variables configure`,
+  }),
+  z.record(z.string(), z.unknown()),
+);
 
 const variablesSchema = z.object({
   PORT: env.port(4100),
@@ -34,6 +74,16 @@ const variablesSchema = z.object({
     (value) => (value === '' ? undefined : value),
     z.enum(PROVIDER_NAMES, { message: `must be one of ${PROVIDER_NAMES.join(', ')}` }).optional(),
   ),
+  /** JSON: route key (`+49`, `DE`, `default`) -> provider names, or {providers, sender}. */
+  SMS_ROUTES: jsonVariable(RouteTableSchema, '{"+1":{"providers":["twilio"],"sender":"+12025550100"},"DE":["webhook-de","twilio"]}'),
+  /** JSON: extra provider instances, name -> {provider: kind, <that kind's variables>}. */
+  SMS_PROVIDER_INSTANCES: jsonVariable(InstancesSchema, '{"webhook-de":{"provider":"webhook","WEBHOOK_URL":"https://sms.example.de/send"}}'),
+  SMS_BREAKER_FAILURES: env.positiveInt(5).pipe(z.number().max(1000)),
+  SMS_BREAKER_COOLDOWN_MS: env.positiveInt(30_000).pipe(z.number().min(100).max(3_600_000)),
+  /** The gateway's URL as providers reach it, for delivery receipt callbacks. */
+  GATEWAY_PUBLIC_URL: z.preprocess((value) => (value === '' ? undefined : value), env.url().optional()).transform((url) => url?.replace(/\/+$/, '')),
+  REDIS_URL: env.optionalString().pipe(z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' }).optional()),
+  REDIS_KEY_PREFIX: z.string().min(1).default('smsauth:sms-gateway:'),
   OUTBOX_CAPACITY: env.positiveInt(1000).pipe(z.number().max(100_000)),
   OUTBOX_TOKEN: env.optionalString(),
 
@@ -43,10 +93,10 @@ const variablesSchema = z.object({
 type Variables = z.output<typeof variablesSchema>;
 
 /** Environment of the sms-delivery-gateway service; parsed once at start. */
-export const configSchema = variablesSchema.superRefine(checkCrossFieldRules).transform((config) => ({
-  ...config,
-  SMS_PROVIDER: (config.SMS_PROVIDER ?? 'outbox') satisfies ProviderName,
-}));
+export const configSchema = variablesSchema.superRefine(checkCrossFieldRules).transform((config, ctx) => {
+  const SMS_PROVIDER = (config.SMS_PROVIDER ?? 'outbox') satisfies ProviderName;
+  return { ...config, SMS_PROVIDER, providerInstances: resolveInstances({ ...config, SMS_PROVIDER }, ctx) };
+});
 
 export type Config = z.output<typeof configSchema>;
 
@@ -68,9 +118,43 @@ function checkCrossFieldRules(config: Variables, ctx: z.RefinementCtx): void {
     }
   }
 
-  if (config.SMS_PROVIDER === undefined && isProduction(config)) {
-    problem('SMS_PROVIDER', `must be set in production (${PROVIDER_NAMES.join(', ')})`);
+  const routesHaveDefault = config.SMS_ROUTES?.default !== undefined;
+  if (config.SMS_PROVIDER === undefined && isProduction(config) && !routesHaveDefault) {
+    problem('SMS_PROVIDER', `must be set in production (${PROVIDER_NAMES.join(', ')}), or SMS_ROUTES must have a "default" route`);
   }
 
-  checkProviderRules(config, { selected: config.SMS_PROVIDER ?? 'outbox', production: isProduction(config) }, problem);
+  // The kinds configured by their own variables that something uses: their rules apply as "selected".
+  const selected = new Map<string, string>();
+  if (!routesHaveDefault) selected.set(config.SMS_PROVIDER ?? 'outbox', `SMS_PROVIDER is ${config.SMS_PROVIDER ?? 'outbox'}`);
+  const instances = new Set(Object.keys(config.SMS_PROVIDER_INSTANCES ?? {}));
+  for (const [key, route] of Object.entries(config.SMS_ROUTES ?? {})) {
+    for (const name of Array.isArray(route) ? route : route.providers) {
+      if ((PROVIDER_NAMES as readonly string[]).includes(name)) {
+        if (!selected.has(name)) selected.set(name, `SMS_ROUTES uses ${name}`);
+      } else if (!instances.has(name)) {
+        problem('SMS_ROUTES', `route "${key}" names provider "${name}", which is neither ${PROVIDER_NAMES.join(', ')} nor an SMS_PROVIDER_INSTANCES name`);
+      }
+    }
+  }
+  checkProviderRules(config, { selected, production: isProduction(config) }, problem);
+}
+
+/** Every provider instance a route uses, the default route's first; problems of SMS_PROVIDER_INSTANCES entries refuse the environment. */
+function resolveInstances(config: Variables & { SMS_PROVIDER: ProviderName }, ctx: z.RefinementCtx): ProviderInstance[] {
+  const problem = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: ['SMS_PROVIDER_INSTANCES'], message: `"${path.split('.')[0]}".${path.split('.').slice(1).join('.')}: ${message}` });
+  const configured = new Map<string, ProviderInstance>();
+  for (const [name, entry] of Object.entries(config.SMS_PROVIDER_INSTANCES ?? {})) {
+    const instance = parseInstance(name, entry, isProduction(config), problem);
+    if (instance) configured.set(name, instance);
+  }
+  const routes = config.SMS_ROUTES ?? {};
+  const used = [routes.default === undefined ? [config.SMS_PROVIDER] : [], ...Object.values(routes)].flatMap((route) =>
+    Array.isArray(route) ? route : 'providers' in route ? route.providers : [],
+  );
+  return [...new Set(used)].flatMap((name) => {
+    if ((PROVIDER_NAMES as readonly string[]).includes(name)) return [instanceFromVariables(name as ProviderName, config)];
+    const instance = configured.get(name);
+    return instance ? [instance] : [];
+  });
 }

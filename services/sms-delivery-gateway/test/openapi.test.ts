@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { DeliveryRequestSchema, OutboxMessageSchema, toJsonSchema } from '@smsauth/contracts';
+import { DeliveryRequestSchema, MessageStatusSchema, OutboxMessageSchema, toJsonSchema } from '@smsauth/contracts';
 import { buildGateway } from './support/gateway';
 import { SECRET } from './support/tokens';
 
@@ -33,6 +33,18 @@ describe('GET /openapi.json', () => {
     const webhook = (await request(buildGateway({ SMS_PROVIDER: 'webhook', WEBHOOK_URL: 'http://127.0.0.1:9/' }).app).get('/openapi.json')).body;
     expect(outbox.paths['/outbox/messages']).toBeDefined();
     expect(webhook.paths['/outbox/messages']).toBeUndefined();
+  });
+});
+
+describe('GET /openapi.json: message statuses and receipts', () => {
+  it('describes GET /messages/{id} with the contracts MessageStatus schema and the receipt route only with a public URL', async () => {
+    const local = (await request(buildGateway().app).get('/openapi.json')).body;
+    const public_ = (await request(buildGateway({ GATEWAY_PUBLIC_URL: 'https://gw.example.com' }).app).get('/openapi.json')).body;
+    expect(local.components.schemas.MessageStatus).toEqual(withoutDialect(toJsonSchema(MessageStatusSchema)));
+    expect(local.paths['/messages/{id}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/MessageStatus' });
+    expect(local.paths['/sms'].post.responses['200'].headers).toHaveProperty('SMS-Message-Id');
+    expect(local.paths['/receipts/{provider}/{id}']).toBeUndefined();
+    expect(Object.keys(public_.paths['/receipts/{provider}/{id}'].post.responses)).toEqual(['204', '400', '403', '404']);
   });
 });
 

@@ -1,10 +1,14 @@
 import request from 'supertest';
 import { DeliveryService } from '../src/domain/deliver';
+import { CircuitBreakers } from '../src/domain/circuit-breaker';
 import { createDeliveryMetrics } from '../src/domain/delivery-metrics';
+import { IdempotencyStore } from '../src/domain/idempotency';
+import { RouteTable } from '../src/domain/routing';
 import { loadConfig, createMetricsRegistry } from '@smsauth/service-kit';
 import axios from 'axios';
 import { configSchema } from '../src/config';
 import { createProvider } from '../src/providers/registry';
+import { MemoryMessageStatusStore } from '../src/store/message-status-store';
 import { OutboxStore } from '../src/store/outbox-store';
 import { NOW, buildGateway, deliveryBody, metricValue } from './support/gateway';
 import { captureLogs } from './support/logs';
@@ -90,8 +94,19 @@ describe('webhook provider', () => {
     const config = loadConfig(configSchema, webhookEnv());
     const logs = captureLogs();
     const registry = createMetricsRegistry('test');
-    const provider = createProvider('webhook', config, { logger: logs.logger, http: axios.create(), outbox: new OutboxStore(1), clock: { now: () => new Date(NOW) } });
-    const delivery = new DeliveryService({ provider, metrics: createDeliveryMetrics(registry, provider.name), logger: logs.logger, clock: { now: () => new Date(NOW) } });
+    const clock = { now: () => new Date(NOW) };
+    const provider = createProvider('webhook', config, { logger: logs.logger, http: axios.create(), outbox: new OutboxStore(1), clock });
+    const breakers = new CircuitBreakers({ failureThreshold: 5, cooldownMs: 30_000 }, clock);
+    const delivery = new DeliveryService({
+      providers: new Map([[provider.name, provider]]),
+      routes: RouteTable.fromInput(undefined, [provider.name]),
+      breakers,
+      idempotency: new IdempotencyStore({ clock }),
+      statuses: new MemoryMessageStatusStore({ now: () => NOW }),
+      metrics: createDeliveryMetrics(registry, [provider.name], (name) => breakers.of(name).state),
+      logger: logs.logger,
+      clock,
+    });
     const message = { recipient: '+14155550123', body: 'Your verification code is 482913' };
 
     receiver.hold();

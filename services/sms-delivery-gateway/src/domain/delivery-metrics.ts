@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { BreakerState } from './circuit-breaker';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'failed';
 export type RejectionReason = 'unauthorized' | 'forbidden' | 'invalid_request';
@@ -8,10 +9,19 @@ export interface DeliveryMetrics {
   providerLatency: Histogram<'provider' | 'outcome'>;
   replays: Counter<'provider'>;
   rejections: Counter<'reason'>;
+  failovers: Counter<'from' | 'to'>;
+  deliveryStatuses: Counter<'provider' | 'status'>;
 }
 
+/** The breaker gauge's values: 0 closed, 1 open, 2 half-open. */
+export const BREAKER_STATE_VALUES: Record<BreakerState, number> = { closed: 0, open: 1, half_open: 2 };
+
 /** The gateway's own metrics, on the app's registry (served at /metrics). */
-export function createDeliveryMetrics(registry: Registry, provider: string): DeliveryMetrics {
+export function createDeliveryMetrics(
+  registry: Registry,
+  providers: readonly string[],
+  breakerState: (provider: string) => BreakerState,
+): DeliveryMetrics {
   const metrics: DeliveryMetrics = {
     deliveries: new Counter({
       name: 'sms_deliveries_total',
@@ -38,9 +48,33 @@ export function createDeliveryMetrics(registry: Registry, provider: string): Del
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    failovers: new Counter({
+      name: 'sms_failovers_total',
+      help: 'Messages moved on from a provider that failed (transport error, timeout, 5xx) or was skipped (breaker open) to the next one of the route',
+      labelNames: ['from', 'to'] as const,
+      registers: [registry],
+    }),
+    deliveryStatuses: new Counter({
+      name: 'sms_delivery_status_total',
+      help: 'Message statuses recorded (accepted or failed at send time, then from delivery receipts), by provider and status',
+      labelNames: ['provider', 'status'] as const,
+      registers: [registry],
+    }),
   };
+  new Gauge({
+    name: 'sms_provider_breaker_state',
+    help: 'Circuit breaker of each provider: 0 closed, 1 open (skipped), 2 half-open (next message probes it)',
+    labelNames: ['provider'] as const,
+    registers: [registry],
+    // Read at scrape time: an open breaker turns half-open by the clock alone.
+    collect() {
+      for (const provider of providers) this.set({ provider }, BREAKER_STATE_VALUES[breakerState(provider)]);
+    },
+  });
   // Zero series up front, so dashboards and alerts see the labels before the first message.
-  for (const outcome of ['delivered', 'failed'] as const) metrics.deliveries.inc({ provider, outcome }, 0);
-  metrics.replays.inc({ provider }, 0);
+  for (const provider of providers) {
+    for (const outcome of ['delivered', 'failed'] as const) metrics.deliveries.inc({ provider, outcome }, 0);
+    metrics.replays.inc({ provider }, 0);
+  }
   return metrics;
 }

@@ -1,9 +1,13 @@
-import { createHash } from 'node:crypto';
-import { epochMillis, HttpError, type Clock } from '@smsauth/service-kit';
+import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { epochMillis, HttpError, type Clock, type Logger } from '@smsauth/service-kit';
 import { LRUCache } from 'lru-cache';
+import type { IdempotencyRecords } from '../store/idempotency-records';
 
 export const IDEMPOTENCY_TTL_MS = 10 * 60 * 1000;
 export const IDEMPOTENCY_MAX_KEYS = 10_000;
+/** How long a duplicate waits for a delivery in flight on another replica before answering 409 (under identity's 30 s timeout). */
+export const IN_FLIGHT_MAX_WAIT_MS = 25_000;
 
 interface Entry<T> {
   fingerprint: string;
@@ -11,12 +15,20 @@ interface Entry<T> {
   outcome: Promise<T>;
 }
 
+/** One send per `Idempotency-Key`: in memory (IdempotencyStore) or shared by replicas (SharedIdempotencyStore). */
+export interface Idempotency<T> {
+  run(key: string, fingerprint: string, task: () => Promise<T>): Promise<{ outcome: T; replayed: boolean }>;
+}
+
+const reusedKey = () =>
+  new HttpError(422, 'invalid_request', 'This Idempotency-Key was already used for a different message; use a new key per message');
+
 /**
  * Remembers the outcome of each `Idempotency-Key` for 10 minutes, in memory and bounded
- * (least recently used keys go first). Per process: replicas need sticky routing by key
- * or a shared store.
+ * (least recently used keys go first). Per process: replicas share keys through
+ * SharedIdempotencyStore (REDIS_URL).
  */
-export class IdempotencyStore<T> {
+export class IdempotencyStore<T> implements Idempotency<T> {
   private readonly entries: LRUCache<string, Entry<T>>;
 
   constructor(options: { clock: Clock; ttlMs?: number; maxKeys?: number }) {
@@ -36,13 +48,7 @@ export class IdempotencyStore<T> {
   async run(key: string, fingerprint: string, task: () => Promise<T>): Promise<{ outcome: T; replayed: boolean }> {
     const existing = this.entries.get(key);
     if (existing) {
-      if (existing.fingerprint !== fingerprint) {
-        throw new HttpError(
-          422,
-          'invalid_request',
-          'This Idempotency-Key was already used for a different message; use a new key per message',
-        );
-      }
+      if (existing.fingerprint !== fingerprint) throw reusedKey();
       return { outcome: await existing.outcome, replayed: true };
     }
     const entry: Entry<T> = { fingerprint, outcome: task() };
@@ -53,6 +59,63 @@ export class IdempotencyStore<T> {
       if (this.entries.peek(key) === entry) this.entries.delete(key);
       throw err;
     }
+  }
+}
+
+/**
+ * The idempotency keys shared by every replica (Redis): the first caller marks the key in
+ * flight and sends; a duplicate arriving meanwhile, on any replica, waits for the outcome and
+ * answers it. The in-flight marker expires after `inFlightTtlMs` (longer than any send), so a
+ * replica that died mid-send does not block the key for good.
+ */
+export class SharedIdempotencyStore<T> implements Idempotency<T> {
+  private readonly ttlMs: number;
+  private readonly inFlightTtlMs: number;
+  private readonly maxWaitMs: number;
+
+  constructor(
+    private readonly records: IdempotencyRecords<T>,
+    private readonly options: { ttlMs?: number; inFlightTtlMs: number; maxWaitMs?: number; logger: Logger },
+  ) {
+    this.ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
+    this.inFlightTtlMs = options.inFlightTtlMs;
+    this.maxWaitMs = options.maxWaitMs ?? IN_FLIGHT_MAX_WAIT_MS;
+  }
+
+  async run(key: string, fingerprint: string, task: () => Promise<T>): Promise<{ outcome: T; replayed: boolean }> {
+    const owner = randomUUID();
+    const giveUpAt = Date.now() + this.maxWaitMs;
+    let pollMs = 10;
+    for (;;) {
+      const found = await this.records.claim(key, fingerprint, owner, this.inFlightTtlMs);
+      if (found === undefined) return { outcome: await this.runOwned(key, fingerprint, owner, task), replayed: false };
+      if (found.fingerprint !== fingerprint) throw reusedKey();
+      if (found.state === 'done') return { outcome: found.outcome, replayed: true };
+      // In flight on some replica: wait for its outcome (or for the marker to go), but not past
+      // the caller's own timeout: a 409 it can retry beats an answer it no longer waits for.
+      if (Date.now() >= giveUpAt) {
+        throw new HttpError(409, 'invalid_request', 'A delivery with this Idempotency-Key is still in progress; retry later with the same key');
+      }
+      await sleep(pollMs);
+      pollMs = Math.min(pollMs * 2, 200);
+    }
+  }
+
+  private async runOwned(key: string, fingerprint: string, owner: string, task: () => Promise<T>): Promise<T> {
+    let outcome: T;
+    try {
+      outcome = await task();
+    } catch (err) {
+      await this.records.release(key, owner);
+      throw err;
+    }
+    try {
+      await this.records.complete(key, fingerprint, outcome, this.ttlMs);
+    } catch (err) {
+      // The message went out: answer its outcome. A retry meanwhile waits for the marker to expire.
+      this.options.logger.error({ err: { message: (err as Error).message }, idempotencyKey: key }, 'could not record the outcome of an Idempotency-Key');
+    }
+    return outcome;
   }
 }
 

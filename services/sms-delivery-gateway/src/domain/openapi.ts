@@ -1,5 +1,8 @@
 import {
   DeliveryRequestSchema,
+  MESSAGE_ID_HEADER,
+  MessageStatusSchema,
+  WebhookReceiptSchema,
   OAuthErrorBodySchema,
   OutboxMessageListSchema,
   OutboxMessageSchema,
@@ -13,6 +16,8 @@ export interface OpenApiOptions {
   authEnabled: boolean;
   outboxRoutes: boolean;
   outboxTokenRequired: boolean;
+  /** GATEWAY_PUBLIC_URL is set: providers send receipts to POST /receipts/{provider}/{id}. */
+  receiptRoutes: boolean;
 }
 
 /** A component schema: the contracts JSON Schema without its `$schema` marker. */
@@ -46,17 +51,62 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
         ],
         requestBody: { required: true, content: { 'application/json': { schema: ref('DeliveryRequest') } } },
         responses: {
-          '200': { description: 'The provider accepted the message. Empty body.' },
+          '200': {
+            description: 'A provider of the recipient’s route accepted the message. Empty body.',
+            headers: { [MESSAGE_ID_HEADER]: { description: 'The message id, for GET /messages/{id}.', schema: { type: 'string' } } },
+          },
           '400': errorResponse('Invalid body or Idempotency-Key; `details` names each field.'),
           '401': errorResponse('Missing or invalid bearer token (with WWW-Authenticate: Bearer).'),
           '403': errorResponse('Caller address not in ALLOWED_IPS.'),
           '413': errorResponse('Body over 100 kB.'),
           '422': errorResponse('Idempotency-Key already used for a different message.'),
-          '500': errorResponse('`provider_error`: the provider refused or could not be reached; the description gives its reason.'),
+          '409': errorResponse('With REDIS_URL: a delivery with this Idempotency-Key is still in progress on another replica after 25 s; retry with the same key.'),
+          '500': errorResponse('`provider_error`: a provider refused the message (4xx), or every provider of the route failed or was skipped; the description gives the reason. Carries SMS-Message-Id too.'),
+        },
+      },
+    },
+    '/messages/{id}': {
+      get: {
+        operationId: 'getMessageStatus',
+        summary: 'Where a message stands: accepted, sent, delivered, undelivered or failed (kept 24 hours)',
+        ...(options.authEnabled ? { security: [{ deliveryToken: [] }] } : {}),
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': { description: 'The status', content: { 'application/json': { schema: ref('MessageStatus') } } },
+          '401': errorResponse('Missing or invalid bearer token.'),
+          '403': errorResponse('Caller address not in ALLOWED_IPS.'),
+          '404': errorResponse('No message with this id.'),
         },
       },
     },
   };
+  if (options.receiptRoutes) {
+    paths['/receipts/{provider}/{id}'] = {
+      post: {
+        operationId: 'receiveDeliveryReceipt',
+        summary: 'A provider’s signed delivery receipt for one message (the URL each message was sent with)',
+        description:
+          'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`.',
+        parameters: [
+          { name: 'provider', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
+            'application/json': { schema: ref('WebhookReceipt') },
+          },
+        },
+        responses: {
+          '204': { description: 'Recorded (a status never moves back: an older receipt changes nothing).' },
+          '400': errorResponse('Signed, but not a receipt the gateway understands.'),
+          '403': errorResponse('Unsigned, or the signature does not verify.'),
+          '404': errorResponse('The provider sends no receipts, or no message with this id was accepted by it.'),
+        },
+      },
+    };
+  }
   if (options.outboxRoutes) {
     const security = options.outboxTokenRequired ? { security: [{ outboxToken: [] }] } : {};
     paths['/outbox/messages'] = {
@@ -96,6 +146,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
         OutboxMessage: component(OutboxMessageSchema),
         OutboxMessageList: component(OutboxMessageListSchema),
         WebhookDelivery: component(WebhookDeliverySchema),
+        MessageStatus: component(MessageStatusSchema),
+        WebhookReceipt: component(WebhookReceiptSchema),
       },
       securitySchemes: {
         deliveryToken: {

@@ -1,4 +1,4 @@
-import type { DeliveryRequestInfo } from '@smsauth/contracts';
+import type { DeliveryRequestInfo, MessageStatusValue } from '@smsauth/contracts';
 
 // The port the delivery domain sends through; each provider in providers/ implements it.
 
@@ -8,7 +8,10 @@ export interface OutgoingSms {
   id: string;
   recipient: string;
   body: string;
+  /** The request's sender (the connection's `from`), when it had one. */
   sender?: string;
+  /** The route's `sender` (SMS_ROUTES): replaces any other sender for this message. */
+  routeSender?: string;
   req?: DeliveryRequestInfo;
   /** The caller's `Idempotency-Key`, for providers that can pass it on. */
   idempotencyKey?: string;
@@ -19,18 +22,44 @@ export interface SendResult {
   providerMessageId?: string;
 }
 
+/** A delivery receipt as the gateway received it, before any check. */
+export interface ReceiptRequest {
+  /** The full public URL it was sent to (GATEWAY_PUBLIC_URL + path and query): what signatures cover. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body's exact bytes. */
+  rawBody: Buffer;
+}
+
+/** What a receipt says about a message. */
+export interface Receipt {
+  status: MessageStatusValue;
+  providerMessageId?: string;
+  errorCode?: string;
+}
+
+export type ReceiptReading =
+  | { kind: 'unsigned' }
+  | { kind: 'bad_signature' }
+  /** Signed correctly but not a receipt this gateway understands. */
+  | { kind: 'invalid'; description: string }
+  | { kind: 'receipt'; receipt: Receipt };
+
 /**
  * Every provider: send the message or throw ProviderError. Anything else thrown is a bug
  * and becomes a generic 500.
  */
 export interface SmsProvider {
+  /** The instance name routes use (`twilio`, or a name from SMS_PROVIDER_INSTANCES). */
   readonly name: string;
   send(message: OutgoingSms): Promise<SendResult>;
+  /** Verifies and reads a delivery receipt for this provider; absent when it sends none. */
+  readReceipt?(request: ReceiptRequest): ReceiptReading;
 }
 
 /**
  * The provider refused or could not be reached. `description` is shown to the caller:
- * the provider's reason, never a credential.
+ * the provider's reason, never a credential. `details.status` is its HTTP status when it answered.
  */
 export class ProviderError extends Error {
   constructor(
@@ -41,4 +70,14 @@ export class ProviderError extends Error {
     super(`${provider}: ${description}`);
     this.name = 'ProviderError';
   }
+}
+
+/**
+ * Whether another provider should be tried: no answer (transport error, timeout), a 5xx, a
+ * redirect (misconfigured endpoint), 408 or 429. Any other 4xx means this message was refused
+ * (bad number, blocked) and another provider would refuse it too.
+ */
+export function isProviderFailure(err: ProviderError): boolean {
+  const status = err.details.status;
+  return status === undefined || status < 400 || status >= 500 || status === 408 || status === 429;
 }

@@ -9,13 +9,13 @@ import { defineProvider } from './provider';
 export const outboxProvider = defineProvider({
   name: 'outbox',
   settingsSchema: z.object({}),
-  create: (_settings, { outbox, clock }) => ({
-    name: 'outbox',
+  create: (_settings, { name, outbox, clock }) => ({
+    name,
     async send(message) {
       outbox.add({
         id: message.id,
         recipient: message.recipient,
-        sender: message.sender ?? null,
+        sender: message.routeSender ?? message.sender ?? null,
         body: message.body,
         received_at: clock.now().toISOString(),
       });

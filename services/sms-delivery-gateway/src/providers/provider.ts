@@ -6,6 +6,10 @@ import type { OutboxStore } from '../store/outbox-store';
 
 /** What the service hands every provider besides its settings; each takes only what it needs. */
 export interface ProviderDependencies {
+  /** The instance's name (its kind for the one configured by its own variables); the SmsProvider's name. */
+  name: string;
+  /** Where this instance's delivery receipts for a message go; absent without GATEWAY_PUBLIC_URL. */
+  statusCallbackUrl?: (messageId: string) => string;
   logger: Logger;
   http: AxiosInstance;
   outbox: OutboxStore;
@@ -17,7 +21,7 @@ export type ProviderSettings<Schema extends z.ZodObject> = z.output<Schema>;
 
 /** What a provider's rules see besides its settings, and how they report a problem. */
 export interface ProviderRuleContext<Settings> {
-  /** SMS_PROVIDER names this provider (or defaults to it). */
+  /** SMS_PROVIDER or a route names this provider (or it is an SMS_PROVIDER_INSTANCES entry of its kind). */
   selected: boolean;
   /** NODE_ENV is production. */
   production: boolean;

@@ -63,29 +63,96 @@ function settingsOf(definition: ProviderDefinition, variables: ProviderVariables
 
 /**
  * Checks every provider's rules on its own settings (superRefine-style: each problem names a
- * variable). `selected` is the provider SMS_PROVIDER names, after defaulting.
+ * variable). `selected` maps the kinds SMS_PROVIDER (after defaulting) and SMS_ROUTES use to
+ * why (`SMS_PROVIDER is twilio`, `SMS_ROUTES uses twilio`).
  */
 export function checkProviderRules(
   variables: ProviderVariables,
-  environment: { selected: ProviderName; production: boolean },
+  environment: { selected: ReadonlyMap<string, string>; production: boolean },
   addProblem: (variable: string, message: string) => void,
 ): void {
   for (const definition of DEFINITIONS) {
     const settings = settingsOf(definition, variables);
     const context: ProviderRuleContext<Record<string, unknown>> = {
-      selected: environment.selected === definition.name,
+      selected: environment.selected.has(definition.name),
       production: environment.production,
       problem: addProblem,
       required(variable) {
-        if (context.selected && settings[variable] === undefined) addProblem(variable, `is required when SMS_PROVIDER is ${definition.name}`);
+        if (context.selected && settings[variable] === undefined) addProblem(variable, `is required when ${environment.selected.get(definition.name)}`);
       },
     };
     definition.rules?.(settings, context);
   }
 }
 
-/** Builds the selected provider from its own settings (picked from the parsed environment). */
-export function createProvider(name: ProviderName, variables: ProviderVariables, deps: ProviderDependencies): SmsProvider {
-  const definition = definitionOf(name);
-  return definition.create(settingsOf(definition, variables), deps);
+/** One configured provider: a kind's definition and the settings of this instance. */
+export interface ProviderInstance {
+  /** What routes call it: the kind itself, or a name from SMS_PROVIDER_INSTANCES. */
+  name: string;
+  kind: ProviderName;
+  settings: Record<string, unknown>;
+}
+
+/** The instance a kind's own variables configure (TWILIO_*, WEBHOOK_*), named after the kind. */
+export function instanceFromVariables(kind: ProviderName, variables: ProviderVariables): ProviderInstance {
+  return { name: kind, kind, settings: settingsOf(definitionOf(kind), variables) };
+}
+
+/**
+ * An SMS_PROVIDER_INSTANCES entry: `{provider: kind, VARIABLE: value...}` with the kind's own
+ * variable names (values as in the environment; an object or number is taken as its JSON).
+ * Parsed by the kind's own schema and rules, as if selected; problems name the entry and variable.
+ */
+export function parseInstance(
+  name: string,
+  entry: Record<string, unknown>,
+  production: boolean,
+  addProblem: (path: string, message: string) => void,
+): ProviderInstance | undefined {
+  const kind = entry.provider;
+  const definition = DEFINITIONS.find((candidate) => candidate.name === kind);
+  if (!definition) {
+    addProblem(`${name}.provider`, `must be one of ${PROVIDER_NAMES.join(', ')}`);
+    return undefined;
+  }
+  const known = new Set(Object.keys(definition.settingsSchema.shape));
+  const raw: Record<string, string> = {};
+  for (const [variable, value] of Object.entries(entry)) {
+    if (variable === 'provider') continue;
+    if (!known.has(variable)) {
+      addProblem(`${name}.${variable}`, `is not a ${definition.name} variable (${[...known].join(', ') || 'it has none'})`);
+      continue;
+    }
+    raw[variable] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  const parsed = definition.settingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) addProblem(`${name}.${issue.path.join('.')}`, issue.message);
+    return undefined;
+  }
+  const settings = parsed.data as Record<string, unknown>;
+  let ok = true;
+  const problem = (variable: string, message: string) => {
+    ok = false;
+    addProblem(`${name}.${variable}`, message);
+  };
+  definition.rules?.(settings, {
+    selected: true,
+    production,
+    problem,
+    required(variable) {
+      if (settings[variable] === undefined) problem(variable, `is required for a ${definition.name} provider`);
+    },
+  });
+  return ok ? { name, kind: definition.name as ProviderName, settings } : undefined;
+}
+
+/** Builds one provider instance from its settings. */
+export function createProviderInstance(instance: ProviderInstance, deps: Omit<ProviderDependencies, 'name'>): SmsProvider {
+  return definitionOf(instance.kind).create(instance.settings, { ...deps, name: instance.name });
+}
+
+/** Builds the provider SMS_PROVIDER names from its own settings (picked from the parsed environment). */
+export function createProvider(name: ProviderName, variables: ProviderVariables, deps: Omit<ProviderDependencies, 'name'>): SmsProvider {
+  return createProviderInstance(instanceFromVariables(name, variables), deps);
 }

@@ -1,4 +1,4 @@
-import { PhoneNumberSchema } from '@smsauth/contracts';
+import { PhoneNumberSchema, TwilioStatusCallbackSchema } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 import {
@@ -9,7 +9,9 @@ import {
   type ProviderDependencies,
   type ProviderSettings,
 } from './provider';
-import { ProviderError, type SmsProvider } from '../domain/sms-provider';
+import { statusFromTwilio } from '../domain/message-status';
+import { signaturesMatch, twilioSignature } from '../domain/receipt-signatures';
+import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
 
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
@@ -40,9 +42,10 @@ interface TwilioErrorBody {
 
 /**
  * Twilio Programmable Messaging: `POST /2010-04-01/Accounts/{sid}/Messages.json`,
- * form-encoded, HTTP basic auth. The sender is the operator's `TWILIO_FROM` and/or
- * Messaging Service, not the request's `sender`: Twilio only sends from numbers the
- * account owns.
+ * form-encoded, HTTP basic auth. The sender is the route's `sender` or the operator's
+ * `TWILIO_FROM` and/or Messaging Service, not the request's `sender`: Twilio only sends from
+ * numbers the account owns. With a public URL it asks for status callbacks, which
+ * readReceipt verifies (X-Twilio-Signature).
  */
 export const twilioProvider = defineProvider({
   name: 'twilio',
@@ -60,24 +63,27 @@ export const twilioProvider = defineProvider({
       problem('TWILIO_FROM', 'must be an E.164 number like +14155550123 or an alphanumeric sender id of 1-11 characters');
     }
   },
-  create: (settings, { http }) => createTwilioSender(settings, http),
+  create: (settings, deps) => createTwilioSender(settings, deps),
 });
 
-function createTwilioSender(settings: ProviderSettings<typeof settingsSchema>, http: ProviderDependencies['http']): SmsProvider {
+function createTwilioSender(settings: ProviderSettings<typeof settingsSchema>, deps: ProviderDependencies): SmsProvider {
+  const { http, name, statusCallbackUrl } = deps;
   const accountSid = settings.TWILIO_ACCOUNT_SID ?? '';
   const authToken = settings.TWILIO_AUTH_TOKEN ?? '';
   const url = `${settings.TWILIO_API_BASE_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`;
   const timeout = settings.TWILIO_TIMEOUT_MS;
   const fail = (description: string, details: ProviderError['details'] = {}) =>
-    new ProviderError('twilio', scrubSecrets(description, [authToken]), details);
+    new ProviderError(name, scrubSecrets(description, [authToken]), details);
 
   return {
-    name: 'twilio',
+    name,
     async send(message) {
       const form = new URLSearchParams({ To: message.recipient, Body: message.body });
       if (settings.TWILIO_MESSAGING_SERVICE_SID) form.set('MessagingServiceSid', settings.TWILIO_MESSAGING_SERVICE_SID);
       // Both may be set: Twilio then sends from From and applies the service's features.
-      if (settings.TWILIO_FROM) form.set('From', settings.TWILIO_FROM);
+      const from = message.routeSender ?? settings.TWILIO_FROM;
+      if (from) form.set('From', from);
+      if (statusCallbackUrl) form.set('StatusCallback', statusCallbackUrl(message.id));
 
       let response;
       try {
@@ -104,6 +110,28 @@ function createTwilioSender(settings: ProviderSettings<typeof settingsSchema>, h
           ? `Twilio error ${code} (HTTP ${response.status}): ${reason}`
           : `Twilio answered HTTP ${response.status}: ${reason}`;
       throw fail(description, { status: response.status, ...(code !== undefined ? { code } : {}) });
+    },
+    readReceipt: (request) => readTwilioReceipt(request, authToken),
+  };
+}
+
+/** A Twilio status callback: form-encoded, signed over the URL and the sorted parameters. */
+function readTwilioReceipt(request: ReceiptRequest, authToken: string): ReceiptReading {
+  const presented = request.headers['x-twilio-signature'];
+  if (typeof presented !== 'string' || presented === '') return { kind: 'unsigned' };
+  const params = [...new URLSearchParams(request.rawBody.toString('utf8'))];
+  if (!signaturesMatch(presented, twilioSignature(authToken, request.url, params))) return { kind: 'bad_signature' };
+
+  const parsed = TwilioStatusCallbackSchema.safeParse(Object.fromEntries(params));
+  if (!parsed.success) return { kind: 'invalid', description: 'A Twilio status callback needs MessageSid and MessageStatus' };
+  const status = statusFromTwilio(parsed.data.MessageStatus);
+  if (status === undefined) return { kind: 'invalid', description: `Unknown Twilio MessageStatus ${parsed.data.MessageStatus}` };
+  return {
+    kind: 'receipt',
+    receipt: {
+      status,
+      providerMessageId: parsed.data.MessageSid,
+      ...(parsed.data.ErrorCode ? { errorCode: parsed.data.ErrorCode } : {}),
     },
   };
 }

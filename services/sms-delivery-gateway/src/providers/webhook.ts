@@ -1,4 +1,4 @@
-import type { WebhookDelivery } from '@smsauth/contracts';
+import { WebhookReceiptSchema, type WebhookDelivery } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 import {
@@ -8,7 +8,8 @@ import {
   type ProviderDependencies,
   type ProviderSettings,
 } from './provider';
-import { ProviderError, type SmsProvider } from '../domain/sms-provider';
+import { signaturesMatch, webhookSignature } from '../domain/receipt-signatures';
+import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
 
 const optionalUrl = () => z.preprocess((value) => (value === '' ? undefined : value), env.url().optional());
 
@@ -41,6 +42,8 @@ const settingsSchema = z.object({
   WEBHOOK_URL: optionalUrl(),
   WEBHOOK_HEADERS: webhookHeaders(),
   WEBHOOK_TIMEOUT_MS: timeoutMs(10_000),
+  /** Key of the receipts' HMAC-SHA256 signature; receipts are off without it. */
+  WEBHOOK_CALLBACK_SECRET: env.optionalString().pipe(z.string().min(32, { message: 'must be at least 32 characters' }).optional()),
 });
 
 /**
@@ -52,26 +55,31 @@ export const webhookProvider = defineProvider({
   name: 'webhook',
   settingsSchema,
   // Header values often carry the receiver's credentials.
-  secrets: ['WEBHOOK_HEADERS'],
+  secrets: ['WEBHOOK_HEADERS', 'WEBHOOK_CALLBACK_SECRET'],
   rules(_settings, { required }) {
     required('WEBHOOK_URL');
   },
-  create: (settings, { http }) => createWebhookSender(settings, http),
+  create: (settings, deps) => createWebhookSender(settings, deps),
 });
 
-function createWebhookSender(settings: ProviderSettings<typeof settingsSchema>, http: ProviderDependencies['http']): SmsProvider {
+function createWebhookSender(settings: ProviderSettings<typeof settingsSchema>, deps: ProviderDependencies): SmsProvider {
+  const { http, name } = deps;
   const url = settings.WEBHOOK_URL ?? '';
   const timeout = settings.WEBHOOK_TIMEOUT_MS;
+  const secret = settings.WEBHOOK_CALLBACK_SECRET;
+  // Receipts need both a secret to check them and a public URL to be sent to.
+  const statusCallbackUrl = secret !== undefined ? deps.statusCallbackUrl : undefined;
 
-  return {
-    name: 'webhook',
+  const provider: SmsProvider = {
+    name,
     async send(message) {
       const payload: WebhookDelivery = {
         id: message.id,
         recipient: message.recipient,
         body: message.body,
-        sender: message.sender ?? null,
+        sender: message.routeSender ?? message.sender ?? null,
         ...(message.req ? { req: message.req } : {}),
+        ...(statusCallbackUrl ? { status_callback: statusCallbackUrl(message.id) } : {}),
       };
       let response;
       try {
@@ -90,12 +98,41 @@ function createWebhookSender(settings: ProviderSettings<typeof settingsSchema>, 
         });
       } catch (err) {
         // Header values (credentials) and the URL's query are never part of the description.
-        throw new ProviderError('webhook', `webhook request failed: ${describeTransportFailure(err, timeout)}`);
+        throw new ProviderError(name, `webhook request failed: ${describeTransportFailure(err, timeout)}`);
       }
       if (response.status < 200 || response.status > 299) {
-        throw new ProviderError('webhook', `webhook answered HTTP ${response.status}`, { status: response.status });
+        throw new ProviderError(name, `webhook answered HTTP ${response.status}`, { status: response.status });
       }
       return {};
+    },
+  };
+  if (secret !== undefined) provider.readReceipt = (request) => readWebhookReceipt(request, secret);
+  return provider;
+}
+
+/** A receipt from the operator's receiver: JSON (WebhookReceiptSchema), `Webhook-Signature: sha256=<hex>`. */
+function readWebhookReceipt(request: ReceiptRequest, secret: string): ReceiptReading {
+  const presented = request.headers['webhook-signature'];
+  if (typeof presented !== 'string' || presented === '') return { kind: 'unsigned' };
+  if (!signaturesMatch(presented, webhookSignature(secret, request.rawBody))) return { kind: 'bad_signature' };
+  let body: unknown;
+  try {
+    body = JSON.parse(request.rawBody.toString('utf8'));
+  } catch {
+    return { kind: 'invalid', description: 'The receipt body must be JSON' };
+  }
+  const parsed = WebhookReceiptSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { kind: 'invalid', description: `Receipt ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}` };
+  }
+  const { status, error_code: errorCode, provider_message_id: providerMessageId } = parsed.data;
+  return {
+    kind: 'receipt',
+    receipt: {
+      status,
+      ...(providerMessageId !== undefined ? { providerMessageId } : {}),
+      ...(errorCode !== undefined ? { errorCode: String(errorCode) } : {}),
     },
   };
 }

@@ -1,4 +1,4 @@
-import { DeliveryRequestSchema, ErrorCodes, IdempotencyKeySchema } from '@smsauth/contracts';
+import { DeliveryRequestSchema, ErrorCodes, IdempotencyKeySchema, MESSAGE_ID_HEADER } from '@smsauth/contracts';
 import { HttpError, parseOrThrow } from '@smsauth/service-kit';
 import type { Express, RequestHandler } from 'express';
 import type { DeliveryService } from '../domain/deliver';
@@ -9,7 +9,7 @@ export interface DeliveryRouteOptions {
   guards: RequestHandler[];
 }
 
-/** `POST /sms` (spec 4.4): 200 with an empty body once the provider accepted the message. */
+/** `POST /sms` (spec 4.4): 200 with an empty body once a provider accepted the message; the message id in SMS-Message-Id. */
 export function mountDeliveryRoute(app: Express, { delivery, guards }: DeliveryRouteOptions): void {
   app.post('/sms', ...guards, async (req, res) => {
     if (!isJsonObject(req.body)) {
@@ -20,6 +20,7 @@ export function mountDeliveryRoute(app: Express, { delivery, guards }: DeliveryR
 
     const { outcome, replayed } = await delivery.deliver(message, idempotencyKey);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    res.setHeader(MESSAGE_ID_HEADER, outcome.id);
     if (outcome.delivered) {
       res.status(200).end();
       return;
