@@ -6,7 +6,7 @@ import { otpGrantRejectionDescription } from '../passwordless/code-state';
 import { presentedCredentials } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import { passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
-import type { TokenGrantHandler, TokenGrantRequest } from './token-grants';
+import type { TokenGrantHandler } from './token-grants';
 import { grantedScopes, issueUserTokens, splitScope, userAudience } from './user-tokens';
 
 /** OAuth 2.0 form of a refused code (reference wording); a block is 429 too_many_attempts. */
