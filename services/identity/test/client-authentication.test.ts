@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { JWT_BEARER_ASSERTION_TYPE, PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
-import { AUTH_URL } from './helpers';
+import { AUTH_URL, describeWithPostgres, dropSchema, uniqueSchema } from './helpers';
 import { describeOnEachDatabase, FlowHarness, ISSUER, type LoginSetup } from './passwordless/flow-harness';
 
 type Alg = 'RS256' | 'PS256' | 'ES256';
@@ -358,5 +358,37 @@ describeOnEachDatabase('client authentication', (database) => {
       }
       expect((await h.management('get', path)).body).toEqual([]);
     });
+  });
+});
+
+describeWithPostgres('a client assertion replayed at another replica', (databaseUrl) => {
+  const schema = uniqueSchema('assertion_replay');
+  const database = { name: 'PostgreSQL', env: { DATABASE_URL: databaseUrl }, schema };
+  let first: FlowHarness;
+  let second: FlowHarness;
+  beforeAll(async () => {
+    first = await FlowHarness.start({}, { database });
+    second = await FlowHarness.start({}, { database });
+  });
+  afterAll(async () => {
+    await first.close();
+    await second.close();
+    await dropSchema(databaseUrl, schema);
+  });
+
+  it('is refused there: the jti is recorded in the shared database', async () => {
+    const created = await first.management('post', '/clients', { name: 'Keyed', app_type: 'regular_web', token_endpoint_auth_method: 'private_key_jwt' });
+    const { privateKey, publicPem } = keyPair('RS256');
+    expect((await first.management('post', `/clients/${created.body.client_id}/credentials`, { credential_type: 'public_key', pem: publicPem })).status).toBe(201);
+    const now = Math.floor(first.clock.now().getTime() / 1000);
+    const clientAssertion = jwt.sign(
+      { iss: created.body.client_id, sub: created.body.client_id, aud: ISSUER, iat: now, exp: now + 60, jti: randomUUID() },
+      privateKey,
+      { algorithm: 'RS256', keyid: 'an-sdk-chosen-kid' },
+    );
+    const body = { client_id: created.body.client_id, token: 'x', client_assertion: clientAssertion, client_assertion_type: JWT_BEARER_ASSERTION_TYPE };
+    expect((await first.http().post('/oauth/revoke').send(body)).status).toBe(200);
+    const replay = await second.http().post('/oauth/revoke').send(body);
+    expect([replay.status, replay.body]).toEqual([401, INVALID_CLIENT]);
   });
 });

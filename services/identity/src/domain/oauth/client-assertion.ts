@@ -51,9 +51,13 @@ export async function verifyClientAssertion(
     return false;
   }
   const now = deps.clock.now();
-  const credentials = (await deps.store.clientCredentials.listForClient(client.client_id)).filter(
-    (c) => c.alg === alg && (!c.expires_at || c.expires_at > now) && (!decoded.header.kid || decoded.header.kid === c.kid),
+  const usable = (await deps.store.clientCredentials.listForClient(client.client_id)).filter(
+    (c) => c.alg === alg && (!c.expires_at || c.expires_at > now),
   );
+  // A `kid` naming a registered key narrows the search; any other `kid` (SDKs may set their
+  // own) does not matter, as only a registered key's signature is ever accepted.
+  const named = usable.filter((c) => c.kid === decoded.header.kid);
+  const credentials = named.length > 0 ? named : usable;
   const payload = verifyWithAny(credentials, assertion, alg, client.client_id, deps.audiences, now);
   if (!payload) return false;
   const nowSeconds = Math.floor(now.getTime() / 1000);
