@@ -73,6 +73,12 @@ export const ClientCredentialCreateSchema = z.strictObject({
 });
 export type ClientCredentialCreate = z.infer<typeof ClientCredentialCreateSchema>;
 
+/** `PATCH /api/v2/clients/{id}/credentials/{credential_id}` (Auth0's shape); `null` removes the expiry. */
+export const ClientCredentialUpdateSchema = z.strictObject({
+  expires_at: z.iso.datetime({ offset: true }).nullable(),
+});
+export type ClientCredentialUpdate = z.infer<typeof ClientCredentialUpdateSchema>;
+
 export const ClientCredentialRecordSchema = z.object({
   id: z.string(),
   credential_type: z.literal('public_key'),

@@ -256,6 +256,20 @@ describeOnEachDatabase('client authentication', (database) => {
       expect(wrongType.body.error_description).toContain(JWT_BEARER_ASSERTION_TYPE);
     });
 
+    it('stops accepting a key once its credential has expired (PATCH expires_at), and again when the expiry is removed', async () => {
+      const client = await keyClient();
+      const path = `/clients/${client.clientId}/credentials/${client.credentialId}`;
+      const expired = await h.management('patch', path, { expires_at: new Date(h.clock.now().getTime() - 1000).toISOString() });
+      expect(expired.status).toBe(200);
+      expect(expired.body.expires_at).toEqual(expect.any(String));
+      expect((await revoke(client, 'x', signed(client))).status).toBe(401);
+      const cleared = await h.management('patch', path, { expires_at: null });
+      expect(cleared.body.expires_at).toBeUndefined();
+      expect((await revoke(client, 'x', signed(client))).status).toBe(200);
+      const bad = await h.management('patch', path, { expires_at: 'tomorrow' });
+      expect([bad.status, bad.body.details?.[0]?.path]).toEqual([400, 'expires_at']);
+    });
+
     it('stops accepting a key once its credential is deleted', async () => {
       const client = await keyClient();
       expect((await revoke(client, 'x', signed(client))).status).toBe(200);

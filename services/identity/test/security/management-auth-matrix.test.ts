@@ -160,6 +160,15 @@ describe('management API auth matrix', () => {
       const credential = await createCredential();
       return { url: `/clients/${credential.clientId}/credentials/${credential.id}`, status: 200, schema: ClientCredentialRecordSchema };
     },
+    'PATCH /clients/:id/credentials/:credential_id': async () => {
+      const credential = await createCredential();
+      return {
+        url: `/clients/${credential.clientId}/credentials/${credential.id}`,
+        body: { expires_at: '2031-01-01T00:00:00.000Z' },
+        status: 200,
+        schema: ClientCredentialRecordSchema,
+      };
+    },
     'DELETE /clients/:id/credentials/:credential_id': async () => {
       const credential = await createCredential();
       return { url: `/clients/${credential.clientId}/credentials/${credential.id}`, status: 204 };

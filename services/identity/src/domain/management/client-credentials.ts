@@ -1,5 +1,5 @@
 import { createHash, X509Certificate, type KeyObject } from 'node:crypto';
-import { ClientCredentialCreateSchema, type ClientCredentialCreate, type ClientCredentialRecord } from '@smsauth/contracts';
+import { ClientCredentialCreateSchema, ClientCredentialUpdateSchema, type ClientCredentialCreate, type ClientCredentialRecord } from '@smsauth/contracts';
 import type { IdentityStore, StoredClientCredential } from '../../store';
 import { newId } from '../ids';
 import { credentialPublicKey } from '../oauth/client-assertion';
@@ -103,6 +103,19 @@ export async function getClientCredential(store: IdentityStore, clientId: string
   const credential = await store.clientCredentials.find(clientId, credentialId);
   if (!credential) throw notFound('Credential');
   return toClientCredentialRecord(credential);
+}
+
+/** Only the expiry changes (Auth0's PATCH); a past expiry retires the key at once. */
+export async function updateClientCredential(
+  store: IdentityStore,
+  clientId: string,
+  credentialId: string,
+  body: unknown,
+): Promise<ClientCredentialRecord> {
+  const patch = parseBody(ClientCredentialUpdateSchema, body);
+  const updated = await store.clientCredentials.setExpiry(clientId, credentialId, patch.expires_at ? new Date(patch.expires_at) : null);
+  if (!updated) throw notFound('Credential');
+  return toClientCredentialRecord(updated);
 }
 
 /** The key stops verifying assertions at once. */

@@ -80,6 +80,9 @@ export function managementRouter(deps: ManagementDependencies): Router {
   router.get('/clients/:id/credentials/:credential_id', can('read:client_credentials'), async (req, res) => {
     res.json(await clientCredentials.getClientCredential(store, id(req.params.id), id(req.params.credential_id)));
   });
+  router.patch('/clients/:id/credentials/:credential_id', can('update:client_credentials'), async (req, res) => {
+    res.json(await clientCredentials.updateClientCredential(store, id(req.params.id), id(req.params.credential_id), req.body));
+  });
   router.delete('/clients/:id/credentials/:credential_id', can('delete:client_credentials'), async (req, res) => {
     await clientCredentials.deleteClientCredential(store, id(req.params.id), id(req.params.credential_id));
     res.status(204).end();

@@ -44,6 +44,14 @@ export function clientCredentialsRepo(db: SqlExecutor) {
       return rows[0];
     },
 
+    async setExpiry(clientId: string, credentialId: string, expiresAt: Date | null): Promise<StoredClientCredential | undefined> {
+      const { rows } = await db.query<StoredClientCredential>(
+        'UPDATE client_credentials SET expires_at = $3, updated_at = now() WHERE client_id = $1 AND id = $2 RETURNING *',
+        [clientId, credentialId, expiresAt],
+      );
+      return rows[0];
+    },
+
     async delete(clientId: string, credentialId: string): Promise<boolean> {
       const { rowCount } = await db.query('DELETE FROM client_credentials WHERE client_id = $1 AND id = $2', [clientId, credentialId]);
       return rowCount > 0;
@@ -52,10 +60,11 @@ export function clientCredentialsRepo(db: SqlExecutor) {
     /**
      * Records the `jti` of an accepted client assertion; false if it was already used. One
      * statement: of two replicas seeing the same assertion at once, exactly one inserts it.
-     * Rows past their expiry are dropped first (an expired assertion is refused by `exp`).
+     * Rows past their expiry (of any client) are dropped first, through the expires_at index:
+     * an expired assertion is refused by its `exp` anyway, and the table stays small.
      */
     async recordAssertionJti(clientId: string, jti: string, expiresAt: Date, now: Date): Promise<boolean> {
-      await db.query('DELETE FROM client_assertion_jtis WHERE client_id = $1 AND expires_at < $2', [clientId, now]);
+      await db.query('DELETE FROM client_assertion_jtis WHERE expires_at < $1', [now]);
       const { rowCount } = await db.query(
         `INSERT INTO client_assertion_jtis (client_id, jti, expires_at) VALUES ($1, $2, $3)
          ON CONFLICT (client_id, jti) DO NOTHING`,
