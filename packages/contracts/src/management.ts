@@ -13,6 +13,7 @@ export const MANAGEMENT_RESOURCES = [
   'users',
   'user_blocks',
   'signing_keys',
+  'client_credentials',
 ] as const;
 export const MANAGEMENT_SCOPES: readonly string[] = MANAGEMENT_RESOURCES.flatMap((resource) =>
   ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`),
@@ -45,6 +46,63 @@ export const DEFAULT_GRANT_TYPES: Record<AppType, readonly string[]> = {
 
 const HttpUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http: or https: URL' });
 
+/**
+ * How a client authenticates at /passwordless/start, /oauth/token, /oauth/ro and /oauth/revoke.
+ * Auth0's client schema names the first three; `private_key_jwt` is Auth0's
+ * `client_authentication_methods.private_key_jwt` (also accepted here by name).
+ */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'] as const;
+export const TokenEndpointAuthMethodSchema = z.enum(TOKEN_ENDPOINT_AUTH_METHODS);
+export type TokenEndpointAuthMethod = z.infer<typeof TokenEndpointAuthMethodSchema>;
+
+/** Signature algorithms of a client assertion (Auth0 names RS256, RS384, PS256; ES256 added). */
+export const CLIENT_ASSERTION_ALGORITHMS = ['RS256', 'RS384', 'PS256', 'ES256'] as const;
+export const ClientAssertionAlgorithmSchema = z.enum(CLIENT_ASSERTION_ALGORITHMS);
+export type ClientAssertionAlgorithm = z.infer<typeof ClientAssertionAlgorithmSchema>;
+
+/** `POST /api/v2/clients/{id}/credentials` (Auth0's shape): a public key for private_key_jwt. */
+export const ClientCredentialCreateSchema = z.strictObject({
+  credential_type: z.literal('public_key', { message: 'only public_key credentials are supported' }),
+  name: z.string().trim().min(1).max(128).optional(),
+  /** PEM of an SPKI public key or of an X.509 certificate; never a private key. */
+  pem: z.string().min(1).max(20_000),
+  alg: ClientAssertionAlgorithmSchema.default('RS256'),
+  /** With a certificate: take expires_at from its notAfter. */
+  parse_expiry_from_cert: z.boolean().optional(),
+  expires_at: z.iso.datetime({ offset: true }).optional(),
+});
+export type ClientCredentialCreate = z.infer<typeof ClientCredentialCreateSchema>;
+
+/** `PATCH /api/v2/clients/{id}/credentials/{credential_id}` (Auth0's shape); `null` removes the expiry. */
+export const ClientCredentialUpdateSchema = z.strictObject({
+  expires_at: z.iso.datetime({ offset: true }).nullable(),
+});
+export type ClientCredentialUpdate = z.infer<typeof ClientCredentialUpdateSchema>;
+
+export const ClientCredentialRecordSchema = z.object({
+  id: z.string(),
+  credential_type: z.literal('public_key'),
+  name: z.string().optional(),
+  /** RFC 7638 thumbprint of the key; an assertion may name it in its `kid` header. */
+  kid: z.string(),
+  alg: ClientAssertionAlgorithmSchema,
+  created_at: z.string(),
+  updated_at: z.string(),
+  expires_at: z.string().optional(),
+});
+export type ClientCredentialRecord = z.infer<typeof ClientCredentialRecordSchema>;
+
+/**
+ * Auth0's `client_authentication_methods`: on create, full credentials to register; on update,
+ * ids of credentials already registered on the client. Either sets the method to private_key_jwt.
+ */
+const ClientAuthenticationMethodsCreateSchema = z.strictObject({
+  private_key_jwt: z.strictObject({ credentials: z.array(ClientCredentialCreateSchema).min(1).max(10) }),
+});
+const ClientAuthenticationMethodsUpdateSchema = z.strictObject({
+  private_key_jwt: z.strictObject({ credentials: z.array(z.strictObject({ id: z.string().min(1) })).min(1).max(10) }),
+});
+
 const clientFields = {
   name: z.string().trim().min(1).max(128),
   app_type: AppTypeSchema,
@@ -52,6 +110,10 @@ const clientFields = {
   allowed_origins: z.array(HttpUrlSchema).max(100),
   grant_types: z.array(GrantTypeSchema).max(GRANT_TYPES.length),
   default_audience: z.string().min(1).max(600),
+  /** Auth0 sends `null` when private_key_jwt is configured through client_authentication_methods. */
+  token_endpoint_auth_method: TokenEndpointAuthMethodSchema.nullable(),
+  /** Where `GET /v2/logout` may send the browser back to (compared exactly). */
+  allowed_logout_urls: z.array(HttpUrlSchema).max(100),
 };
 
 export const ClientCreateSchema = z.strictObject({
@@ -61,6 +123,9 @@ export const ClientCreateSchema = z.strictObject({
   allowed_origins: clientFields.allowed_origins.default([]),
   grant_types: clientFields.grant_types.optional(),
   default_audience: clientFields.default_audience.optional(),
+  token_endpoint_auth_method: clientFields.token_endpoint_auth_method.optional(),
+  client_authentication_methods: ClientAuthenticationMethodsCreateSchema.optional(),
+  allowed_logout_urls: clientFields.allowed_logout_urls.default([]),
 });
 export type ClientCreate = z.infer<typeof ClientCreateSchema>;
 
@@ -72,6 +137,9 @@ export const ClientUpdateSchema = z.strictObject({
   allowed_origins: clientFields.allowed_origins.optional(),
   grant_types: clientFields.grant_types.optional(),
   default_audience: clientFields.default_audience.nullable().optional(),
+  token_endpoint_auth_method: clientFields.token_endpoint_auth_method.optional(),
+  client_authentication_methods: ClientAuthenticationMethodsUpdateSchema.optional(),
+  allowed_logout_urls: clientFields.allowed_logout_urls.optional(),
 });
 export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;
 
@@ -83,8 +151,9 @@ export const ClientRecordSchema = z.object({
   allowed_origins: z.array(z.string()),
   grant_types: z.array(z.string()),
   default_audience: z.string().optional(),
-  /** `none` for public clients, `client_secret_post` for confidential ones. */
-  token_endpoint_auth_method: z.enum(['none', 'client_secret_post']),
+  /** Set on create/update; by default `none` for public clients, `client_secret_post` for confidential ones. */
+  token_endpoint_auth_method: TokenEndpointAuthMethodSchema,
+  allowed_logout_urls: z.array(z.string()),
   /** Only in the responses of create and rotate-secret. */
   client_secret: z.string().optional(),
 });

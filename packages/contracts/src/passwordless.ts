@@ -18,6 +18,10 @@ export const StartRequestSchema = z.strictObject({
   phone_number: z.string().min(1),
   send: z.literal('code').default('code'),
   authParams: AuthParamsSchema.optional(),
+  // Client authentication, checked once the client is found (its token_endpoint_auth_method).
+  client_secret: z.string().optional(),
+  client_assertion: z.string().optional(),
+  client_assertion_type: z.string().optional(),
 });
 export type StartRequest = z.infer<typeof StartRequestSchema>;
 

@@ -4,6 +4,16 @@ import { z } from 'zod';
 // `username` and codes stay plain strings: a malformed phone number or code is a wrong
 // credential (401/invalid_grant with WRONG_CODE_DESCRIPTION), not a malformed request.
 
+/**
+ * Client authentication fields of a body (client_secret_post, or private_key_jwt's assertion);
+ * which ones a client must send is its token_endpoint_auth_method, checked by the service.
+ */
+const clientAuthenticationFields = {
+  client_secret: z.string().optional(),
+  client_assertion: z.string().optional(),
+  client_assertion_type: z.string().optional(),
+};
+
 /** 2.5: legacy resource-owner endpoint `POST /oauth/ro`. */
 export const RoTokenRequestSchema = z.object({
   client_id: z.string().min(1),
@@ -16,6 +26,7 @@ export const RoTokenRequestSchema = z.object({
   scope: z.string().default('openid'),
   device: z.string().optional(),
   id_token: z.string().optional(),
+  ...clientAuthenticationFields,
 });
 export type RoTokenRequest = z.infer<typeof RoTokenRequestSchema>;
 
@@ -39,14 +50,22 @@ export const OtpGrantRequestSchema = z.object({
   realm: z.string().min(1),
   audience: z.string().optional(),
   scope: z.string().optional(),
+  ...clientAuthenticationFields,
 });
 export type OtpGrantRequest = z.infer<typeof OtpGrantRequestSchema>;
+
+/** `client_assertion_type` of private_key_jwt (RFC 7523 §2.2). */
+export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
 
 /** Machine-to-machine token for an API (an API's "test token"). */
 export const ClientCredentialsRequestSchema = z.object({
   grant_type: z.literal('client_credentials'),
   client_id: z.string().min(1),
-  client_secret: z.string().min(1),
+  /** Or HTTP Basic, or client_assertion (private_key_jwt). */
+  client_secret: z.string().min(1).optional(),
+  client_assertion: z.string().optional(),
+  client_assertion_type: z.string().optional(),
   audience: z.string().min(1),
   scope: z.string().optional(),
 });
@@ -56,9 +75,29 @@ export const RefreshTokenRequestSchema = z.object({
   grant_type: z.literal('refresh_token'),
   client_id: z.string().min(1),
   refresh_token: z.string().min(1),
-  client_secret: z.string().optional(),
+  ...clientAuthenticationFields,
 });
 export type RefreshTokenRequest = z.infer<typeof RefreshTokenRequestSchema>;
+
+/**
+ * `POST /oauth/revoke` (RFC 7009, Auth0's shape): a refresh token of the calling client.
+ * `client_id` may come from HTTP Basic or the assertion instead.
+ */
+export const RevokeRequestSchema = z.object({
+  client_id: z.string().min(1).optional(),
+  token: z.string().min(1),
+  token_type_hint: z.string().optional(),
+  ...clientAuthenticationFields,
+});
+export type RevokeRequest = z.infer<typeof RevokeRequestSchema>;
+
+/** `GET /v2/logout` query. */
+export const LogoutQuerySchema = z.object({
+  client_id: z.string().optional(),
+  returnTo: z.string().optional(),
+  federated: z.string().optional(),
+});
+export type LogoutQuery = z.infer<typeof LogoutQuerySchema>;
 
 /**
  * Any `/oauth/token` body. An unknown `grant_type` fails with an issue at path
@@ -134,12 +173,16 @@ export const OpenIdConfigurationSchema = z.object({
   authorization_endpoint: z.string(),
   token_endpoint: z.string(),
   userinfo_endpoint: z.string(),
+  revocation_endpoint: z.string(),
+  end_session_endpoint: z.string(),
   grant_types_supported: z.array(z.string()),
   response_types_supported: z.array(z.string()),
   response_modes_supported: z.array(z.string()),
   subject_types_supported: z.array(z.string()),
   id_token_signing_alg_values_supported: z.array(z.string()),
   token_endpoint_auth_methods_supported: z.array(z.string()),
+  token_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
+  revocation_endpoint_auth_methods_supported: z.array(z.string()),
   scopes_supported: z.array(z.string()),
   claims_supported: z.array(z.string()),
 });

@@ -4,6 +4,7 @@ import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gateway-client';
 import { gatewayUrlCheck } from './delivery/gateway-url-check';
 import type { ResolveHost } from './delivery/gateway-url-policy';
+import { ClientAuthenticator } from './domain/oauth/client-auth';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';
 import type { PasswordlessExchangeDependencies } from './domain/oauth/passwordless-exchange';
 import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
@@ -15,6 +16,8 @@ import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { authorizeRouter } from './routes/authorize';
 import { managementRouter, managementRoutesOf } from './routes/management';
+import { logoutRouter } from './routes/logout';
+import { oauthRevokeRouter } from './routes/oauth-revoke';
 import { oauthRoRouter } from './routes/oauth-ro';
 import { oauthTokenRouter } from './routes/oauth-token';
 import { openApiRouter } from './routes/openapi';
@@ -48,17 +51,24 @@ export function buildApp(deps: AppDependencies): ServiceApp {
   const signer = new TokenSigner(keyRing, clock, issuer);
   const verifier = new TokenVerifier(keyRing, clock, issuer);
   const logger = deps.logger;
+  // private_key_jwt assertions may name our issuer, AUTH_URL or the token endpoint as `aud`.
+  const clientAuthenticator = new ClientAuthenticator({
+    store,
+    clock,
+    audiences: [...new Set([issuer, config.AUTH_URL, `${config.AUTH_URL}/oauth/token`])],
+  });
   const codeExchange: PasswordlessExchangeDependencies = {
     store,
     clock,
     signer,
     logger,
+    clientAuthenticator,
     bruteForce: { threshold: config.BRUTE_FORCE_THRESHOLD, blockSeconds: config.BRUTE_FORCE_BLOCK_SECONDS },
   };
   const grants = new TokenGrantRegistry()
-    .register('client_credentials', clientCredentialsGrant({ store, signer }))
+    .register('client_credentials', clientCredentialsGrant({ store, signer, clientAuthenticator }))
     .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(codeExchange))
-    .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger }));
+    .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger, clientAuthenticator }));
 
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   lifecycle.addReadinessCheck('database', () => store.ping());
@@ -80,6 +90,7 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     },
     smsGateway,
     logger,
+    clientAuthenticator,
   };
 
   return createServiceApp({
@@ -96,6 +107,8 @@ export function buildApp(deps: AppDependencies): ServiceApp {
       app.use(authorizeRouter({ store, clock, start, codeExchange, secureCookies: config.AUTH_URL.startsWith('https:') }));
       app.use(oauthRoRouter(codeExchange));
       app.use(oauthTokenRouter(grants));
+      app.use(oauthRevokeRouter({ store, clock, clientAuthenticator }));
+      app.use(logoutRouter({ store }));
       app.use(userinfoRouter({ store, verifier, clock }));
       const management = managementRouter({
         store,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { bootstrapManagement } from '../src/domain/bootstrap';
-import { ADMIN_CLIENT_SECRET, adminToken, captureLogger, clientCredentialsToken, connectionBody, startTestIdentity, type TestIdentity } from './helpers';
+import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, adminToken, captureLogger, clientCredentialsToken, connectionBody, startTestIdentity, type TestIdentity } from './helpers';
 
 describe('bootstrap admin client', () => {
   it('generates an admin client on first start, prints its credentials once, and never logs them', async () => {
@@ -34,6 +34,21 @@ describe('bootstrap admin client', () => {
       await expect(clientCredentialsToken(identity.app, { clientId: 'ops-admin', clientSecret: 's'.repeat(40) })).rejects.toThrow('401');
       expect((await identity.store.clients.findById(generatedId))!.system_role).toBeNull();
       expect(await identity.store.clientGrants.find(generatedId, 'http://identity.test/api/v2/')).toBeUndefined();
+    } finally {
+      await identity.close();
+    }
+  });
+
+  it('makes the configured ADMIN_CLIENT_SECRET work again after the admin was switched to private_key_jwt', async () => {
+    const identity = await startTestIdentity();
+    try {
+      const auth = { authorization: `Bearer ${await adminToken(identity.app)}` };
+      const patched = await request(identity.app).patch(`/api/v2/clients/${ADMIN_CLIENT_ID}`).set(auth).send({ token_endpoint_auth_method: 'private_key_jwt' });
+      expect(patched.body.token_endpoint_auth_method).toBe('private_key_jwt');
+      await expect(adminToken(identity.app)).rejects.toThrow('401');
+      const options = { managementAudience: 'http://identity.test/api/v2/', logger: captureLogger().logger, print: jest.fn() };
+      await bootstrapManagement(identity.store, { ...options, adminClientId: ADMIN_CLIENT_ID, adminClientSecret: ADMIN_CLIENT_SECRET });
+      await expect(adminToken(identity.app)).resolves.toEqual(expect.any(String));
     } finally {
       await identity.close();
     }

@@ -23,6 +23,7 @@ describe('/api/v2/clients', () => {
       allowed_origins: [],
       grant_types: ['client_credentials'],
       token_endpoint_auth_method: 'client_secret_post',
+      allowed_logout_urls: [],
       client_secret: expect.any(String),
     });
     expect(Buffer.from(res.body.client_secret, 'base64url').length).toBeGreaterThanOrEqual(32);

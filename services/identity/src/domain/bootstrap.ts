@@ -92,6 +92,8 @@ async function upsertConfiguredAdmin(store: IdentityStore, clientId: string, sec
     grant_types: [...new Set([...current.grant_types, 'client_credentials'])],
     // Rehash only when the configured secret changed (a fresh salt each start would be churn).
     ...(verifyClientSecret(secret, current.secret_hash) ? {} : { secret_hash: hashClientSecret(secret) }),
+    // The configured secret must keep working, whatever method the client was switched to.
+    ...(current.token_endpoint_auth_method.startsWith('client_secret_') ? {} : { token_endpoint_auth_method: 'client_secret_post' as const }),
   });
   await store.clients.setSystemRole(clientId, BOOTSTRAP_ADMIN_ROLE);
   return updated!;

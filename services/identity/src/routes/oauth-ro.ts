@@ -8,7 +8,7 @@ export function oauthRoRouter(deps: PasswordlessExchangeDependencies): Router {
   router.post('/oauth/ro', async (req, res) => {
     // Token responses (and errors) must not be cached (RFC 6749 §5.1).
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    res.json(await resourceOwnerLogin(deps, { body: req.body ?? {}, ip: req.ip ?? '' }));
+    res.json(await resourceOwnerLogin(deps, { body: req.body ?? {}, headers: req.headers, ip: req.ip ?? '' }));
   });
   return router;
 }

@@ -23,6 +23,7 @@ export function passwordlessRouter(deps: StartDependencies): Router {
       userAgent: firstHeader(req.headers['user-agent']),
       requestLanguage: requestLanguage(req.headers),
       setHeaders: (headers) => res.set({ ...headers }),
+      clientAuthentication: { headers: req.headers },
     });
     res.json(response);
   });

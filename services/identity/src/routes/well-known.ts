@@ -1,10 +1,11 @@
-import type { OpenIdConfiguration } from '@smsauth/contracts';
+import { CLIENT_ASSERTION_ALGORITHMS, type OpenIdConfiguration } from '@smsauth/contracts';
 import { Router } from 'express';
 import type { TokenGrantRegistry } from '../domain/oauth/token-grants';
 import type { KeyRing } from '../domain/tokens/key-ring';
 
 /** Verifiers (the API gateway) cache the key set this long; a rotation keeps the old key published anyway. */
 const JWKS_MAX_AGE_SECONDS = 300;
+const CLIENT_AUTH_METHODS = ['client_secret_post', 'client_secret_basic', 'private_key_jwt', 'none'] as const;
 
 export function wellKnownRouter(deps: { keyRing: KeyRing; grants: TokenGrantRegistry; authUrl: string; issuer: string }): Router {
   const router = Router();
@@ -22,12 +23,16 @@ export function wellKnownRouter(deps: { keyRing: KeyRing; grants: TokenGrantRegi
       authorization_endpoint: `${base}/authorize`,
       token_endpoint: `${base}/oauth/token`,
       userinfo_endpoint: `${base}/userinfo`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      end_session_endpoint: `${base}/v2/logout`,
       grant_types_supported: deps.grants.grantTypes(),
       response_types_supported: ['token', 'id_token', 'token id_token'],
       response_modes_supported: ['fragment'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+      token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
+      revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
       scopes_supported: ['openid', 'phone', 'offline_access'],
       claims_supported: ['aud', 'exp', 'iat', 'iss', 'sub', 'azp', 'nonce', 'phone_number', 'phone_number_verified'],
     } satisfies OpenIdConfiguration);

@@ -2,6 +2,7 @@ import type { SecretCipher } from './secret-cipher';
 import { migrate } from './migrate';
 import { clientGrantsRepo } from './repos/client-grants';
 import { clientsRepo } from './repos/clients';
+import { clientCredentialsRepo } from './repos/client-credentials';
 import { accessTokensRepo } from './repos/access-tokens';
 import { authorizeTransactionsRepo } from './repos/authorize-transactions';
 import { connectionsRepo } from './repos/connections';
@@ -32,6 +33,8 @@ export interface IdentityStore {
   readonly refreshTokens: ReturnType<typeof refreshTokensRepo>;
   readonly accessTokens: ReturnType<typeof accessTokensRepo>;
   readonly authorizeTransactions: ReturnType<typeof authorizeTransactionsRepo>;
+  /** private_key_jwt public keys and the used assertion `jti`s. */
+  readonly clientCredentials: ReturnType<typeof clientCredentialsRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
   transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
   /** Serialises a critical section across instances; call inside transaction(), released at its end. */
@@ -56,6 +59,7 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),
     authorizeTransactions: authorizeTransactionsRepo(db),
+    clientCredentials: clientCredentialsRepo(db),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
       await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
@@ -107,3 +111,4 @@ export type { StoredCode, NewCode, CodeKey } from './repos/one-time-codes';
 export type { StoredRefreshToken } from './repos/refresh-tokens';
 export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';
+export type { StoredClientCredential } from './repos/client-credentials';

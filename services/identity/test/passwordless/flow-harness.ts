@@ -130,7 +130,15 @@ export class FlowHarness {
   /** start -> 200 -> the code the gateway received. */
   async sendCode(setup: LoginSetup, who: { phone: string; ip: string }, authParams?: Record<string, unknown>): Promise<string> {
     const res = await this.start(
-      { client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code', ...(authParams ? { authParams } : {}) },
+      {
+        client_id: setup.clientId,
+        connection: setup.connection,
+        phone_number: who.phone,
+        send: 'code',
+        ...(authParams ? { authParams } : {}),
+        // A confidential client authenticates at start too (its token_endpoint_auth_method).
+        ...(setup.clientSecret ? { client_secret: setup.clientSecret } : {}),
+      },
       who.ip,
     );
     if (res.status !== 200) throw new Error(`start failed: ${res.status} ${JSON.stringify(res.body)}`);

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import {
+  ClientCredentialRecordSchema,
   ClientGrantRecordSchema,
   ClientRecordSchema,
   ConnectionRecordSchema,
@@ -94,6 +95,18 @@ describe('management API auth matrix', () => {
     return (await admin('post', '/client-grants', { client_id: client.client_id, audience: api.identifier, scope: [] })).body as { id: string };
   };
 
+  function publicKeyPem(): string {
+    return generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  }
+
+  /** A private_key_jwt public key registered on a new confidential client. */
+  async function createCredential(): Promise<{ clientId: string; id: string }> {
+    const clientId = (await createClient()).client_id;
+    const res = await admin('post', `/clients/${clientId}/credentials`, { credential_type: 'public_key', pem: publicKeyPem() });
+    expect(res.status).toBe(201);
+    return { clientId, id: res.body.id };
+  }
+
   /** A user made the only way users are made: a code sent to the phone and exchanged. */
   async function createUser(): Promise<string> {
     const client = await createClient('native');
@@ -132,6 +145,34 @@ describe('management API auth matrix', () => {
       schema: ClientRecordSchema,
     }),
     'DELETE /clients/:id': async () => ({ url: `/clients/${(await createClient()).client_id}`, status: 204 }),
+    'GET /clients/:id/credentials': async () => ({
+      url: `/clients/${(await createClient()).client_id}/credentials`,
+      status: 200,
+      schema: z.array(ClientCredentialRecordSchema),
+    }),
+    'POST /clients/:id/credentials': async () => ({
+      url: `/clients/${(await createClient()).client_id}/credentials`,
+      body: { credential_type: 'public_key', pem: publicKeyPem() },
+      status: 201,
+      schema: ClientCredentialRecordSchema,
+    }),
+    'GET /clients/:id/credentials/:credential_id': async () => {
+      const credential = await createCredential();
+      return { url: `/clients/${credential.clientId}/credentials/${credential.id}`, status: 200, schema: ClientCredentialRecordSchema };
+    },
+    'PATCH /clients/:id/credentials/:credential_id': async () => {
+      const credential = await createCredential();
+      return {
+        url: `/clients/${credential.clientId}/credentials/${credential.id}`,
+        body: { expires_at: '2031-01-01T00:00:00.000Z' },
+        status: 200,
+        schema: ClientCredentialRecordSchema,
+      };
+    },
+    'DELETE /clients/:id/credentials/:credential_id': async () => {
+      const credential = await createCredential();
+      return { url: `/clients/${credential.clientId}/credentials/${credential.id}`, status: 204 };
+    },
 
     'GET /resource-servers': async () => ({ url: '/resource-servers', status: 200, schema: z.array(ResourceServerRecordSchema) }),
     'POST /resource-servers': async () => ({

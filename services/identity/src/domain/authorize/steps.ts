@@ -107,6 +107,7 @@ export async function sendLoginCode(
       },
       ...caller,
       setHeaders: () => undefined,
+      clientAuthentication: 'hosted-login',
     });
   } catch (err) {
     return startRefusal(err);

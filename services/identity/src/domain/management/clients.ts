@@ -5,10 +5,12 @@ import {
   DEFAULT_GRANT_TYPES,
   type AppType,
   type ClientRecord,
+  type TokenEndpointAuthMethod,
 } from '@smsauth/contracts';
 import type { IdentityStore, StoredClient } from '../../store';
 import { generateClientSecret, hashClientSecret } from '../crypto/client-secret';
 import { newClientId } from '../ids';
+import { registerCredential } from './client-credentials';
 import { forbidden, invalidField, notFound, parseBody } from './validation';
 
 export const BOOTSTRAP_ADMIN_ROLE = 'bootstrap_admin';
@@ -26,7 +28,8 @@ export function toClientRecord(client: StoredClient, clientSecret?: string): Cli
     allowed_origins: client.allowed_origins,
     grant_types: client.grant_types,
     ...(client.default_audience ? { default_audience: client.default_audience } : {}),
-    token_endpoint_auth_method: client.secret_hash ? 'client_secret_post' : 'none',
+    token_endpoint_auth_method: client.token_endpoint_auth_method,
+    allowed_logout_urls: client.allowed_logout_urls,
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
 }
@@ -38,24 +41,70 @@ function checkGrantTypes(appType: AppType, grantTypes: readonly string[]): void 
   }
 }
 
-/** Confidential clients get a server-generated secret, shown in this response only. */
+/** Without a stated method: public clients use none, confidential ones client_secret_post. */
+export function defaultAuthMethod(appType: AppType): TokenEndpointAuthMethod {
+  return isConfidential(appType) ? 'client_secret_post' : 'none';
+}
+
+/**
+ * The method a create or update asks for: Auth0's `client_authentication_methods` means
+ * private_key_jwt (with `token_endpoint_auth_method` left out or null, as Auth0 sends it);
+ * otherwise the method named, or undefined when the body names none.
+ */
+function requestedAuthMethod(input: {
+  token_endpoint_auth_method?: TokenEndpointAuthMethod | null;
+  client_authentication_methods?: unknown;
+}): TokenEndpointAuthMethod | undefined {
+  const named = input.token_endpoint_auth_method ?? undefined;
+  if (input.client_authentication_methods === undefined) return named;
+  if (named !== undefined && named !== 'private_key_jwt') {
+    throw invalidField('token_endpoint_auth_method', 'must be null or private_key_jwt when client_authentication_methods is given');
+  }
+  return 'private_key_jwt';
+}
+
+/** A public client can hold no secret or key; client_credentials needs a client that authenticates. */
+function checkAuthMethod(appType: AppType, method: TokenEndpointAuthMethod, grantTypes: readonly string[]): void {
+  if (method !== 'none' && !isConfidential(appType)) {
+    throw invalidField('token_endpoint_auth_method', `a ${appType} client cannot keep a secret or a private key: only none`);
+  }
+  if (method === 'none' && grantTypes.includes('client_credentials')) {
+    throw invalidField('token_endpoint_auth_method', 'none cannot be used with the client_credentials grant');
+  }
+}
+
+/**
+ * Confidential clients get a server-generated secret, shown in this response only (also with
+ * private_key_jwt, so switching to a secret method later needs no rotation). Credentials in
+ * `client_authentication_methods` are registered with the client, in one transaction.
+ */
 export async function createClient(store: IdentityStore, body: unknown): Promise<ClientRecord> {
   const input = parseBody(ClientCreateSchema, body);
   const grantTypes = input.grant_types ?? [...DEFAULT_GRANT_TYPES[input.app_type]];
   checkGrantTypes(input.app_type, grantTypes);
+  const method = requestedAuthMethod(input) ?? defaultAuthMethod(input.app_type);
+  checkAuthMethod(input.app_type, method, grantTypes);
   const secret = isConfidential(input.app_type) ? generateClientSecret() : undefined;
-  const client = await store.clients.insert({
-    client_id: newClientId(),
-    name: input.name,
-    app_type: input.app_type,
-    callbacks: input.callbacks,
-    allowed_origins: input.allowed_origins,
-    grant_types: [...new Set(grantTypes)],
-    default_audience: input.default_audience ?? null,
-    secret_hash: secret ? hashClientSecret(secret) : null,
-    system_role: null,
+  return store.transaction(async (tx) => {
+    const client = await tx.clients.insert({
+      client_id: newClientId(),
+      name: input.name,
+      app_type: input.app_type,
+      callbacks: input.callbacks,
+      allowed_origins: input.allowed_origins,
+      grant_types: [...new Set(grantTypes)],
+      default_audience: input.default_audience ?? null,
+      secret_hash: secret ? hashClientSecret(secret) : null,
+      system_role: null,
+      token_endpoint_auth_method: method,
+      allowed_logout_urls: input.allowed_logout_urls,
+    });
+    const credentials = input.client_authentication_methods?.private_key_jwt.credentials ?? [];
+    for (const [index, credential] of credentials.entries()) {
+      await registerCredential(tx, client.client_id, credential, `client_authentication_methods.private_key_jwt.credentials.${index}.`);
+    }
+    return toClientRecord(client, secret);
   });
-  return toClientRecord(client, secret);
 }
 
 export async function getClient(store: IdentityStore, clientId: string): Promise<StoredClient> {
@@ -65,15 +114,26 @@ export async function getClient(store: IdentityStore, clientId: string): Promise
 }
 
 /**
- * Becoming public drops the secret; becoming confidential does not invent one (it would have
- * to be shown here): call rotate-secret to get it.
+ * Becoming public drops the secret and the method becomes none; becoming confidential does
+ * not invent a secret (it would have to be shown here): call rotate-secret to get it. Auth0's
+ * `client_authentication_methods.private_key_jwt.credentials` names credentials registered
+ * on this client (`POST /clients/{id}/credentials`); every registered key then verifies.
  */
 export async function updateClient(store: IdentityStore, clientId: string, body: unknown): Promise<ClientRecord> {
   const patch = parseBody(ClientUpdateSchema, body);
   return store.transaction(async (tx) => {
     const current = await getClient(tx, clientId);
     const appType = patch.app_type ?? current.app_type;
-    checkGrantTypes(appType, patch.grant_types ?? current.grant_types);
+    const grantTypes = patch.grant_types ?? current.grant_types;
+    checkGrantTypes(appType, grantTypes);
+    const method = requestedAuthMethod(patch) ?? methodAfterAppTypeChange(current, appType);
+    const touchesAuth = [patch.token_endpoint_auth_method, patch.client_authentication_methods, patch.app_type, patch.grant_types];
+    if (touchesAuth.some((field) => field !== undefined)) checkAuthMethod(appType, method, grantTypes);
+    for (const [index, { id }] of (patch.client_authentication_methods?.private_key_jwt.credentials ?? []).entries()) {
+      if (!(await tx.clientCredentials.find(clientId, id))) {
+        throw invalidField(`client_authentication_methods.private_key_jwt.credentials.${index}.id`, `no credential ${id} on this client`);
+      }
+    }
     if (current.system_role === BOOTSTRAP_ADMIN_ROLE && appType !== current.app_type) {
       throw forbidden('The app_type of the bootstrap admin client cannot be changed');
     }
@@ -84,10 +144,19 @@ export async function updateClient(store: IdentityStore, clientId: string, body:
       allowed_origins: patch.allowed_origins,
       grant_types: patch.grant_types ? [...new Set(patch.grant_types)] : undefined,
       default_audience: patch.default_audience,
+      token_endpoint_auth_method: method,
+      allowed_logout_urls: patch.allowed_logout_urls,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),
     });
     return toClientRecord(updated!);
   });
+}
+
+/** A client turning public must stop authenticating; one turning confidential gets the default. */
+function methodAfterAppTypeChange(current: StoredClient, appType: AppType): TokenEndpointAuthMethod {
+  if (!isConfidential(appType)) return 'none';
+  if (!isConfidential(current.app_type)) return defaultAuthMethod(appType);
+  return current.token_endpoint_auth_method;
 }
 
 /** New secret for a confidential client; the old one stops working at once. */

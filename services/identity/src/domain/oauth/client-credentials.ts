@@ -2,25 +2,27 @@ import { ClientCredentialsRequestSchema, ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore } from '../../store';
 import type { TokenSigner } from '../tokens/signer';
-import { basicCredentials, requireClientSecret } from './client-auth';
+import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import type { TokenGrantHandler } from './token-grants';
 
 /** `grant_type=client_credentials`: an M2M token for an API the client holds a grant for. */
-export function clientCredentialsGrant(deps: { store: IdentityStore; signer: TokenSigner }): TokenGrantHandler {
-  return async ({ body, headers }) => {
-    const basic = basicCredentials(headers);
-    const parsed = ClientCredentialsRequestSchema.safeParse({
-      ...body,
-      client_id: body.client_id ?? basic?.clientId,
-      client_secret: body.client_secret ?? basic?.clientSecret,
-    });
-    if (!parsed.success) {
-      const missing = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? 'body')))];
-      throw new HttpError(400, ErrorCodes.INVALID_REQUEST, `Missing or invalid parameter: ${missing.join(', ')}`);
+export function clientCredentialsGrant(deps: {
+  store: IdentityStore;
+  signer: TokenSigner;
+  clientAuthenticator: ClientAuthenticator;
+}): TokenGrantHandler {
+  return async (call) => {
+    const presented = presentedCredentials(call);
+    const parsed = ClientCredentialsRequestSchema.safeParse({ ...call.body, client_id: presented.clientId });
+    const issues = parsed.error?.issues.map((i) => String(i.path[0] ?? 'body')) ?? [];
+    // This grant has no public clients: no credential at all is a missing parameter.
+    if (presented.secret === undefined && presented.assertion === undefined) issues.push('client_secret');
+    if (!parsed.success || issues.length > 0) {
+      throw new HttpError(400, ErrorCodes.INVALID_REQUEST, `Missing or invalid parameter: ${[...new Set(issues)].join(', ')}`);
     }
     const request = parsed.data;
     const context = await deps.store.clientGrants.findClientCredentialsContext(request.client_id, request.audience);
-    const client = requireClientSecret(context.client, request.client_secret);
+    const client = await deps.clientAuthenticator.authenticate(context.client, call);
     if (!client.grant_types.includes('client_credentials')) {
       throw new HttpError(403, ErrorCodes.UNAUTHORIZED_CLIENT, 'Grant type \'client_credentials\' not allowed for the client.');
     }

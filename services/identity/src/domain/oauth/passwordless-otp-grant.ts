@@ -1,33 +1,13 @@
 import { ErrorCodes, OtpGrantRequestSchema, PASSWORDLESS_OTP_GRANT, type OAuthTokenResponse } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
-import type { IdentityStore, StoredClient } from '../../store';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
 import { tooManyAttemptsError } from '../passwordless/brute-force';
 import { otpGrantRejectionDescription } from '../passwordless/code-state';
-import { basicCredentials, invalidClient, requireClientSecret } from './client-auth';
+import { presentedCredentials } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import { passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
-import type { TokenGrantHandler, TokenGrantRequest } from './token-grants';
+import type { TokenGrantHandler } from './token-grants';
 import { grantedScopes, issueUserTokens, splitScope, userAudience } from './user-tokens';
-
-/**
- * The client of a user grant at /oauth/token: public clients name themselves; confidential
- * ones (those holding a secret) must also authenticate, by body or HTTP Basic. An unknown
- * client is 401 invalid_client (RFC 6749 §5.2).
- */
-export async function tokenEndpointClient(store: IdentityStore, request: TokenGrantRequest, clientId: string): Promise<StoredClient> {
-  return checkTokenEndpointClient(await store.clients.findById(clientId), request);
-}
-
-/** tokenEndpointClient for a client the caller already loaded (undefined: unknown). */
-export function checkTokenEndpointClient(client: StoredClient | undefined, request: TokenGrantRequest): StoredClient {
-  if (!client) throw invalidClient();
-  if (!client.secret_hash) return client;
-  const basic = basicCredentials(request.headers);
-  const secret = typeof request.body.client_secret === 'string' ? request.body.client_secret : basic?.clientSecret;
-  if (!secret) throw invalidClient();
-  return requireClientSecret(client, secret);
-}
 
 /** OAuth 2.0 form of a refused code (reference wording); a block is 429 too_many_attempts. */
 export function otpGrantRejection(reason: CodeRejection): HttpError {
@@ -43,16 +23,15 @@ export function otpGrantRejection(reason: CodeRejection): HttpError {
  */
 export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): TokenGrantHandler {
   return async (call): Promise<OAuthTokenResponse> => {
-    const basic = basicCredentials(call.headers);
-    const parsed = OtpGrantRequestSchema.safeParse({ ...call.body, client_id: call.body.client_id ?? basic?.clientId });
+    const parsed = OtpGrantRequestSchema.safeParse({ ...call.body, client_id: presentedCredentials(call).clientId });
     if (!parsed.success) throw invalidRequest(parsed.error.issues);
     const request = parsed.data;
 
     const { client, connection, user, failures } = await passwordlessExchangeContext(
       deps.store,
       { clientId: request.client_id, connection: request.realm, phoneNumber: request.username, ip: call.ip },
-      (found) => {
-        const client = checkTokenEndpointClient(found, call);
+      async (found) => {
+        const client = await deps.clientAuthenticator.authenticate(found, call);
         requireGrantType(client, PASSWORDLESS_OTP_GRANT);
         return client;
       },

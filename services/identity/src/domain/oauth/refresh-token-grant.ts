@@ -1,7 +1,6 @@
 import { ErrorCodes, RefreshTokenRequestSchema, type OAuthTokenResponse } from '@smsauth/contracts';
 import { HttpError, type Logger } from '@smsauth/service-kit';
-import { basicCredentials } from './client-auth';
-import { tokenEndpointClient } from './passwordless-otp-grant';
+import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
 import { hashToken, issueUserTokens, splitScope, type UserTokenDependencies } from './user-tokens';
@@ -16,13 +15,14 @@ function invalidRefreshToken(): HttpError {
  * Presenting a rotated token again means it was copied: the whole family is revoked, the
  * legitimate holder's newest token included (OAuth 2.0 Security BCP §4.14.2).
  */
-export function refreshTokenGrant(deps: UserTokenDependencies & { logger: Pick<Logger, 'warn'> }): TokenGrantHandler {
+export function refreshTokenGrant(
+  deps: UserTokenDependencies & { logger: Pick<Logger, 'warn'>; clientAuthenticator: ClientAuthenticator },
+): TokenGrantHandler {
   return async (call): Promise<OAuthTokenResponse> => {
-    const basic = basicCredentials(call.headers);
-    const parsed = RefreshTokenRequestSchema.safeParse({ ...call.body, client_id: call.body.client_id ?? basic?.clientId });
+    const parsed = RefreshTokenRequestSchema.safeParse({ ...call.body, client_id: presentedCredentials(call).clientId });
     if (!parsed.success) throw invalidRequest(parsed.error.issues);
     const request = parsed.data;
-    const client = await tokenEndpointClient(deps.store, call, request.client_id);
+    const client = await deps.clientAuthenticator.authenticate(await deps.store.clients.findById(request.client_id), call);
     requireGrantType(client, 'refresh_token');
 
     const now = deps.clock.now();

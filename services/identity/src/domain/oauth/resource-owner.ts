@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   ErrorCodes,
   LEGACY_RO_GRANT,
@@ -15,11 +16,12 @@ import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
 /**
  * `POST /oauth/ro` (spec 2.5/2.6), the legacy resource-owner endpoint: phone number as
  * `username`, the code as `password`. Everything is checked before the code is touched, so
- * a malformed request never spends one of its attempts.
+ * a malformed request never spends one of its attempts. A client whose method is not `none`
+ * authenticates (401 invalid_client otherwise); an unknown client stays 403 as in the reference.
  */
 export async function resourceOwnerLogin(
   deps: PasswordlessExchangeDependencies,
-  call: { body: unknown; ip: string },
+  call: { body: unknown; headers: IncomingHttpHeaders; ip: string },
 ): Promise<RoTokenResponse> {
   const body = requireObjectBody(call.body);
   if (body.grant_type !== undefined && body.grant_type !== '' && body.grant_type !== 'password') {
@@ -32,10 +34,11 @@ export async function resourceOwnerLogin(
   const { client, connection, user, failures } = await passwordlessExchangeContext(
     deps.store,
     { clientId: request.client_id, connection: request.connection, phoneNumber: request.username, ip: call.ip },
-    (found) => {
+    async (found) => {
       if (!found) throw unauthorizedClient(`Unknown client: ${request.client_id}`);
-      requireGrantType(found, LEGACY_RO_GRANT);
-      return found;
+      const client = await deps.clientAuthenticator.authenticate(found, { body, headers: call.headers });
+      requireGrantType(client, LEGACY_RO_GRANT);
+      return client;
     },
   );
 

@@ -8,8 +8,10 @@ import {
   type StartRequest,
   type StartResponse,
 } from '@smsauth/contracts';
+import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
+import type { ClientAuthenticator } from '../oauth/client-auth';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
@@ -28,6 +30,7 @@ export interface StartDependencies {
   rateLimits: StartRateLimits;
   smsGateway: SmsGateway;
   logger: Pick<Logger, 'info'>;
+  clientAuthenticator: ClientAuthenticator;
 }
 
 export interface StartCall {
@@ -39,6 +42,12 @@ export interface StartCall {
   requestLanguage: string | null;
   /** Receives the rate-limit headers as soon as they are known (success and every later error). */
   setHeaders(headers: RateLimitHeaders): void;
+  /**
+   * The API's callers authenticate as their client's token_endpoint_auth_method says (the
+   * request headers carry HTTP Basic). The hosted login page starts for a client its
+   * transaction already checked (client and callback), with no client credentials.
+   */
+  clientAuthentication: { headers: IncomingHttpHeaders } | 'hosted-login';
 }
 
 function startError(code: string, description: string): HttpError {
@@ -59,13 +68,14 @@ export function parseStartRequest(body: unknown): StartRequest {
 }
 
 /**
- * Client exists -> connection exists and is enabled for it -> E.164 number. The client, the
+ * Client exists -> it authenticates -> connection exists and is enabled for it -> E.164 number. The client, the
  * connection and the number's user come in one round trip (the user is undefined for a
  * number that has none, and for a number that is not E.164, which is refused anyway).
  */
 export async function resolveStartTarget(
   store: IdentityStore,
   request: StartRequest,
+  authenticateClient: (client: StoredClient) => Promise<unknown> = async () => undefined,
 ): Promise<{ client: StoredClient; connection: StoredConnection; user: StoredUser | undefined }> {
   const { client, connection, user } = await store.passwordlessLogins.startContext(
     request.client_id,
@@ -73,6 +83,8 @@ export async function resolveStartTarget(
     request.phone_number,
   );
   if (!client) throw startError(ErrorCodes.BAD_CLIENT_ID, `Unknown client: ${request.client_id}`);
+  // Before anything about the connection or the number is told (401 invalid_client).
+  await authenticateClient(client);
   if (!connection || connection.strategy !== 'sms') throw startError(ErrorCodes.BAD_CONNECTION, 'Connection does not exist');
   if (!connection.enabled_clients.includes(client.client_id)) {
     throw startError(ErrorCodes.BAD_CONNECTION, 'Connection is disabled for this client');
@@ -122,7 +134,12 @@ function newStartId(): string {
  */
 export async function startPasswordless(deps: StartDependencies, call: StartCall): Promise<StartResponse> {
   const request = parseStartRequest(call.body);
-  const { client, connection, user } = await resolveStartTarget(deps.store, request);
+  const auth = call.clientAuthentication;
+  const { client, connection, user } = await resolveStartTarget(
+    deps.store,
+    request,
+    auth === 'hosted-login' ? undefined : (found) => deps.clientAuthenticator.authenticate(found, { body: request, headers: auth.headers }),
+  );
   const phoneNumber = request.phone_number;
   const now = deps.clock.now();
   call.setHeaders(await enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));

@@ -1,6 +1,7 @@
 import { ClientGrantsListQuerySchema, ConnectionsListQuerySchema } from '@smsauth/contracts';
 import type { Clock } from '@smsauth/service-kit';
 import { Router } from 'express';
+import * as clientCredentials from '../../domain/management/client-credentials';
 import * as clientGrants from '../../domain/management/client-grants';
 import * as clients from '../../domain/management/clients';
 import * as connections from '../../domain/management/connections';
@@ -67,6 +68,23 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
   router.delete('/clients/:id', can('delete:clients'), async (req, res) => {
     await clients.deleteClient(store, id(req.params.id));
+    res.status(204).end();
+  });
+  // private_key_jwt public keys, as Auth0's /clients/{id}/credentials.
+  router.get('/clients/:id/credentials', can('read:client_credentials'), async (req, res) => {
+    res.json(await clientCredentials.listClientCredentials(store, id(req.params.id)));
+  });
+  router.post('/clients/:id/credentials', can('create:client_credentials'), async (req, res) => {
+    res.status(201).json(await clientCredentials.createClientCredential(store, id(req.params.id), req.body));
+  });
+  router.get('/clients/:id/credentials/:credential_id', can('read:client_credentials'), async (req, res) => {
+    res.json(await clientCredentials.getClientCredential(store, id(req.params.id), id(req.params.credential_id)));
+  });
+  router.patch('/clients/:id/credentials/:credential_id', can('update:client_credentials'), async (req, res) => {
+    res.json(await clientCredentials.updateClientCredential(store, id(req.params.id), id(req.params.credential_id), req.body));
+  });
+  router.delete('/clients/:id/credentials/:credential_id', can('delete:client_credentials'), async (req, res) => {
+    await clientCredentials.deleteClientCredential(store, id(req.params.id), id(req.params.credential_id));
     res.status(204).end();
   });
 

@@ -1,5 +1,8 @@
 import {
   ClientCreateSchema,
+  ClientCredentialCreateSchema,
+  ClientCredentialRecordSchema,
+  ClientCredentialUpdateSchema,
   ClientCredentialsRequestSchema,
   ClientGrantCreateSchema,
   ClientGrantsListQuerySchema,
@@ -23,6 +26,7 @@ import {
   ResourceServerCreateSchema,
   ResourceServerRecordSchema,
   ResourceServerUpdateSchema,
+  RevokeRequestSchema,
   RoTokenRequestSchema,
   RoTokenResponseSchema,
   SigningKeyRecordSchema,
@@ -68,10 +72,13 @@ const REQUEST_SCHEMAS = {
   OtpGrantRequest: OtpGrantRequestSchema,
   ClientCredentialsRequest: ClientCredentialsRequestSchema,
   RefreshTokenRequest: RefreshTokenRequestSchema,
+  RevokeRequest: RevokeRequestSchema,
   ConnectionCreate: ConnectionCreateSchema,
   ConnectionUpdate: ConnectionUpdateSchema,
   ClientCreate: ClientCreateSchema,
   ClientUpdate: ClientUpdateSchema,
+  ClientCredentialCreate: ClientCredentialCreateSchema,
+  ClientCredentialUpdate: ClientCredentialUpdateSchema,
   ResourceServerCreate: ResourceServerCreateSchema,
   ResourceServerUpdate: ResourceServerUpdateSchema,
   ClientGrantCreate: ClientGrantCreateSchema,
@@ -89,6 +96,7 @@ const RESPONSE_SCHEMAS = {
   OpenIdConfiguration: OpenIdConfigurationSchema,
   ConnectionRecord: ConnectionRecordSchema,
   ClientRecord: ClientRecordSchema,
+  ClientCredentialRecord: ClientCredentialRecordSchema,
   ResourceServerRecord: ResourceServerRecordSchema,
   ClientGrantRecord: ClientGrantRecordSchema,
   UserRecord: UserRecordSchema,
@@ -204,6 +212,16 @@ const EXAMPLES = {
 
 // --- Authentication and discovery -------------------------------------------------------------
 
+/** Client authentication, as each client's token_endpoint_auth_method demands. */
+const CLIENT_AUTHENTICATION =
+  'Clients authenticate as their `token_endpoint_auth_method` says: `client_secret` in the body or HTTP Basic (`client_secret_post` / `client_secret_basic`), ' +
+  'or `client_assertion` + `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer` (`private_key_jwt`: RS256, RS384, PS256 or ES256, ' +
+  '`iss` = `sub` = client_id, `aud` = the issuer or the token URL, `exp` at most 5 minutes ahead, a `jti` used once); `none` clients send only `client_id` ' +
+  'and are refused if they send a credential. Any failure is the same 401 `invalid_client`.';
+// No scheme for client_secret_post or private_key_jwt: OpenAPI has none for a body field, and an
+// apiKey stand-in would have generated clients put the secret in the URL. The body schemas have them.
+const CLIENT_SECURITY = [{}, { clientSecretBasic: [] }];
+
 function authenticationPaths(managementAudience: string): Json {
   const noStore = { 'Cache-Control': { description: '`no-store`', schema: { type: 'string' } } };
   const rateLimitHeaders = Object.fromEntries(
@@ -215,6 +233,8 @@ function authenticationPaths(managementAudience: string): Json {
         tags: ['Authentication'],
         operationId: 'passwordlessStart',
         summary: 'Send a one-time code by SMS (spec 2.3)',
+        description: CLIENT_AUTHENTICATION,
+        security: CLIENT_SECURITY,
         requestBody: body('StartRequest', EXAMPLES.start),
         responses: {
           '200': { description: 'The code was sent.', headers: rateLimitHeaders, ...json(ref('StartResponse')) },
@@ -227,6 +247,7 @@ function authenticationPaths(managementAudience: string): Json {
             E.SMS_PROVIDER_ERROR,
             E.INVALID_REQUEST,
           ]),
+          '401': error('Client authentication failed.', [E.INVALID_CLIENT]),
           '429': error('Start rate limit per IP or per phone number (with `Retry-After`).', [E.TOO_MANY_REQUESTS]),
           ...COMMON_ERRORS,
         },
@@ -237,11 +258,13 @@ function authenticationPaths(managementAudience: string): Json {
         tags: ['Authentication'],
         operationId: 'resourceOwnerLogin',
         summary: 'Legacy resource-owner exchange of a code for tokens (spec 2.5)',
+        description: CLIENT_AUTHENTICATION,
+        security: CLIENT_SECURITY,
         requestBody: body('RoTokenRequest', EXAMPLES.ro),
         responses: {
           '200': { description: 'Tokens.', headers: noStore, ...json(ref('RoTokenResponse')) },
           '400': error('Malformed request.', [E.INVALID_REQUEST, E.UNSUPPORTED_GRANT_TYPE]),
-          '401': error('Wrong phone number or code (one text for both).', [E.INVALID_USER_PASSWORD]),
+          '401': error('Wrong phone number or code (one text for both), or client authentication failed.', [E.INVALID_USER_PASSWORD, E.INVALID_CLIENT]),
           '403': error('The client may not use this grant or audience.', [E.UNAUTHORIZED_CLIENT, E.ACCESS_DENIED]),
           '429': error('Brute-force block.', [E.TOO_MANY_ATTEMPTS]),
           ...COMMON_ERRORS,
@@ -253,11 +276,8 @@ function authenticationPaths(managementAudience: string): Json {
         tags: ['Authentication'],
         operationId: 'token',
         summary: 'Token endpoint: passwordless OTP, client_credentials and refresh_token grants',
-        description:
-          'Confidential clients authenticate with HTTP Basic (`client_secret_basic`) or `client_secret` in the body (`client_secret_post`); public clients send only `client_id`.',
-        // No scheme for client_secret_post: OpenAPI has none for a body field, and an apiKey
-        // stand-in would have generated clients put the secret in the URL. The body schema has it.
-        security: [{}, { clientSecretBasic: [] }],
+        description: CLIENT_AUTHENTICATION,
+        security: CLIENT_SECURITY,
         requestBody: body('OAuthTokenRequest', EXAMPLES.token(managementAudience)),
         responses: {
           '200': { description: 'Tokens.', headers: noStore, ...json(ref('OAuthTokenResponse')) },
@@ -270,6 +290,40 @@ function authenticationPaths(managementAudience: string): Json {
           ]),
           '429': error('Brute-force block.', [E.TOO_MANY_ATTEMPTS]),
           ...COMMON_ERRORS,
+        },
+      },
+    },
+    '/oauth/revoke': {
+      post: {
+        tags: ['Authentication'],
+        operationId: 'revoke',
+        summary: 'Revoke a refresh token (RFC 7009): it and its rotation family stop refreshing',
+        description: `${CLIENT_AUTHENTICATION} An unknown, already revoked or another client's token also answers 200 and changes nothing.`,
+        security: CLIENT_SECURITY,
+        requestBody: body('RevokeRequest'),
+        responses: {
+          '200': { description: 'Revoked (or nothing to revoke); empty body.', headers: noStore },
+          '400': error('Malformed request.', [E.INVALID_REQUEST]),
+          '401': error('Client authentication failed.', [E.INVALID_CLIENT]),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
+    '/v2/logout': {
+      get: {
+        tags: ['Authentication'],
+        operationId: 'logout',
+        summary: 'Log out: back to returnTo if it is one of the client\'s allowed_logout_urls',
+        parameters: [
+          { name: 'client_id', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'returnTo', in: 'query', required: false, schema: { type: 'string' }, description: 'Compared exactly with the client\'s allowed_logout_urls.' },
+          { name: 'federated', in: 'query', required: false, schema: { type: 'string' }, description: 'Accepted and ignored (no upstream identity provider).' },
+        ],
+        responses: {
+          '200': { description: 'No returnTo and no allowed logout URL: a "signed out" page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          '302': { description: 'To returnTo, or without it to the client\'s first allowed logout URL.', headers: { Location: { schema: { type: 'string' } } } },
+          '400': { description: 'returnTo is not an allowed logout URL of the client (or the client is unknown): an error page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          ...NO_BODY_ERRORS,
         },
       },
     },
@@ -481,6 +535,23 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     errors: ['400', '404'],
   },
   'DELETE /clients/:id': { summary: 'Delete a client (not the bootstrap admin)', status: '204', errors: ['403', '404'] },
+  'GET /clients/:id/credentials': { summary: 'List a client\'s private_key_jwt public keys', status: '200', response: listOf('ClientCredentialRecord'), errors: ['404'] },
+  'POST /clients/:id/credentials': {
+    summary: 'Register a public key for private_key_jwt (Auth0\'s shape)',
+    request: 'ClientCredentialCreate',
+    status: '201',
+    response: ref('ClientCredentialRecord'),
+    errors: ['400', '404'],
+  },
+  'GET /clients/:id/credentials/:credential_id': { summary: 'Get a client credential', status: '200', response: ref('ClientCredentialRecord'), errors: ['404'] },
+  'PATCH /clients/:id/credentials/:credential_id': {
+    summary: 'Change a client credential\'s expiry (`null` removes it)',
+    request: 'ClientCredentialUpdate',
+    status: '200',
+    response: ref('ClientCredentialRecord'),
+    errors: ['400', '404'],
+  },
+  'DELETE /clients/:id/credentials/:credential_id': { summary: 'Delete a client credential (its key stops verifying at once)', status: '204', errors: ['404'] },
   'GET /resource-servers': { summary: 'List APIs', status: '200', response: listOf('ResourceServerRecord'), errors: [] },
   'POST /resource-servers': {
     summary: 'Create an API',

@@ -10,17 +10,22 @@ export interface StoredClient {
   grant_types: string[];
   default_audience: string | null;
   secret_hash: string | null;
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic' | 'private_key_jwt';
+  allowed_logout_urls: string[];
   system_role: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at'>;
+/** Without a method, a client holding a secret uses client_secret_post, the others none. */
+export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at' | 'token_endpoint_auth_method' | 'allowed_logout_urls'> &
+  Partial<Pick<StoredClient, 'token_endpoint_auth_method' | 'allowed_logout_urls'>>;
 export type ClientChanges = Partial<Omit<StoredClient, 'client_id' | 'created_at' | 'updated_at' | 'system_role'>>;
 
-const JSON_COLUMNS = new Set(['callbacks', 'allowed_origins', 'grant_types']);
+const JSON_COLUMNS = new Set(['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls']);
 // Column names are interpolated into SQL: only these may ever appear there.
-const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash']);
+const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash',
+  'token_endpoint_auth_method', 'allowed_logout_urls']);
 
 export function clientsRepo(db: SqlExecutor) {
   return {
@@ -28,8 +33,8 @@ export function clientsRepo(db: SqlExecutor) {
       const { rows } = await translateConstraintErrors(() =>
         db.query<StoredClient>(
           `INSERT INTO clients (client_id, name, app_type, callbacks, allowed_origins, grant_types,
-             default_audience, secret_hash, system_role)
-           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9) RETURNING *`,
+             default_audience, secret_hash, system_role, token_endpoint_auth_method, allowed_logout_urls)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb) RETURNING *`,
           [
             client.client_id,
             client.name,
@@ -40,6 +45,8 @@ export function clientsRepo(db: SqlExecutor) {
             client.default_audience,
             client.secret_hash,
             client.system_role,
+            client.token_endpoint_auth_method ?? (client.secret_hash ? 'client_secret_post' : 'none'),
+            JSON.stringify(client.allowed_logout_urls ?? []),
           ],
         ),
       );

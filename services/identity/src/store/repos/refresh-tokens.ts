@@ -49,7 +49,7 @@ export function refreshTokensRepo(db: SqlExecutor) {
       return rows[0];
     },
 
-    /** Revokes every token of the family (reuse of a rotated token was detected). */
+    /** Revokes every token of the family (reuse of a rotated token was detected, or /oauth/revoke). */
     async revokeFamily(familyId: string, now: Date): Promise<number> {
       const { rowCount } = await db.query(
         'UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL',
