@@ -1,6 +1,7 @@
 import * as initial from './001-initial';
 import * as codeParameters from './002-code-parameters';
 import * as authorizeTransactions from './003-authorize-transactions';
+import * as managedUsersAndNextSigningKey from './006-managed-users-and-next-signing-key';
 
 export interface Migration {
   version: number;
@@ -16,4 +17,6 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial.sql },
   { version: 2, name: 'code-parameters', sql: codeParameters.sql },
   { version: 3, name: 'authorize-transactions', sql: authorizeTransactions.sql },
+  // 4 and 5 are reserved for changes developed alongside; the runner applies whatever is missing, gaps allowed.
+  { version: 6, name: 'managed-users-and-next-signing-key', sql: managedUsersAndNextSigningKey.sql },
 ];
