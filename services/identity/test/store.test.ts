@@ -301,7 +301,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
       const user = await opened.store.passwordlessLogins.consumeCodeAndRecordLogin({ connection_id: 'con_pl', phone_number: newcomer, request_id: 'req_first' }, { newUserId: 'sms|first', ip: '203.0.113.9', at, maxAttempts: 3 });
       expect(user).toEqual({
         user_id: 'sms|first', connection_id: 'con_pl', connection_name: 'pl', phone_number: newcomer, phone_verified: true,
-        created_at: at, updated_at: at, last_login: at, logins_count: 1,
+        created_at: at, updated_at: at, last_login: at, logins_count: 1, blocked: false, user_metadata: {}, app_metadata: {},
       });
     });
   });
