@@ -158,6 +158,18 @@ describe('signing keys, JWKS and rotation', () => {
     }
   });
 
+  it('gives a key stored without a certificate (by an instance older than migration 6, mid-deploy) one when it is read', async () => {
+    const [current] = (await jwks()).map((k) => k.kid);
+    await identity.sql.query('UPDATE signing_keys SET cert = NULL WHERE kid = $1', [current]);
+    const record = (await request(identity.app).get(`/api/v2/keys/signing/${current}`).set(auth)).body;
+    const cert = new X509Certificate(record.cert);
+    expect(cert.publicKey.export({ format: 'jwk' })).toEqual(
+      (({ kty, n, e }) => ({ kty, n, e }))((await jwks()).find((k) => k.kid === current)!),
+    );
+    const { rows } = await identity.sql.query<{ cert: string | null }>('SELECT cert FROM signing_keys WHERE kid = $1', [current]);
+    expect(rows[0]!.cert).toBe(record.cert);
+  });
+
   it('answers 404 for an unknown kid', async () => {
     expect((await request(identity.app).put('/api/v2/keys/signing/nope/revoke').set(auth)).status).toBe(404);
     expect((await request(identity.app).get('/api/v2/keys/signing/nope').set(auth)).status).toBe(404);

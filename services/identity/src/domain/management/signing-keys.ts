@@ -4,15 +4,13 @@ import { certificateFacts } from '../tokens/key-certificate';
 import type { KeyRing } from '../tokens/key-ring';
 import { conflict, notFound } from './validation';
 
-/** Never includes private material. */
-export function toSigningKeyRecord(key: StoredSigningKey): SigningKeyRecord {
-  // The key ring adds every missing certificate when it loads, before any request is served.
-  const cert = key.cert ?? '';
-  const facts = key.cert ? certificateFacts(key.cert) : { fingerprint: '', thumbprint: '' };
+/** Never includes private material. `key` must have its certificate (see withCertificates). */
+export function toSigningKeyRecord(key: StoredSigningKey & { cert: string }): SigningKeyRecord {
+  const facts = certificateFacts(key.cert);
   return {
     kid: key.kid,
     alg: key.alg,
-    cert,
+    cert: key.cert,
     fingerprint: facts.fingerprint,
     thumbprint: facts.thumbprint,
     created_at: key.created_at.toISOString(),
@@ -26,14 +24,30 @@ export function toSigningKeyRecord(key: StoredSigningKey): SigningKeyRecord {
   };
 }
 
-export async function listSigningKeys(store: IdentityStore): Promise<SigningKeyRecord[]> {
-  return (await store.signingKeys.list()).map(toSigningKeyRecord);
+function hasCertificate(key: StoredSigningKey): key is StoredSigningKey & { cert: string } {
+  return key.cert !== null;
 }
 
-export async function getSigningKey(store: IdentityStore, kid: string): Promise<SigningKeyRecord> {
+/**
+ * The key ring gives every key its certificate when it loads; a key without one was stored
+ * meanwhile by an instance older than migration 6 (a rolling deploy): reloading the ring adds it.
+ */
+async function withCertificates(store: IdentityStore, keyRing: KeyRing, keys: StoredSigningKey[]): Promise<Array<StoredSigningKey & { cert: string }>> {
+  if (keys.every(hasCertificate)) return keys;
+  await keyRing.reload();
+  const reloaded = await store.signingKeys.list();
+  return reloaded.filter((key) => keys.some((k) => k.kid === key.kid)).filter(hasCertificate);
+}
+
+export async function listSigningKeys(store: IdentityStore, keyRing: KeyRing): Promise<SigningKeyRecord[]> {
+  return (await withCertificates(store, keyRing, await store.signingKeys.list())).map(toSigningKeyRecord);
+}
+
+export async function getSigningKey(store: IdentityStore, keyRing: KeyRing, kid: string): Promise<SigningKeyRecord> {
   const key = await store.signingKeys.findByKid(kid);
   if (!key) throw notFound('Signing key');
-  return toSigningKeyRecord(key);
+  const [complete] = await withCertificates(store, keyRing, [key]);
+  return toSigningKeyRecord(complete!);
 }
 
 /** Answers `{kid, cert}` of the new next key, as the reference product does. */
@@ -47,5 +61,5 @@ export async function revokeSigningKey(store: IdentityStore, keyRing: KeyRing, k
   if (!before) throw notFound('Signing key');
   if (before === 'current') throw conflict('The current signing key cannot be revoked; rotate first');
   if (before === 'next') throw conflict('The next signing key cannot be revoked; rotate first, then revoke it as the previous key');
-  return getSigningKey(store, kid);
+  return getSigningKey(store, keyRing, kid);
 }

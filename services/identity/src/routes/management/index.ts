@@ -133,13 +133,13 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
 
   router.get('/keys/signing', can('read:signing_keys'), async (_req, res) => {
-    res.json(await signingKeys.listSigningKeys(store));
+    res.json(await signingKeys.listSigningKeys(store, keyRing));
   });
   router.post('/keys/signing/rotate', can('create:signing_keys'), async (_req, res) => {
     res.status(201).json(await signingKeys.rotateSigningKey(keyRing));
   });
   router.get('/keys/signing/:kid', can('read:signing_keys'), async (req, res) => {
-    res.json(await signingKeys.getSigningKey(store, id(req.params.kid)));
+    res.json(await signingKeys.getSigningKey(store, keyRing, id(req.params.kid)));
   });
   router.put('/keys/signing/:kid/revoke', can('update:signing_keys'), async (req, res) => {
     res.json(await signingKeys.revokeSigningKey(store, keyRing, id(req.params.kid)));
