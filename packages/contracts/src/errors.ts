@@ -30,6 +30,8 @@ export const ErrorCodes = {
   INVALID_GRANT: 'invalid_grant',
   INVALID_CLIENT: 'invalid_client',
   UNAUTHORIZED_CLIENT: 'unauthorized_client',
+  /** A user an administrator blocked (`blocked: true`), refused as the reference product does: "user is blocked". */
+  UNAUTHORIZED: 'unauthorized',
   UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type',
   ACCESS_DENIED: 'access_denied',
   INSUFFICIENT_SCOPE: 'insufficient_scope',

@@ -10,3 +10,4 @@ export * from './json-schema';
 export * from './outbox';
 export * from './management';
 export * from './message-status';
+export * from './users';

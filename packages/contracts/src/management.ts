@@ -248,6 +248,10 @@ export const UserRecordSchema = z.object({
   updated_at: z.string(),
   last_login: z.string().nullable(),
   logins_count: z.int().nonnegative(),
+  /** Refused at start, at every grant and on the hosted page while true. */
+  blocked: z.boolean(),
+  user_metadata: z.record(z.string(), z.unknown()),
+  app_metadata: z.record(z.string(), z.unknown()),
 });
 export type UserRecord = z.infer<typeof UserRecordSchema>;
 
@@ -275,15 +279,26 @@ export type UserBlocksResponse = z.infer<typeof UserBlocksResponseSchema>;
 export const SigningKeyRecordSchema = z.object({
   kid: z.string(),
   alg: z.literal('RS256'),
+  /** PEM self-signed X.509 certificate of the key. */
+  cert: z.string(),
+  /** SHA-1 of the certificate: colon-separated and plain upper-case hex. */
+  fingerprint: z.string(),
+  thumbprint: z.string(),
   created_at: z.string(),
   current_since: z.string().nullable(),
   current_until: z.string().nullable(),
   current: z.boolean(),
+  /** Published and accepted, not yet signing: rotation makes it current. */
+  next: z.boolean(),
   previous: z.boolean(),
   revoked: z.boolean(),
   revoked_at: z.string().nullable(),
 });
 export type SigningKeyRecord = z.infer<typeof SigningKeyRecordSchema>;
+
+/** `POST /api/v2/keys/signing/rotate`: the new next key, as the reference product answers. */
+export const SigningKeyRotationSchema = z.object({ kid: z.string(), cert: z.string() });
+export type SigningKeyRotation = z.infer<typeof SigningKeyRotationSchema>;
 
 /** One RSA public key of `GET /.well-known/jwks.json`. */
 export const JwkSchema = z.object({
@@ -293,6 +308,10 @@ export const JwkSchema = z.object({
   kid: z.string(),
   use: z.literal('sig'),
   alg: z.literal('RS256'),
+  /** The key's self-signed certificate chain: one DER certificate, standard base64. */
+  x5c: z.array(z.string()).length(1),
+  /** base64url SHA-1 thumbprint of that certificate. */
+  x5t: z.string(),
 });
 export const JwksSchema = z.object({ keys: z.array(JwkSchema) });
 export type Jwks = z.infer<typeof JwksSchema>;

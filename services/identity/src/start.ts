@@ -34,7 +34,7 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   try {
-    const keyRing = await KeyRing.open(opened.store, clock);
+    const keyRing = await KeyRing.open(opened.store, clock, { certificateSubject: new URL(config.AUTH_URL).hostname });
     await bootstrapManagement(opened.store, {
       managementAudience: managementAudienceOf(config),
       adminClientId: config.ADMIN_CLIENT_ID,

@@ -10,11 +10,11 @@ function restartSuite(database: () => { env: Record<string, string>; schema?: st
     const { env, schema } = database();
     const first = await startTestIdentity(env, { schema });
     let token: string;
-    let kid: string;
+    let kids: string[];
     let connectionId: string;
     try {
       token = await adminToken(first.app);
-      kid = (await first.keyRing.jwks()).keys[0]!.kid;
+      kids = (await first.keyRing.jwks()).keys.map((k) => k.kid);
       const auth = { authorization: `Bearer ${token}` };
       const created = await request(first.app)
         .post('/api/v2/connections')
@@ -28,7 +28,7 @@ function restartSuite(database: () => { env: Record<string, string>; schema?: st
 
     const second = await startTestIdentity(env, { schema });
     try {
-      expect((await second.keyRing.jwks()).keys.map((k) => k.kid)).toEqual([kid]);
+      expect((await second.keyRing.jwks()).keys.map((k) => k.kid)).toEqual(kids);
       const res = await request(second.app).get(`/api/v2/connections/${connectionId}`).set('authorization', `Bearer ${token}`);
       expect(res.status).toBe(200);
       expect(res.body.name).toBe('persisted');

@@ -105,22 +105,25 @@ describe.each(drivers)('identity store on $name', (driver) => {
     expect((await opened.store.connections.findById('con_2'))!.options.gateway_authentication!.secret).toBe('gateway-secret-value');
   });
 
-  it('keeps signing keys encrypted at rest and walks them current -> previous -> retired', async () => {
-    const first = await generateSigningKey();
-    const second = await generateSigningKey();
-    const third = await generateSigningKey();
+  it('keeps signing keys encrypted at rest and walks them next -> current -> previous -> retired', async () => {
     const at = new Date('2030-01-01T00:00:00Z');
-    expect(await opened.store.transaction((tx) => tx.signingKeys.insertCurrentIfNone(first, at))).toBe(true);
-    expect(await opened.store.transaction((tx) => tx.signingKeys.insertCurrentIfNone(second, at))).toBe(false);
-    await opened.store.transaction((tx) => tx.signingKeys.rotate(second, at));
-    await opened.store.transaction((tx) => tx.signingKeys.rotate(third, at));
+    const [first, second, third, fourth] = await Promise.all([1, 2, 3, 4].map(() => generateSigningKey('keys.example.com', at)));
+    expect(await opened.store.transaction((tx) => tx.signingKeys.insertIfNone(first!, 'current', at))).toBe(true);
+    expect(await opened.store.transaction((tx) => tx.signingKeys.insertIfNone(second!, 'current', at))).toBe(false);
+    expect(await opened.store.transaction((tx) => tx.signingKeys.rotate(second!, at))).toBe(false);
+    expect(await opened.store.transaction((tx) => tx.signingKeys.insertIfNone(second!, 'next', at))).toBe(true);
+    expect(await opened.store.transaction((tx) => tx.signingKeys.rotate(third!, at))).toBe(true);
+    expect(await opened.store.transaction((tx) => tx.signingKeys.rotate(fourth!, at))).toBe(true);
     const states = Object.fromEntries((await opened.store.signingKeys.list()).map((k) => [k.kid, k.state]));
-    expect(states).toEqual({ [first.kid]: 'retired', [second.kid]: 'previous', [third.kid]: 'current' });
-    expect((await opened.store.signingKeys.findByKid(third.kid))!.private_key).toBe(third.private_key);
+    expect(states).toEqual({ [first!.kid]: 'retired', [second!.kid]: 'previous', [third!.kid]: 'current', [fourth!.kid]: 'next' });
+    expect((await opened.store.signingKeys.findByKid(third!.kid))!.private_key).toBe(third!.private_key);
+    expect((await opened.store.signingKeys.findByKid(fourth!.kid))!.cert).toBe(fourth!.cert);
     const { rows } = await opened.sql.query<{ private_key: string }>('SELECT private_key FROM signing_keys');
     for (const row of rows) expect(row.private_key).not.toContain('PRIVATE KEY');
-    expect(await opened.store.transaction((tx) => tx.signingKeys.revoke(third.kid, at))).toBe('current');
-    expect((await opened.store.signingKeys.findByKid(third.kid))!.state).toBe('current');
+    expect(await opened.store.transaction((tx) => tx.signingKeys.revoke(third!.kid, at))).toBe('current');
+    expect(await opened.store.transaction((tx) => tx.signingKeys.revoke(fourth!.kid, at))).toBe('next');
+    expect((await opened.store.signingKeys.findByKid(third!.kid))!.state).toBe('current');
+    expect((await opened.store.signingKeys.findByKid(fourth!.kid))!.state).toBe('next');
   });
 
   it('counts rate-limit hits per window, restarting in a new window, without losing parallel hits', async () => {
@@ -298,7 +301,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
       const user = await opened.store.passwordlessLogins.consumeCodeAndRecordLogin({ connection_id: 'con_pl', phone_number: newcomer, request_id: 'req_first' }, { newUserId: 'sms|first', ip: '203.0.113.9', at, maxAttempts: 3 });
       expect(user).toEqual({
         user_id: 'sms|first', connection_id: 'con_pl', connection_name: 'pl', phone_number: newcomer, phone_verified: true,
-        created_at: at, updated_at: at, last_login: at, logins_count: 1,
+        created_at: at, updated_at: at, last_login: at, logins_count: 1, blocked: false, user_metadata: {}, app_metadata: {},
       });
     });
   });

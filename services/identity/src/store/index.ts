@@ -105,7 +105,7 @@ export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
 export type { StoredResourceServer } from './repos/resource-servers';
 export type { StoredClientGrant } from './repos/client-grants';
-export type { StoredUser } from './repos/users';
+export type { StoredUser, NewUser, UserChanges } from './repos/users';
 export type { StoredSigningKey, NewSigningKey, PublicJwk } from './repos/signing-keys';
 export type { StoredCode, NewCode, CodeKey } from './repos/one-time-codes';
 export type { StoredRefreshToken } from './repos/refresh-tokens';

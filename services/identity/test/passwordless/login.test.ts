@@ -166,6 +166,9 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
         updated_at: firstLogin,
         last_login: firstLogin,
         logins_count: 1,
+        blocked: false,
+        user_metadata: {},
+        app_metadata: {},
       });
 
       h.clock.advance(10);

@@ -9,6 +9,7 @@ import {
   OAuthErrorBodySchema,
   ResourceServerRecordSchema,
   SigningKeyRecordSchema,
+  SigningKeyRotationSchema,
   UserBlocksResponseSchema,
   UserRecordSchema,
 } from '@smsauth/contracts';
@@ -107,7 +108,7 @@ describe('management API auth matrix', () => {
     return { clientId, id: res.body.id };
   }
 
-  /** A user made the only way users are made: a code sent to the phone and exchanged. */
+  /** A user made by signing up: a code sent to the phone and exchanged. */
   async function createUser(): Promise<string> {
     const client = await createClient('native');
     const connection = await createConnection([client.client_id]);
@@ -205,6 +206,18 @@ describe('management API auth matrix', () => {
     'DELETE /client-grants/:id': async () => ({ url: `/client-grants/${(await createGrant()).id}`, status: 204 }),
 
     'GET /users': async () => ({ url: '/users', status: 200, schema: z.array(UserRecordSchema) }),
+    'POST /users': async () => ({
+      url: '/users',
+      body: { connection: (await createConnection()).name, phone_number: h.caller().phone },
+      status: 201,
+      schema: UserRecordSchema,
+    }),
+    'PATCH /users/:id': async () => ({
+      url: `/users/${encodeURIComponent(await createUser())}`,
+      body: { blocked: true, app_metadata: { plan: 'gold' } },
+      status: 200,
+      schema: UserRecordSchema,
+    }),
     'GET /users/:id': async () => ({ url: `/users/${encodeURIComponent(await createUser())}`, status: 200, schema: UserRecordSchema }),
     'DELETE /users/:id': async () => ({ url: `/users/${encodeURIComponent(await createUser())}`, status: 204 }),
 
@@ -212,7 +225,7 @@ describe('management API auth matrix', () => {
     'DELETE /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 204 }),
 
     'GET /keys/signing': async () => ({ url: '/keys/signing', status: 200, schema: z.array(SigningKeyRecordSchema) }),
-    'POST /keys/signing/rotate': async () => ({ url: '/keys/signing/rotate', status: 201, schema: SigningKeyRecordSchema }),
+    'POST /keys/signing/rotate': async () => ({ url: '/keys/signing/rotate', status: 201, schema: SigningKeyRotationSchema }),
     'GET /keys/signing/:kid': async () => {
       const current = (await signingKeys()).find((k) => k.current)!;
       return { url: `/keys/signing/${current.kid}`, status: 200, schema: SigningKeyRecordSchema };

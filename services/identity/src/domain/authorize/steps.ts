@@ -3,9 +3,10 @@ import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAuthorizeTransaction } from '../../store';
 import type { PasswordlessExchangeDependencies } from '../oauth/passwordless-exchange';
 import { grantedScopes, issueUserTokens, splitScope } from '../oauth/user-tokens';
+import { isUserBlockedError } from '../passwordless/blocked-user';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
 import { startPasswordless, type StartDependencies } from '../passwordless/start';
-import { tokenRedirect } from './fragment';
+import { errorRedirect, tokenRedirect } from './fragment';
 import { resolveAuthorizeRequest } from './request';
 import { parametersOf, resendCooldownSeconds } from './transaction';
 
@@ -14,6 +15,21 @@ export interface StepRefusal {
   ok: false;
   status: number;
   message: string;
+}
+
+/**
+ * The sign-in is over and the browser goes back to the application with an error in the
+ * fragment: a blocked user, as the reference product sends them back ("user is blocked").
+ */
+export interface StepEnd {
+  ok: false;
+  endLocation: string;
+}
+
+/** Ends the transaction and points the browser at the application with the block's error. */
+async function endForBlockedUser(store: IdentityStore, transaction: StoredAuthorizeTransaction, err: HttpError): Promise<StepEnd> {
+  await store.authorizeTransactions.delete(transaction.id);
+  return { ok: false, endLocation: errorRedirect(transaction.redirect_uri, err.error, err.errorDescription, transaction.state ?? undefined) };
 }
 
 export interface Caller {
@@ -90,7 +106,7 @@ export async function sendLoginCode(
   transaction: StoredAuthorizeTransaction,
   phoneInput: string,
   caller: Caller,
-): Promise<{ ok: true; phoneNumber: string } | StepRefusal> {
+): Promise<{ ok: true; phoneNumber: string } | StepRefusal | StepEnd> {
   const phoneNumber = normalisePhoneInput(phoneInput);
   if (!phoneNumber) return { ok: false, status: 400, message: MESSAGES.phoneMissing };
   const now = deps.clock.now();
@@ -110,6 +126,7 @@ export async function sendLoginCode(
       clientAuthentication: 'hosted-login',
     });
   } catch (err) {
+    if (isUserBlockedError(err)) return endForBlockedUser(deps.store, transaction, err);
     return startRefusal(err);
   }
   await deps.store.authorizeTransactions.recordCodeSent(transaction.id, phoneNumber, now);
@@ -134,7 +151,7 @@ export async function exchangeCodeForTokenRedirect(
   transaction: StoredAuthorizeTransaction,
   codeInput: string,
   ip: string,
-): Promise<{ ok: true; location: string } | StepRefusal> {
+): Promise<{ ok: true; location: string } | StepRefusal | StepEnd> {
   if (!transaction.phone_number) return { ok: false, status: 400, message: MESSAGES.noCodeYet };
   const candidate = normaliseCodeInput(codeInput);
   if (!candidate) return { ok: false, status: 400, message: MESSAGES.codeMissing };
@@ -142,15 +159,21 @@ export async function exchangeCodeForTokenRedirect(
   const phoneNumber = transaction.phone_number;
   const { user, bruteForce } = await deps.store.passwordlessLogins.exchangeContext(request.client.client_id, request.connection.name, phoneNumber, ip);
 
-  const result = await exchangeCode(deps, {
-    connection: request.connection,
-    clientId: request.client.client_id,
-    phoneNumber,
-    candidate,
-    ip,
-    user,
-    failures: bruteForce,
-  });
+  let result;
+  try {
+    result = await exchangeCode(deps, {
+      connection: request.connection,
+      clientId: request.client.client_id,
+      phoneNumber,
+      candidate,
+      ip,
+      user,
+      failures: bruteForce,
+    });
+  } catch (err) {
+    if (isUserBlockedError(err)) return endForBlockedUser(deps.store, transaction, err);
+    throw err;
+  }
   if (!result.ok) return codeRefusal(result.reason);
 
   await deps.store.authorizeTransactions.delete(transaction.id);

@@ -14,6 +14,9 @@ export function toUserRecord(user: StoredUser): UserRecord {
     updated_at: user.updated_at.toISOString(),
     last_login: user.last_login ? user.last_login.toISOString() : null,
     logins_count: user.logins_count,
+    blocked: user.blocked,
+    user_metadata: user.user_metadata,
+    app_metadata: user.app_metadata,
   };
 }
 

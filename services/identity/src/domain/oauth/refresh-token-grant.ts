@@ -1,5 +1,6 @@
 import { ErrorCodes, RefreshTokenRequestSchema, type OAuthTokenResponse } from '@smsauth/contracts';
 import { HttpError, type Logger } from '@smsauth/service-kit';
+import { refuseBlockedUser } from '../passwordless/blocked-user';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
@@ -30,6 +31,9 @@ export function refreshTokenGrant(
     const presented = await deps.store.refreshTokens.findByHash(tokenHash);
     // Another client's token is refused without touching it.
     if (!presented || presented.client_id !== client.client_id) throw invalidRefreshToken();
+    // Checked before the token is rotated: refused while blocked, usable again once unblocked.
+    const user = await deps.store.users.findById(presented.user_id);
+    refuseBlockedUser(user);
     const current = await deps.store.refreshTokens.rotate(tokenHash, now);
     if (!current) {
       const latest = await deps.store.refreshTokens.findByHash(tokenHash);
@@ -40,7 +44,6 @@ export function refreshTokenGrant(
       throw invalidRefreshToken();
     }
 
-    const user = await deps.store.users.findById(current.user_id);
     const api = current.audience ? await deps.store.resourceServers.findByIdentifier(current.audience) : undefined;
     if (!user || (current.audience && !api)) throw invalidRefreshToken();
     const tokens = await issueUserTokens(deps, {

@@ -2,6 +2,7 @@ import { PHONE_NUMBER_PATTERN } from '@smsauth/contracts';
 import { maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredCode, StoredConnection, StoredUser } from '../../store';
 import { newUserIdPart } from '../ids';
+import { refuseBlockedUser } from './blocked-user';
 import { CONSECUTIVE_FAILURES_LOCK, loginBlockStatus, type BruteForceSettings, type BruteForceState } from './brute-force';
 import { codeState, MAX_CODE_ATTEMPTS } from './code-state';
 import { verifyOtp } from './otp';
@@ -39,7 +40,8 @@ export type CodeExchangeResult =
   | { ok: false; reason: CodeRejection };
 
 /**
- * Checks a one-time code and, when it is right, consumes it and records the login.
+ * Checks a one-time code and, when it is right, consumes it and records the login. A user
+ * an administrator blocked is refused first (throws 401 `unauthorized` "user is blocked").
  *
  * 1. Brute-force state first: a blocked IP (or a locked number) is refused before the code
  *    is looked at, and the refusal is not counted again.
@@ -57,6 +59,8 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
   const { connection, phoneNumber, ip } = attempt;
   // Not a number we could ever have sent to: wrong, without a counter keyed by arbitrary text.
   if (!PHONE_NUMBER_PATTERN.test(phoneNumber)) return { ok: false, reason: 'unknown' };
+  // Before the code is looked at: a blocked user's attempt takes no attempt and counts no failure.
+  refuseBlockedUser(attempt.user);
   const now = deps.clock.now();
   const protection = connection.options.brute_force_protection;
 

@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
+import { refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
@@ -146,6 +147,8 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
   if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
+  // A blocked user gets the block's error and no code: nothing is stored or sent.
+  refuseBlockedUser(user);
 
   const authToken = gatewayToken(connection, now);
   const { time_step: step, length: digits } = connection.options.totp;

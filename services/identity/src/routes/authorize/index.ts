@@ -114,6 +114,12 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     );
   };
 
+  /** The sign-in ended with an error for the application (a blocked user): back to it. */
+  const endSignIn = (res: Response, transactionId: string, location: string) => {
+    clearBindingCookie(res, transactionId, deps.secureCookies);
+    redirectWithFragment(res, location);
+  };
+
   const codePath = (id: string, sent = false) => `/authorize/code?transaction=${encodeURIComponent(id)}${sent ? '&sent=1' : ''}`;
 
   router.get('/authorize/login.css', (_req, res) => {
@@ -146,6 +152,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const input = textField(req.body, 'phone_number');
       const sent = await sendLoginCode(deps.start, begun.transaction, input, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
+      if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
       sendPage(res, sent.status, phonePage(await formContext(begun), { phoneNumber: input, error: sent.message }), begun.transaction.redirect_uri);
     }),
   );
@@ -164,6 +171,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     page(async (req, res) => {
       const begun = await posted(req);
       const result = await exchangeCodeForTokenRedirect({ ...deps.codeExchange, store }, begun.transaction, textField(req.body, 'code'), req.ip ?? '');
+      if (!result.ok && 'endLocation' in result) return endSignIn(res, begun.transaction.id, result.endLocation);
       if (!result.ok) return renderCode(res, result.status, begun, { error: result.message });
       req.log.info({ client_id: begun.transaction.client_id }, 'hosted login completed');
       clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
@@ -179,6 +187,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       if (!phone) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
       const sent = await sendLoginCode(deps.start, begun.transaction, phone, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
+      if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
       await renderCode(res, sent.status, begun, { error: sent.message });
     }),
   );

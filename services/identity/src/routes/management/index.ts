@@ -10,6 +10,7 @@ import * as signingKeys from '../../domain/management/signing-keys';
 import * as userBlocks from '../../domain/management/user-blocks';
 import { parseBody } from '../../domain/management/validation';
 import * as users from '../../domain/management/users';
+import * as managedUsers from '../../domain/management/managed-users';
 import type { KeyRing } from '../../domain/tokens/key-ring';
 import type { TokenVerifier } from '../../domain/tokens/verifier';
 import type { IdentityStore } from '../../store';
@@ -127,6 +128,12 @@ export function managementRouter(deps: ManagementDependencies): Router {
   router.get('/users', can('read:users'), async (req, res) => {
     res.json(await users.listUsers(store, req.query));
   });
+  router.post('/users', can('create:users'), async (req, res) => {
+    res.status(201).json(await managedUsers.createUser(store, clock, req.body));
+  });
+  router.patch('/users/:id', can('update:users'), async (req, res) => {
+    res.json(await managedUsers.updateUser(store, clock, id(req.params.id), req.body));
+  });
   router.get('/users/:id', can('read:users'), async (req, res) => {
     res.json(await users.getUser(store, id(req.params.id)));
   });
@@ -144,13 +151,13 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
 
   router.get('/keys/signing', can('read:signing_keys'), async (_req, res) => {
-    res.json(await signingKeys.listSigningKeys(store));
+    res.json(await signingKeys.listSigningKeys(store, keyRing));
   });
   router.post('/keys/signing/rotate', can('create:signing_keys'), async (_req, res) => {
-    res.status(201).json(await signingKeys.rotateSigningKey(store, keyRing));
+    res.status(201).json(await signingKeys.rotateSigningKey(keyRing));
   });
   router.get('/keys/signing/:kid', can('read:signing_keys'), async (req, res) => {
-    res.json(await signingKeys.getSigningKey(store, id(req.params.kid)));
+    res.json(await signingKeys.getSigningKey(store, keyRing, id(req.params.kid)));
   });
   router.put('/keys/signing/:kid/revoke', can('update:signing_keys'), async (req, res) => {
     res.json(await signingKeys.revokeSigningKey(store, keyRing, id(req.params.kid)));

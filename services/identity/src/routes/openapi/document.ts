@@ -30,14 +30,17 @@ import {
   RoTokenRequestSchema,
   RoTokenResponseSchema,
   SigningKeyRecordSchema,
+  SigningKeyRotationSchema,
   StartRequestSchema,
   StartResponseSchema,
   toJsonSchema,
   UserBlocksQuerySchema,
   UserBlocksResponseSchema,
+  UserCreateSchema,
   UserInfoResponseSchema,
   UserRecordSchema,
   UsersListQuerySchema,
+  UserUpdateSchema,
 } from '@smsauth/contracts';
 import type { z } from 'zod';
 import { AUTHORIZE_PARAMETER_NAMES } from '../../domain/authorize/request';
@@ -83,6 +86,8 @@ const REQUEST_SCHEMAS = {
   ResourceServerUpdate: ResourceServerUpdateSchema,
   ClientGrantCreate: ClientGrantCreateSchema,
   ClientGrantUpdate: ClientGrantUpdateSchema,
+  UserCreate: UserCreateSchema,
+  UserUpdate: UserUpdateSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** What the service answers (output form: closed objects, so an undocumented field is an error). */
@@ -102,6 +107,7 @@ const RESPONSE_SCHEMAS = {
   UserRecord: UserRecordSchema,
   UserBlocksResponse: UserBlocksResponseSchema,
   SigningKeyRecord: SigningKeyRecordSchema,
+  SigningKeyRotation: SigningKeyRotationSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
 
@@ -247,7 +253,10 @@ function authenticationPaths(managementAudience: string): Json {
             E.SMS_PROVIDER_ERROR,
             E.INVALID_REQUEST,
           ]),
-          '401': error('Client authentication failed.', [E.INVALID_CLIENT]),
+          '401': error('Client authentication failed, or the number\'s user is blocked (`user is blocked`; no code is sent).', [
+            E.INVALID_CLIENT,
+            E.UNAUTHORIZED,
+          ]),
           '429': error('Start rate limit per IP or per phone number (with `Retry-After`).', [E.TOO_MANY_REQUESTS]),
           ...COMMON_ERRORS,
         },
@@ -264,7 +273,11 @@ function authenticationPaths(managementAudience: string): Json {
         responses: {
           '200': { description: 'Tokens.', headers: noStore, ...json(ref('RoTokenResponse')) },
           '400': error('Malformed request.', [E.INVALID_REQUEST, E.UNSUPPORTED_GRANT_TYPE]),
-          '401': error('Wrong phone number or code (one text for both), or client authentication failed.', [E.INVALID_USER_PASSWORD, E.INVALID_CLIENT]),
+          '401': error('Wrong phone number or code (one text for both), client authentication failed, or the user is blocked (`user is blocked`).', [
+            E.INVALID_USER_PASSWORD,
+            E.INVALID_CLIENT,
+            E.UNAUTHORIZED,
+          ]),
           '403': error('The client may not use this grant or audience.', [E.UNAUTHORIZED_CLIENT, E.ACCESS_DENIED]),
           '429': error('Brute-force block.', [E.TOO_MANY_ATTEMPTS]),
           ...COMMON_ERRORS,
@@ -282,7 +295,10 @@ function authenticationPaths(managementAudience: string): Json {
         responses: {
           '200': { description: 'Tokens.', headers: noStore, ...json(ref('OAuthTokenResponse')) },
           '400': error('Malformed request or unknown grant.', [E.INVALID_REQUEST, E.UNSUPPORTED_GRANT_TYPE]),
-          '401': error('Client authentication failed (with `WWW-Authenticate: Basic` when Basic was used).', [E.INVALID_CLIENT]),
+          '401': error('Client authentication failed (with `WWW-Authenticate: Basic` when Basic was used), or the user is blocked (`user is blocked`).', [
+            E.INVALID_CLIENT,
+            E.UNAUTHORIZED,
+          ]),
           '403': error('Grant not allowed for the client, no client grant for the API, or a bad code / refresh token.', [
             E.UNAUTHORIZED_CLIENT,
             E.ACCESS_DENIED,
@@ -350,7 +366,7 @@ function discoveryPaths(): Json {
       get: {
         tags: ['Discovery'],
         operationId: 'jwks',
-        summary: 'The current and previous public signing keys',
+        summary: 'The public signing keys: current, next (published before it signs) and previous, each with `x5c` and `x5t`',
         responses: { '200': { description: 'Key set.', headers: cached, ...json(ref('Jwks')) }, ...NO_BODY_ERRORS },
       },
     },
@@ -379,7 +395,7 @@ function hostedLoginPaths(): Json {
   const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
   const seeOther = (description: string) => ({ description, headers: { Location: { schema: { type: 'string' } } } });
   const toRedirectUri = {
-    description: 'To the redirect_uri, tokens or `error`/`error_description`/`state` in the fragment.',
+    description: 'To the redirect_uri, tokens or `error`/`error_description`/`state` in the fragment (`unauthorized`/`user is blocked` for a blocked user).',
     headers: { Location: { schema: { type: 'string' } } },
   };
   const pageErrors = {
@@ -429,7 +445,7 @@ function hostedLoginPaths(): Json {
       }),
       post: op('authorizePhone', 'Send the code to the number typed', {
         requestBody: form({ ...transactionFields, phone_number: 'E.164 phone number.' }),
-        responses: { '303': seeOther('To the code page.'), ...pageErrors },
+        responses: { '303': seeOther('To the code page.'), '302': toRedirectUri, ...pageErrors },
       }),
     },
     '/authorize/code': {
@@ -445,7 +461,7 @@ function hostedLoginPaths(): Json {
     '/authorize/resend': {
       post: op('authorizeResend', 'Send a new code', {
         requestBody: form(transactionFields),
-        responses: { '303': seeOther('To the code page.'), ...pageErrors },
+        responses: { '303': seeOther('To the code page.'), '302': toRedirectUri, ...pageErrors },
       }),
     },
     '/authorize/cancel': {
@@ -603,6 +619,20 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     response: listOf('UserRecord'),
     errors: ['400'],
   },
+  'POST /users': {
+    summary: 'Create a user of an sms connection (the only way in when the connection has `disable_signup`)',
+    request: 'UserCreate',
+    status: '201',
+    response: ref('UserRecord'),
+    errors: ['400', '409'],
+  },
+  'PATCH /users/:id': {
+    summary: 'Update a user: number (must be free), phone_verified, blocked; metadata merged at the top level, null removes',
+    request: 'UserUpdate',
+    status: '200',
+    response: ref('UserRecord'),
+    errors: ['400', '404', '409'],
+  },
   'GET /users/:id': { summary: 'Get a user', status: '200', response: ref('UserRecord'), errors: ['404'] },
   'DELETE /users/:id': { summary: 'Delete a user and its tokens', status: '204', errors: ['404'] },
   'GET /user-blocks': {
@@ -620,14 +650,14 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   },
   'GET /keys/signing': { summary: 'List signing keys', status: '200', response: listOf('SigningKeyRecord'), errors: [] },
   'POST /keys/signing/rotate': {
-    summary: 'Rotate the signing key',
+    summary: 'Rotate: the next key becomes current, a new next key is made; answers the new next key',
     status: '201',
-    response: ref('SigningKeyRecord'),
+    response: ref('SigningKeyRotation'),
     errors: [],
   },
   'GET /keys/signing/:kid': { summary: 'Get a signing key', status: '200', response: ref('SigningKeyRecord'), errors: ['404'] },
   'PUT /keys/signing/:kid/revoke': {
-    summary: 'Revoke a signing key (not the current one)',
+    summary: 'Revoke a signing key (not the current or the next one)',
     status: '200',
     response: ref('SigningKeyRecord'),
     errors: ['404', '409'],

@@ -1,3 +1,4 @@
+import { translateConstraintErrors } from '../errors';
 import type { SqlExecutor } from '../sql-client';
 
 export interface StoredUser {
@@ -10,7 +11,26 @@ export interface StoredUser {
   updated_at: Date;
   last_login: Date | null;
   logins_count: number;
+  /** Set by an administrator; refused at every login step while true. */
+  blocked: boolean;
+  user_metadata: Record<string, unknown>;
+  app_metadata: Record<string, unknown>;
 }
+
+/** A user the management API creates. */
+export interface NewUser {
+  user_id: string;
+  connection_id: string;
+  phone_number: string;
+  phone_verified: boolean;
+  blocked: boolean;
+  user_metadata: Record<string, unknown>;
+  app_metadata: Record<string, unknown>;
+  at: Date;
+}
+
+/** What PATCH may change; absent fields are kept. Metadata arrive already merged. */
+export type UserChanges = Partial<Pick<StoredUser, 'phone_number' | 'phone_verified' | 'blocked' | 'user_metadata' | 'app_metadata'>>;
 
 const SELECT_USER = `
   SELECT u.*, c.name AS connection_name FROM users u JOIN connections c ON c.id = u.connection_id`;
@@ -60,6 +80,47 @@ export function usersRepo(db: SqlExecutor) {
         [user.user_id, user.connection_id, user.phone_number, user.at],
       );
       return (await this.findByPhone(user.connection_id, user.phone_number))!;
+    },
+
+    /** Call inside a transaction: holds the user's row until it ends (read-modify-write of metadata). */
+    async lockForUpdate(userId: string): Promise<void> {
+      await db.query('SELECT 1 FROM users WHERE user_id = $1 FOR UPDATE', [userId]);
+    },
+
+    /** Throws UniqueViolationError when the connection already has a user with that number. */
+    async insert(user: NewUser): Promise<StoredUser> {
+      await translateConstraintErrors(() =>
+        db.query(
+          `INSERT INTO users (user_id, connection_id, phone_number, phone_verified, blocked, user_metadata, app_metadata, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $8)`,
+          [user.user_id, user.connection_id, user.phone_number, user.phone_verified, user.blocked,
+            JSON.stringify(user.user_metadata), JSON.stringify(user.app_metadata), user.at],
+        ),
+      );
+      return (await this.findById(user.user_id))!;
+    },
+
+    /**
+     * Applies `changes` (each absent one keeps the stored value); undefined when the user does
+     * not exist. Throws UniqueViolationError when the new number is another user's on the connection.
+     */
+    async update(userId: string, changes: UserChanges, at: Date): Promise<StoredUser | undefined> {
+      const json = (value: Record<string, unknown> | undefined) => (value === undefined ? null : JSON.stringify(value));
+      const { rowCount } = await translateConstraintErrors(() =>
+        db.query(
+          `UPDATE users SET
+             phone_number = COALESCE($2, phone_number),
+             phone_verified = COALESCE($3, phone_verified),
+             blocked = COALESCE($4, blocked),
+             user_metadata = COALESCE($5::jsonb, user_metadata),
+             app_metadata = COALESCE($6::jsonb, app_metadata),
+             updated_at = $7
+           WHERE user_id = $1`,
+          [userId, changes.phone_number ?? null, changes.phone_verified ?? null, changes.blocked ?? null,
+            json(changes.user_metadata), json(changes.app_metadata), at],
+        ),
+      );
+      return rowCount > 0 ? this.findById(userId) : undefined;
     },
 
     async delete(userId: string): Promise<boolean> {
