@@ -9,3 +9,4 @@ export * from './gateway-rejection';
 export * from './json-schema';
 export * from './outbox';
 export * from './management';
+export * from './management-lists';

@@ -1,6 +1,7 @@
 import * as initial from './001-initial';
 import * as codeParameters from './002-code-parameters';
 import * as authorizeTransactions from './003-authorize-transactions';
+import * as managementLists from './004-management-lists';
 
 export interface Migration {
   version: number;
@@ -16,4 +17,5 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial.sql },
   { version: 2, name: 'code-parameters', sql: codeParameters.sql },
   { version: 3, name: 'authorize-transactions', sql: authorizeTransactions.sql },
+  { version: 4, name: 'management-lists', sql: managementLists.sql },
 ];

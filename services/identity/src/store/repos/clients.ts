@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
+import { checkpointColumn, sliceOf, windowSql, type ListSlice, type ListWindow } from '../list-window';
 
 export interface StoredClient {
   client_id: string;
@@ -59,6 +60,21 @@ export function clientsRepo(db: SqlExecutor) {
     async list(): Promise<StoredClient[]> {
       const { rows } = await db.query<StoredClient>('SELECT * FROM clients ORDER BY created_at, client_id');
       return rows;
+    },
+
+    async page(window: ListWindow): Promise<ListSlice<StoredClient>> {
+      const params: unknown[] = [];
+      const { condition, tail } = windowSql(window, params, 'c', 'c.client_id');
+      const { rows } = await db.query<StoredClient & { checkpoint_at: string }>(
+        `SELECT c.*, ${checkpointColumn('c')} FROM clients c WHERE ${condition} ${tail}`,
+        params,
+      );
+      return sliceOf(rows, window, (row) => row.client_id, (row) => row);
+    },
+
+    async count(): Promise<number> {
+      const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM clients');
+      return rows[0]!.total;
     },
 
     /** The subset of `clientIds` that exist. */

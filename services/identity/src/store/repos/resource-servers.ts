@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
+import type { ListSlice } from '../list-window';
 
 export interface StoredResourceServer {
   id: string;
@@ -47,6 +48,20 @@ export function resourceServersRepo(db: SqlExecutor) {
     async list(): Promise<StoredResourceServer[]> {
       const { rows } = await db.query<StoredResourceServer>('SELECT * FROM resource_servers ORDER BY is_system DESC, created_at, id');
       return rows;
+    },
+
+    /** Offset paging only (the reference product has no checkpoint paging here); the management API first. */
+    async page(window: { offset: number; limit: number }): Promise<ListSlice<StoredResourceServer>> {
+      const { rows } = await db.query<StoredResourceServer>(
+        'SELECT * FROM resource_servers ORDER BY is_system DESC, created_at, id OFFSET $1 LIMIT $2',
+        [window.offset, window.limit],
+      );
+      return { items: rows };
+    },
+
+    async count(): Promise<number> {
+      const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM resource_servers');
+      return rows[0]!.total;
     },
 
     async update(

@@ -15,9 +15,77 @@ export interface StoredUser {
 const SELECT_USER = `
   SELECT u.*, c.name AS connection_name FROM users u JOIN connections c ON c.id = u.connection_id`;
 
+/** What a user search may test; each maps to one fixed SQL expression below. */
+export type UserSearchField = 'phone_number' | 'user_id' | 'connection' | 'phone_verified';
+
+/**
+ * A parsed search (see domain/management/user-search.ts). `pattern` is literal text with
+ * wildcards between the parts (`['+1415', '']` is `+1415*`).
+ */
+export type UserCondition =
+  | { all: UserCondition[] }
+  | { any: UserCondition[] }
+  | { field: UserSearchField; equals: string | boolean }
+  | { field: Exclude<UserSearchField, 'phone_verified'>; pattern: string[] };
+
+export type UserSortColumn = 'created_at' | 'last_login' | 'phone_number' | 'user_id';
+
+export interface UserListQuery {
+  where?: UserCondition;
+  sort?: { field: UserSortColumn; descending: boolean };
+  offset: number;
+  limit: number;
+}
+
+// Only these expressions are ever interpolated into SQL; values are always bound parameters.
+// Phone numbers compare in the C collation, as indexed by migration 004 (LIKE 'x%' uses the index).
+const SEARCH_COLUMNS: Record<UserSearchField, string> = {
+  phone_number: 'u.phone_number COLLATE "C"',
+  user_id: 'u.user_id',
+  connection: 'c.name',
+  phone_verified: 'u.phone_verified',
+};
+const SORT_COLUMNS: Record<UserSortColumn, string> = {
+  created_at: 'u.created_at',
+  last_login: 'u.last_login',
+  phone_number: 'u.phone_number COLLATE "C"',
+  user_id: 'u.user_id',
+};
+
 /** LIKE metacharacters in a search term match themselves. */
 function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+/** A condition -> SQL text over `u` (users) and `c` (connections), its values appended to params. */
+function conditionSql(condition: UserCondition, params: unknown[]): string {
+  if ('all' in condition || 'any' in condition) {
+    const parts = 'all' in condition ? condition.all : condition.any;
+    if (parts.length === 0) return 'all' in condition ? 'true' : 'false';
+    return `(${parts.map((part) => conditionSql(part, params)).join('all' in condition ? ' AND ' : ' OR ')})`;
+  }
+  const column = SEARCH_COLUMNS[condition.field];
+  if ('equals' in condition) {
+    params.push(condition.equals);
+    // Equality on the plain column, so the existing phone_number index serves it.
+    const plain = condition.field === 'phone_number' ? 'u.phone_number' : column;
+    return `${plain} = $${params.length}${typeof condition.equals === 'boolean' ? '::boolean' : '::text'}`;
+  }
+  params.push(condition.pattern.map(escapeLike).join('%'));
+  return `${column} LIKE $${params.length}::text`;
+}
+
+function mentionsConnection(condition: UserCondition): boolean {
+  if ('all' in condition) return condition.all.some(mentionsConnection);
+  if ('any' in condition) return condition.any.some(mentionsConnection);
+  return condition.field === 'connection';
+}
+
+function orderSql(sort: UserListQuery['sort']): string {
+  const { field, descending } = sort ?? { field: 'created_at', descending: false };
+  const direction = descending ? 'DESC' : 'ASC';
+  // user_id breaks ties, in the same direction, so one index serves both directions.
+  return field === 'user_id' ? `u.user_id ${direction}` : `${SORT_COLUMNS[field]} ${direction}, u.user_id ${direction}`;
 }
 
 export function usersRepo(db: SqlExecutor) {
@@ -35,16 +103,28 @@ export function usersRepo(db: SqlExecutor) {
       return rows[0];
     },
 
-    /** `phoneContains` matches anywhere in the number; `phoneEquals` exactly. */
-    async list(query: { phoneContains?: string; phoneEquals?: string; offset: number; limit: number }): Promise<StoredUser[]> {
+    /** One page of the users matching `where`, in `sort` order (created_at by default), user_id breaking ties. */
+    async list(query: UserListQuery): Promise<StoredUser[]> {
+      const params: unknown[] = [];
+      const where = query.where ? conditionSql(query.where, params) : 'true';
+      params.push(query.offset, query.limit);
       const { rows } = await db.query<StoredUser>(
-        `${SELECT_USER}
-         WHERE ($1::text IS NULL OR u.phone_number LIKE '%' || $1 || '%')
-           AND ($2::text IS NULL OR u.phone_number = $2)
-         ORDER BY u.created_at, u.user_id OFFSET $3 LIMIT $4`,
-        [query.phoneContains === undefined ? null : escapeLike(query.phoneContains), query.phoneEquals ?? null, query.offset, query.limit],
+        `${SELECT_USER} WHERE ${where} ORDER BY ${orderSql(query.sort)} OFFSET $${params.length - 1} LIMIT $${params.length}`,
+        params,
       );
       return rows;
+    },
+
+    async count(where: UserCondition | undefined): Promise<number> {
+      const params: unknown[] = [];
+      const condition = where ? conditionSql(where, params) : 'true';
+      // The connections join only when the search names a connection: a bare count reads one index.
+      const join = where && mentionsConnection(where) ? 'JOIN connections c ON c.id = u.connection_id' : '';
+      const { rows } = await db.query<{ total: number }>(
+        `SELECT count(*)::int AS total FROM users u ${join} WHERE ${condition}`,
+        params,
+      );
+      return rows[0]!.total;
     },
 
     /**
