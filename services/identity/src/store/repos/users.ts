@@ -39,10 +39,11 @@ export interface UserListQuery {
 
 // Only these expressions are ever interpolated into SQL; values are always bound parameters.
 // Phone numbers compare in the C collation, as indexed by migration 004 (LIKE 'x%' uses the index).
-const SEARCH_COLUMNS: Record<UserSearchField, string> = {
+// Conditions read `users u` alone (a connection by a sub-select), so paging and counting never
+// join a row they do not return.
+const SEARCH_COLUMNS: Record<Exclude<UserSearchField, 'connection'>, string> = {
   phone_number: 'u.phone_number COLLATE "C"',
   user_id: 'u.user_id',
-  connection: 'c.name',
   phone_verified: 'u.phone_verified',
 };
 const SORT_COLUMNS: Record<UserSortColumn, string> = {
@@ -64,6 +65,11 @@ function conditionSql(condition: UserCondition, params: unknown[]): string {
     if (parts.length === 0) return 'all' in condition ? 'true' : 'false';
     return `(${parts.map((part) => conditionSql(part, params)).join('all' in condition ? ' AND ' : ' OR ')})`;
   }
+  if (condition.field === 'connection') {
+    const value = 'equals' in condition ? String(condition.equals) : condition.pattern.map(escapeLike).join('%');
+    params.push(value);
+    return `u.connection_id IN (SELECT id FROM connections WHERE name ${'equals' in condition ? '=' : 'LIKE'} $${params.length}::text)`;
+  }
   const column = SEARCH_COLUMNS[condition.field];
   if ('equals' in condition) {
     params.push(condition.equals);
@@ -73,12 +79,6 @@ function conditionSql(condition: UserCondition, params: unknown[]): string {
   }
   params.push(condition.pattern.map(escapeLike).join('%'));
   return `${column} LIKE $${params.length}::text`;
-}
-
-function mentionsConnection(condition: UserCondition): boolean {
-  if ('all' in condition) return condition.all.some(mentionsConnection);
-  if ('any' in condition) return condition.any.some(mentionsConnection);
-  return condition.field === 'connection';
 }
 
 function orderSql(sort: UserListQuery['sort']): string {
@@ -108,8 +108,13 @@ export function usersRepo(db: SqlExecutor) {
       const params: unknown[] = [];
       const where = query.where ? conditionSql(query.where, params) : 'true';
       params.push(query.offset, query.limit);
+      const order = orderSql(query.sort);
+      // The page's keys first, from the order's index alone (an index-only scan where the
+      // visibility map allows), then the rows of those keys: a deep OFFSET skips index
+      // entries, not joined rows.
       const { rows } = await db.query<StoredUser>(
-        `${SELECT_USER} WHERE ${where} ORDER BY ${orderSql(query.sort)} OFFSET $${params.length - 1} LIMIT $${params.length}`,
+        `WITH page AS (SELECT u.user_id FROM users u WHERE ${where} ORDER BY ${order} OFFSET $${params.length - 1} LIMIT $${params.length})
+         ${SELECT_USER} JOIN page ON page.user_id = u.user_id ORDER BY ${order}`,
         params,
       );
       return rows;
@@ -118,10 +123,8 @@ export function usersRepo(db: SqlExecutor) {
     async count(where: UserCondition | undefined): Promise<number> {
       const params: unknown[] = [];
       const condition = where ? conditionSql(where, params) : 'true';
-      // The connections join only when the search names a connection: a bare count reads one index.
-      const join = where && mentionsConnection(where) ? 'JOIN connections c ON c.id = u.connection_id' : '';
       const { rows } = await db.query<{ total: number }>(
-        `SELECT count(*)::int AS total FROM users u ${join} WHERE ${condition}`,
+        `SELECT count(*)::int AS total FROM users u WHERE ${condition}`,
         params,
       );
       return rows[0]!.total;
