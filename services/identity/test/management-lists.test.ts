@@ -1,3 +1,12 @@
+import {
+  checkpointPageSchema,
+  ClientGrantRecordSchema,
+  ClientRecordSchema,
+  ConnectionRecordSchema,
+  offsetEnvelopeSchema,
+  ResourceServerRecordSchema,
+  UserRecordSchema,
+} from '@smsauth/contracts';
 import request from 'supertest';
 import { adminToken, connectionBody, dropSchema, startTestIdentity, TEST_DATABASE_URL, uniqueSchema, type TestIdentity } from './helpers';
 
@@ -79,6 +88,17 @@ describe.each(drivers)('management lists over HTTP on $name', (driver) => {
       expect(ids(res.body.users)).toEqual(['sms|u08', 'sms|u09', 'sms|u10', 'sms|u11']);
       const filtered = await get(`/users?include_totals=true&q=${encodeURIComponent('phone_number:+1415555100*')}`);
       expect(filtered.body).toMatchObject({ length: 10, total: 10 });
+    });
+
+    it('answers in the envelope shapes of @smsauth/contracts, records whole', async () => {
+      const strict = <T extends { strict: () => { parse: (v: unknown) => unknown } }>(schema: T, body: unknown) => schema.strict().parse(body);
+      strict(offsetEnvelopeSchema('connections', ConnectionRecordSchema.strict()), (await get('/connections?include_totals=true')).body);
+      strict(offsetEnvelopeSchema('clients', ClientRecordSchema.strict()), (await get('/clients?include_totals=true')).body);
+      strict(offsetEnvelopeSchema('resource_servers', ResourceServerRecordSchema.strict()), (await get('/resource-servers?include_totals=true')).body);
+      strict(offsetEnvelopeSchema('client_grants', ClientGrantRecordSchema.strict()), (await get('/client-grants?include_totals=true')).body);
+      strict(offsetEnvelopeSchema('users', UserRecordSchema.strict(), true), (await get('/users?include_totals=true')).body);
+      strict(checkpointPageSchema('connections', ConnectionRecordSchema.strict()), (await get('/connections?take=2')).body);
+      strict(checkpointPageSchema('client_grants', ClientGrantRecordSchema.strict()), (await get('/client-grants?take=2')).body);
     });
 
     it('answers an empty page past the end with the total', async () => {
