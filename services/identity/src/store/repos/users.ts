@@ -58,7 +58,7 @@ function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
-/** A condition -> SQL text over `u` (users) and `c` (connections), its values appended to params. */
+/** A condition -> SQL text over `users u` alone, its values appended to params. */
 function conditionSql(condition: UserCondition, params: unknown[]): string {
   if ('all' in condition || 'any' in condition) {
     const parts = 'all' in condition ? condition.all : condition.any;
