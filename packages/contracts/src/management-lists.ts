@@ -45,14 +45,25 @@ const projection = {
   include_fields: queryBoolean.optional(),
 };
 
-/** `GET /api/v2/clients`, `GET /api/v2/resource-servers`. */
-export const OffsetListQuerySchema = z.object({ ...offsetPaging, ...projection });
-export type OffsetListQuery = z.output<typeof OffsetListQuerySchema>;
-
 /** A value given once, repeated, or comma-separated: a list of values. */
 const repeatableValue = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s.length > 0));
+
+/** `GET /api/v2/clients`: offset paging, projection, `app_type` (comma-separated or repeated). */
+export const ClientsListQuerySchema = z.object({ ...offsetPaging, ...projection, app_type: repeatableValue.optional() });
+export type ClientsListQuery = z.output<typeof ClientsListQuerySchema>;
+
+/** `GET /api/v2/resource-servers`: offset paging, projection, `identifiers` (repeated, at most 10; not split on commas). */
+export const ResourceServersListQuerySchema = z.object({
+  ...offsetPaging,
+  ...projection,
+  identifiers: z
+    .union([z.string().min(1), z.array(z.string().min(1)).max(10, { message: 'at most 10' })])
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .optional(),
+});
+export type ResourceServersListQuery = z.output<typeof ResourceServersListQuerySchema>;
 
 /** `GET /api/v2/connections`: both kinds of paging, `name`, `strategy` (repeatable). */
 export const ConnectionsListQuerySchema = z.object({

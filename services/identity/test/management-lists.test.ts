@@ -231,6 +231,26 @@ describe.each(drivers)('management lists over HTTP on $name', (driver) => {
     });
   });
 
+  describe('client and API filters', () => {
+    it('filters clients by app_type, comma-separated or repeated', async () => {
+      const all = (await get('/clients')).body as Row[];
+      const machines = all.filter((c) => c.app_type === 'non_interactive');
+      expect(ids((await get('/clients?app_type=non_interactive')).body, 'client_id')).toEqual(ids(machines, 'client_id'));
+      expect((await get('/clients?app_type=spa,non_interactive&include_totals=true')).body.total).toBe(machines.length);
+      expect((await get('/clients?app_type=spa&app_type=native')).body).toEqual([]);
+    });
+
+    it('filters APIs by identifiers, repeated, refusing more than 10', async () => {
+      const res = await get('/resource-servers?identifiers=https://api-1.test&identifiers=https://api-3.test&include_totals=true');
+      expect(res.body.total).toBe(2);
+      expect(ids(res.body.resource_servers, 'identifier')).toEqual(['https://api-1.test', 'https://api-3.test']);
+      const eleven = Array.from({ length: 11 }, (_, i) => `identifiers=https://api-${i}.test`).join('&');
+      const tooMany = await get(`/resource-servers?${eleven}`);
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body.details[0].path).toBe('identifiers');
+    });
+  });
+
   describe('users q', () => {
     const search = async (q: string, raw = false) => {
       const res = await get(`/users?per_page=100&q=${raw ? q : encodeURIComponent(q)}`);

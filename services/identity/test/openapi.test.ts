@@ -106,8 +106,8 @@ describe('GET /openapi.json', () => {
     expect(names('/api/v2/users')).toEqual([...paging, ...projection, 'q', 'search_engine', 'sort', 'connection', 'primary_order']);
     expect(names('/api/v2/connections')).toEqual([...paging, ...checkpoint, ...projection, 'name', 'strategy']);
     expect(names('/api/v2/client-grants')).toEqual([...paging, ...checkpoint, 'client_id', 'audience']);
-    expect(names('/api/v2/clients')).toEqual([...paging, ...projection]);
-    expect(names('/api/v2/resource-servers')).toEqual([...paging, ...projection]);
+    expect(names('/api/v2/clients')).toEqual([...paging, ...projection, 'app_type']);
+    expect(names('/api/v2/resource-servers')).toEqual([...paging, ...projection, 'identifiers']);
     expect(names('/api/v2/user-blocks')).toEqual(['identifier']);
   });
 

@@ -1,7 +1,8 @@
 import {
   ClientGrantsListQuerySchema,
+  ClientsListQuerySchema,
   ConnectionsListQuerySchema,
-  OffsetListQuerySchema,
+  ResourceServersListQuerySchema,
   UsersListQuerySchema,
 } from '@smsauth/contracts';
 import type { IdentityStore, UserCondition } from '../../store';
@@ -29,23 +30,27 @@ export async function listConnections(store: IdentityStore, query: unknown): Pro
   return listResponse('connections', { ...slice, items }, paging, total);
 }
 
+/** `app_type` filter, offset paging, projection. */
 export async function listClients(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(OffsetListQuerySchema, query);
+  const input = parseBody(ClientsListQuerySchema, query);
   const paging = offsetPagingOf(input);
+  const filter = { app_types: input.app_type };
   const [slice, total] = await Promise.all([
-    store.clients.page({ kind: 'offset', offset: paging.offset, limit: paging.limit }),
-    paging.includeTotals ? store.clients.count() : undefined,
+    store.clients.page(filter, { kind: 'offset', offset: paging.offset, limit: paging.limit }),
+    paging.includeTotals ? store.clients.count(filter) : undefined,
   ]);
   const items = slice.items.map((c) => projectFields(toClientRecord(c), input.fields, input.include_fields));
   return listResponse('clients', { items }, { kind: 'offset', ...paging }, total);
 }
 
+/** `identifiers` filter (exact audiences), offset paging, projection. */
 export async function listResourceServers(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(OffsetListQuerySchema, query);
+  const input = parseBody(ResourceServersListQuerySchema, query);
   const paging = offsetPagingOf(input);
+  const filter = { identifiers: input.identifiers };
   const [slice, total] = await Promise.all([
-    store.resourceServers.page(paging),
-    paging.includeTotals ? store.resourceServers.count() : undefined,
+    store.resourceServers.page(filter, paging),
+    paging.includeTotals ? store.resourceServers.count(filter) : undefined,
   ]);
   const items = slice.items.map((rs) => projectFields(toResourceServerRecord(rs), input.fields, input.include_fields));
   return listResponse('resource_servers', { items }, { kind: 'offset', ...paging }, total);

@@ -62,18 +62,22 @@ export function clientsRepo(db: SqlExecutor) {
       return rows;
     },
 
-    async page(window: ListWindow): Promise<ListSlice<StoredClient>> {
-      const params: unknown[] = [];
+    /** One page; `app_types` keeps clients of any of those types. */
+    async page(filter: { app_types?: readonly string[] }, window: ListWindow): Promise<ListSlice<StoredClient>> {
+      const params: unknown[] = [filter.app_types ?? null];
       const { condition, tail } = windowSql(window, params, 'c', 'c.client_id');
       const { rows } = await db.query<StoredClient & { checkpoint_at: string }>(
-        `SELECT c.*, ${checkpointColumn('c')} FROM clients c WHERE ${condition} ${tail}`,
+        `SELECT c.*, ${checkpointColumn('c')} FROM clients c WHERE ($1::text[] IS NULL OR c.app_type = ANY($1::text[])) AND ${condition} ${tail}`,
         params,
       );
       return sliceOf(rows, window, (row) => row.client_id, (row) => row);
     },
 
-    async count(): Promise<number> {
-      const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM clients');
+    async count(filter: { app_types?: readonly string[] }): Promise<number> {
+      const { rows } = await db.query<{ total: number }>(
+        'SELECT count(*)::int AS total FROM clients WHERE ($1::text[] IS NULL OR app_type = ANY($1::text[]))',
+        [filter.app_types ?? null],
+      );
       return rows[0]!.total;
     },
 

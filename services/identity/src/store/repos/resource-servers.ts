@@ -51,16 +51,20 @@ export function resourceServersRepo(db: SqlExecutor) {
     },
 
     /** Offset paging only (the reference product has no checkpoint paging here); the management API first. */
-    async page(window: { offset: number; limit: number }): Promise<ListSlice<StoredResourceServer>> {
+    async page(filter: { identifiers?: readonly string[] }, window: { offset: number; limit: number }): Promise<ListSlice<StoredResourceServer>> {
       const { rows } = await db.query<StoredResourceServer>(
-        'SELECT * FROM resource_servers ORDER BY is_system DESC, created_at, id OFFSET $1 LIMIT $2',
-        [window.offset, window.limit],
+        `SELECT * FROM resource_servers WHERE ($1::text[] IS NULL OR identifier = ANY($1::text[]))
+         ORDER BY is_system DESC, created_at, id OFFSET $2 LIMIT $3`,
+        [filter.identifiers ?? null, window.offset, window.limit],
       );
       return { items: rows };
     },
 
-    async count(): Promise<number> {
-      const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM resource_servers');
+    async count(filter: { identifiers?: readonly string[] }): Promise<number> {
+      const { rows } = await db.query<{ total: number }>(
+        'SELECT count(*)::int AS total FROM resource_servers WHERE ($1::text[] IS NULL OR identifier = ANY($1::text[]))',
+        [filter.identifiers ?? null],
+      );
       return rows[0]!.total;
     },
 
