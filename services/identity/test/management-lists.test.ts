@@ -341,6 +341,29 @@ describe.each(drivers)('management lists over HTTP on $name', (driver) => {
     });
   });
 
+  describe("connections in the reference product's shape (stored on this database)", () => {
+    it('creates from top-level name and strategy with display_name, metadata, is_domain_connection; PATCH changes them; a disagreement is a 400', async () => {
+      const body = connectionBody({ name: 'shape-top' });
+      const options = body.options as Record<string, unknown>;
+      delete options.name;
+      delete options.strategy;
+      const created = await request(identity.app)
+        .post('/api/v2/connections')
+        .set(auth)
+        .send({ ...body, name: 'shape-top', strategy: 'sms', display_name: 'Text', metadata: { a: '1' }, is_domain_connection: true });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ name: 'shape-top', strategy: 'sms', display_name: 'Text', metadata: { a: '1' }, is_domain_connection: true });
+      const patched = await request(identity.app).patch(`/api/v2/connections/${created.body.id}`).set(auth).send({ display_name: null, metadata: { b: '2' } });
+      expect(patched.body).toMatchObject({ metadata: { b: '2' }, is_domain_connection: true });
+      expect(patched.body).not.toHaveProperty('display_name');
+      expect((await get(`/connections/${created.body.id}`)).body).toEqual(patched.body);
+      const disagreeing = await request(identity.app).post('/api/v2/connections').set(auth).send({ ...connectionBody({ name: 'shape-a' }), name: 'shape-b' });
+      expect(disagreeing.status).toBe(400);
+      expect(disagreeing.body.details[0].path).toBe('name');
+      await request(identity.app).delete(`/api/v2/connections/${created.body.id}`).set(auth);
+    });
+  });
+
   describe('bad paging values', () => {
     it.each([
       ['/users', 'per_page=0', 'per_page'],
