@@ -39,7 +39,7 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
       if (!db) throw new Error('PostgreSQL benchmark needs TEST_DATABASE_URL or BENCH_DATABASE_URL');
       databaseUrl = db.url;
     }
-    const identity = await startProcess({
+    const identityOptions = {
       name: 'identity',
       port: identityPort,
       logDir: dir,
@@ -56,7 +56,8 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
         PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: '1000000000',
         ...identityEnv,
       },
-    });
+    };
+    let identity = await startProcess(identityOptions);
     started.push(identity);
     const gateway = await startProcess({
       name: 'sms-delivery-gateway',
@@ -94,7 +95,18 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
       });
       started.push(airportApi);
     }
-    return { dir, authUrl, gatewayUrl, deliveryUrl, outboxToken, tenant, management, identity, gateway, airportApi, databaseUrl, stop: cleanup };
+    const result = { dir, authUrl, gatewayUrl, deliveryUrl, outboxToken, tenant, management, identity, gateway, airportApi, databaseUrl, adminClientId, adminClientSecret, stop: cleanup };
+    /** Stops identity, runs `whileStopped` (e.g. writing to its PGlite directory, which one process owns), starts it again. */
+    result.restartIdentity = async (whileStopped = async () => undefined) => {
+      await identity.stop();
+      started.splice(started.indexOf(identity), 1);
+      await whileStopped();
+      identity = await startProcess(identityOptions);
+      started.push(identity);
+      result.identity = identity;
+      return identity;
+    };
+    return result;
   } catch (err) {
     await cleanup();
     throw err;

@@ -73,12 +73,46 @@ export const ConnectionOptionsSchema = z.strictObject({
 export type ConnectionOptions = z.infer<typeof ConnectionOptionsSchema>;
 export type ConnectionOptionsInput = z.input<typeof ConnectionOptionsSchema>;
 
-/** 4.1 create body. */
-export const ConnectionCreateSchema = z.strictObject({
-  options: ConnectionOptionsSchema,
-  enabled_clients: z.array(z.string().min(1)).default([]),
-});
-export type ConnectionCreate = z.infer<typeof ConnectionCreateSchema>;
+/** Shown on login screens; the reference product's limit. */
+const DisplayNameSchema = z.string().trim().min(1).max(128);
+
+/** Up to 10 string properties (values up to 255 characters); a `null` value drops the key. */
+const ConnectionMetadataSchema = z
+  .record(z.string().min(1).max(255), z.string().max(255).nullable())
+  .refine((m) => Object.keys(m).length <= 10, { message: 'at most 10 properties' })
+  .transform((m) => Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null)) as Record<string, string>);
+
+/**
+ * 4.1 create body, in the spec's shape (`options.name`, `options.strategy`) or the reference
+ * product's (top-level `name`, `strategy`, as its SDKs send it), or both, which must agree.
+ * The parsed body always carries both inside `options`.
+ */
+export const ConnectionCreateSchema = z
+  .strictObject({
+    name: ConnectionNameSchema.optional(),
+    strategy: z.literal('sms').optional(),
+    display_name: DisplayNameSchema.optional(),
+    metadata: ConnectionMetadataSchema.optional(),
+    is_domain_connection: z.boolean().default(false),
+    options: ConnectionOptionsSchema.extend({ name: ConnectionNameSchema.optional(), strategy: z.literal('sms').optional() }),
+    enabled_clients: z.array(z.string().min(1)).default([]),
+  })
+  .superRefine((body, ctx) => {
+    for (const key of ['name', 'strategy'] as const) {
+      const top = body[key];
+      const inner = body.options[key];
+      if (top !== undefined && inner !== undefined && top !== inner) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `must equal options.${key} when both are given` });
+      } else if (top === undefined && inner === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['options', key], message: `required (here or as the top-level ${key})` });
+      }
+    }
+  })
+  .transform(({ name, strategy, options, ...rest }) => ({
+    ...rest,
+    options: { ...options, name: (name ?? options.name)!, strategy: (strategy ?? options.strategy)! } as ConnectionOptions,
+  }));
+export type ConnectionCreate = z.output<typeof ConnectionCreateSchema>;
 
 /**
  * PATCH `options`: merged into the stored options (see applyConnectionOptionsPatch).
@@ -111,6 +145,11 @@ export type ConnectionOptionsPatch = z.infer<typeof ConnectionOptionsPatchSchema
 export const ConnectionUpdateSchema = z.strictObject({
   options: ConnectionOptionsPatchSchema.optional(),
   enabled_clients: z.array(z.string().min(1)).optional(),
+  /** `null` clears it. */
+  display_name: DisplayNameSchema.nullable().optional(),
+  /** Replaces the stored metadata. */
+  metadata: ConnectionMetadataSchema.optional(),
+  is_domain_connection: z.boolean().optional(),
 });
 export type ConnectionUpdate = z.infer<typeof ConnectionUpdateSchema>;
 
@@ -128,6 +167,10 @@ export const ConnectionRecordSchema = z.object({
   options: ConnectionRecordOptionsSchema,
   enabled_clients: z.array(z.string()),
   realms: z.array(z.string()),
+  /** Only when set. */
+  display_name: z.string().optional(),
+  is_domain_connection: z.boolean(),
+  metadata: z.record(z.string(), z.string()),
 });
 export type ConnectionRecord = z.infer<typeof ConnectionRecordSchema>;
 

@@ -11,3 +11,4 @@ export * from './outbox';
 export * from './management';
 export * from './message-status';
 export * from './users';
+export * from './management-lists';

@@ -255,18 +255,7 @@ export const UserRecordSchema = z.object({
 });
 export type UserRecord = z.infer<typeof UserRecordSchema>;
 
-/** `GET /api/v2/connections?name=`: only the connection of that name. */
-export const ConnectionsListQuerySchema = z.object({ name: z.string().optional() });
-
-/** `GET /api/v2/client-grants?client_id=&audience=`: only the grants of that client and/or API. */
-export const ClientGrantsListQuerySchema = z.object({ client_id: z.string().optional(), audience: z.string().optional() });
-
-/** `GET /api/v2/users`: `q` matches phone numbers (digits, or `phone_number:"+1..."` for an exact match). */
-export const UsersListQuerySchema = z.object({
-  q: z.string().max(200).optional(),
-  page: z.coerce.number().int().min(0).default(0),
-  per_page: z.coerce.number().int().min(1).max(100).default(50),
-});
+// List query strings (paging, projection, filters): management-lists.ts.
 
 /** `GET|DELETE /api/v2/user-blocks?identifier=<phone number>`. */
 export const UserBlocksQuerySchema = z.object({ identifier: z.string().min(1).max(32) });

@@ -32,6 +32,7 @@ describe('ConnectionCreateSchema', () => {
     expect(ConnectionCreateSchema.parse(connectionCreateExample)).toEqual({
       ...connectionCreateExample,
       options: { ...connectionCreateExample.options, forward_req_info: false },
+      is_domain_connection: false,
     });
   });
 
@@ -46,6 +47,7 @@ describe('ConnectionCreateSchema', () => {
       },
     });
     expect(parsed).toEqual({
+      is_domain_connection: false,
       options: {
         name: 'sms',
         strategy: 'sms',
@@ -252,6 +254,8 @@ describe('ConnectionRecordSchema', () => {
     options: redactConnectionOptions(options),
     enabled_clients: connectionCreateExample.enabled_clients,
     realms: [options.name],
+    is_domain_connection: false,
+    metadata: {},
   };
 
   it('accepts a record whose options were redacted', () => {

@@ -99,8 +99,20 @@ export class ManagementClient {
     return res.body as T;
   }
 
+  /** Every record of a list: lists answer 50 per page by default (as Auth0's do), so this pages through them. */
+  private async listAll<T>(path: string, plural: string): Promise<T[]> {
+    const all: T[] = [];
+    for (let page = 0; ; page += 1) {
+      const separator = path.includes('?') ? '&' : '?';
+      const res = await this.call<{ total: number } & Record<string, T[]>>('GET', `${path}${separator}include_totals=true&per_page=100&page=${page}`);
+      const items = res[plural] ?? [];
+      all.push(...items);
+      if (items.length === 0 || all.length >= res.total) return all;
+    }
+  }
+
   listClients(): Promise<ClientRecord[]> {
-    return this.call('GET', '/clients');
+    return this.listAll('/clients', 'clients');
   }
   createClient(body: { name: string; app_type: string; callbacks?: string[]; grant_types?: string[] }): Promise<ClientRecord> {
     return this.call('POST', '/clients', body);
@@ -109,7 +121,7 @@ export class ManagementClient {
     return this.call('POST', `/clients/${encodeURIComponent(clientId)}/rotate-secret`);
   }
   listConnections(): Promise<ConnectionRecordLite[]> {
-    return this.call('GET', '/connections');
+    return this.listAll('/connections', 'connections');
   }
   createConnection(body: { options: Record<string, unknown>; enabled_clients: string[] }): Promise<ConnectionRecordLite> {
     return this.call('POST', '/connections', body);
@@ -121,13 +133,13 @@ export class ManagementClient {
     return this.call('DELETE', `/connections/${encodeURIComponent(id)}`);
   }
   listResourceServers(): Promise<ResourceServerRecord[]> {
-    return this.call('GET', '/resource-servers');
+    return this.listAll('/resource-servers', 'resource_servers');
   }
   createResourceServer(body: { name: string; identifier: string; scopes?: Array<{ value: string; description: string }> }): Promise<ResourceServerRecord> {
     return this.call('POST', '/resource-servers', body);
   }
   listClientGrants(): Promise<ClientGrantRecord[]> {
-    return this.call('GET', '/client-grants');
+    return this.listAll('/client-grants', 'client_grants');
   }
   createClientGrant(body: { client_id: string; audience: string; scope: string[] }): Promise<ClientGrantRecord> {
     return this.call('POST', '/client-grants', body);

@@ -43,6 +43,8 @@ describe('/api/v2/connections', () => {
       },
       enabled_clients: [clientId],
       realms: ['sms-main'],
+      is_domain_connection: false,
+      metadata: {},
     });
     expect(JSON.stringify(res.body)).not.toContain('gw-secret-123');
     const read = await request(identity.app).get(`/api/v2/connections/${res.body.id}`).set(auth);
@@ -122,6 +124,54 @@ describe('/api/v2/connections', () => {
     expect(res.body.error_description).toContain('no-such-client');
   });
 
+  describe("the reference product's body shape", () => {
+    /** A create body with name and strategy at the top level only, as Auth0's SDKs send it. */
+    const topLevelBody = (name: string, extra: Record<string, unknown> = {}) => {
+      const body = connectionBody({ name });
+      const options = body.options as Record<string, unknown>;
+      delete options.name;
+      delete options.strategy;
+      return { name, strategy: 'sms', ...body, ...extra };
+    };
+
+    it('creates a connection from top-level name and strategy, keeping them in the record and its options', async () => {
+      const res = await create(topLevelBody('top-level', { enabled_clients: [clientId] }));
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ name: 'top-level', strategy: 'sms', realms: ['top-level'], enabled_clients: [clientId] });
+      expect(res.body.options).toMatchObject({ name: 'top-level', strategy: 'sms' });
+      expect((await identity.store.connections.findByName('top-level'))!.id).toBe(res.body.id);
+    });
+
+    it('accepts both shapes at once when they agree', async () => {
+      const body = { ...connectionBody({ name: 'both-agree' }), name: 'both-agree', strategy: 'sms' };
+      expect((await create(body)).status).toBe(201);
+    });
+
+    it('refuses a top-level name that disagrees with options.name, naming name', async () => {
+      const res = await expect400At({ ...connectionBody({ name: 'inner-name' }), name: 'outer-name' }, 'name');
+      expect(res.body.error_description).toContain('must equal options.name');
+      expect(await identity.store.connections.findByName('inner-name')).toBeUndefined();
+    });
+
+    it('refuses a top-level strategy other than sms, naming strategy', () => expect400At(topLevelBody('strat-x', { strategy: 'email' }), 'strategy'));
+
+    it('refuses a top-level name that breaks the naming rules', () => expect400At(topLevelBody('sms_bad'), 'name'));
+
+    it('stores and returns display_name, metadata and is_domain_connection', async () => {
+      const res = await create(topLevelBody('with-extras', { display_name: 'Text me', metadata: { team: 'growth', drop: null }, is_domain_connection: true }));
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ display_name: 'Text me', metadata: { team: 'growth' }, is_domain_connection: true });
+      const read = await request(identity.app).get(`/api/v2/connections/${res.body.id}`).set(auth);
+      expect(read.body).toMatchObject({ display_name: 'Text me', metadata: { team: 'growth' }, is_domain_connection: true });
+    });
+
+    it('refuses metadata with more than 10 properties or a value longer than 255 characters', async () => {
+      const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 'v']));
+      await expect400At(topLevelBody('meta-many', { metadata: many }), 'metadata');
+      await expect400At(topLevelBody('meta-long', { metadata: { k: 'x'.repeat(256) } }), 'metadata.k');
+    });
+  });
+
   describe('PATCH', () => {
     let id: string;
     beforeAll(async () => {
@@ -159,6 +209,20 @@ describe('/api/v2/connections', () => {
 
     it('answers 404 for an unknown id', async () => {
       expect((await request(identity.app).patch('/api/v2/connections/con_nope').set(auth).send({})).status).toBe(404);
+    });
+
+    it('changes display_name, metadata and is_domain_connection, and clears display_name with null', async () => {
+      const res = await patch({ display_name: 'Shown', metadata: { a: '1' }, is_domain_connection: true });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ display_name: 'Shown', metadata: { a: '1' }, is_domain_connection: true, name: 'patchable' });
+      const cleared = await patch({ display_name: null, metadata: {} });
+      expect(cleared.body.display_name).toBeUndefined();
+      expect(cleared.body).toMatchObject({ metadata: {}, is_domain_connection: true });
+    });
+
+    it('refuses top-level name and strategy, as the reference product does (a connection cannot be renamed)', async () => {
+      expect((await patch({ name: 'patchable' })).body.details[0].path).toBe('name');
+      expect((await patch({ strategy: 'sms' })).body.details[0].path).toBe('strategy');
     });
   });
 

@@ -100,9 +100,14 @@ describe('GET /openapi.json', () => {
 
   it('documents the paging, search and filter parameters from the contracts query schemas', () => {
     const names = (path: string) => document.paths[path]!.get.parameters.map((p: { name: string }) => p.name);
-    expect(names('/api/v2/users')).toEqual(['q', 'page', 'per_page']);
-    expect(names('/api/v2/connections')).toEqual(['name']);
-    expect(names('/api/v2/client-grants')).toEqual(['client_id', 'audience']);
+    const paging = ['page', 'per_page', 'include_totals'];
+    const checkpoint = ['from', 'take'];
+    const projection = ['fields', 'include_fields'];
+    expect(names('/api/v2/users')).toEqual([...paging, ...projection, 'q', 'search_engine', 'sort', 'connection', 'primary_order']);
+    expect(names('/api/v2/connections')).toEqual([...paging, ...checkpoint, ...projection, 'name', 'strategy']);
+    expect(names('/api/v2/client-grants')).toEqual([...paging, ...checkpoint, 'client_id', 'audience']);
+    expect(names('/api/v2/clients')).toEqual([...paging, ...projection, 'app_type']);
+    expect(names('/api/v2/resource-servers')).toEqual([...paging, ...projection, 'identifiers']);
     expect(names('/api/v2/user-blocks')).toEqual(['identifier']);
   });
 

@@ -140,11 +140,11 @@ describe.each(drivers)('identity store on $name', (driver) => {
     await Promise.all(
       ['sms|a', 'sms|b', 'sms|c'].map((user_id) => opened.store.users.recordLogin({ user_id, connection_id: 'con_1', phone_number: '+15550001', at })),
     );
-    const users = await opened.store.users.list({ phoneEquals: '+15550001', offset: 0, limit: 10 });
+    const users = await opened.store.users.list({ where: { field: 'phone_number', equals: '+15550001' }, offset: 0, limit: 10 });
     expect(users).toHaveLength(1);
     expect(users[0]).toMatchObject({ phone_verified: true, logins_count: 3, connection_name: 'ordered' });
-    expect(await opened.store.users.list({ phoneContains: '5550', offset: 0, limit: 10 })).toHaveLength(1);
-    expect(await opened.store.users.list({ phoneContains: '%', offset: 0, limit: 10 })).toHaveLength(0);
+    expect(await opened.store.users.list({ where: { field: 'phone_number', pattern: ['', '5550', ''] }, offset: 0, limit: 10 })).toHaveLength(1);
+    expect(await opened.store.users.list({ where: { field: 'phone_number', pattern: ['', '%', ''] }, offset: 0, limit: 10 })).toHaveLength(0);
   });
 
   it('lists and clears brute-force blocks of a number', async () => {

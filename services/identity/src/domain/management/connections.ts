@@ -17,6 +17,9 @@ export function toConnectionRecord(connection: StoredConnection): ConnectionReco
     options: redactConnectionOptions(connection.options),
     enabled_clients: connection.enabled_clients,
     realms: [connection.name],
+    ...(connection.display_name !== null ? { display_name: connection.display_name } : {}),
+    is_domain_connection: connection.is_domain_connection,
+    metadata: connection.metadata,
   };
 }
 
@@ -54,7 +57,16 @@ export async function createConnection(store: IdentityStore, rules: ConnectionRu
   await checkEnabledClients(store, input.enabled_clients);
   if (await store.connections.findByName(input.options.name)) throw duplicateName(input.options.name);
   const created = await writeConnection(input.options.name, () =>
-    store.transaction((tx) => tx.connections.insert({ id: newId('con'), options: input.options, enabled_clients: input.enabled_clients })),
+    store.transaction((tx) =>
+      tx.connections.insert({
+        id: newId('con'),
+        options: input.options,
+        enabled_clients: input.enabled_clients,
+        display_name: input.display_name ?? null,
+        metadata: input.metadata ?? {},
+        is_domain_connection: input.is_domain_connection,
+      }),
+    ),
   );
   return toConnectionRecord(created);
 }
@@ -83,7 +95,13 @@ export async function updateConnection(store: IdentityStore, rules: ConnectionRu
     }
     if (patch.enabled_clients) await checkEnabledClients(tx, patch.enabled_clients);
     return writeConnection(current.name, () =>
-      tx.connections.update(id, { options: patch.options ? options : undefined, enabled_clients: patch.enabled_clients }),
+      tx.connections.update(id, {
+        options: patch.options ? options : undefined,
+        enabled_clients: patch.enabled_clients,
+        display_name: patch.display_name,
+        metadata: patch.metadata,
+        is_domain_connection: patch.is_domain_connection,
+      }),
     );
   });
   if (!updated) throw notFound('Connection');

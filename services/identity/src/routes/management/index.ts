@@ -1,14 +1,13 @@
-import { ClientGrantsListQuerySchema, ConnectionsListQuerySchema } from '@smsauth/contracts';
 import type { Clock } from '@smsauth/service-kit';
 import { Router } from 'express';
 import * as clientCredentials from '../../domain/management/client-credentials';
 import * as clientGrants from '../../domain/management/client-grants';
 import * as clients from '../../domain/management/clients';
 import * as connections from '../../domain/management/connections';
+import * as lists from '../../domain/management/lists';
 import * as resourceServers from '../../domain/management/resource-servers';
 import * as signingKeys from '../../domain/management/signing-keys';
 import * as userBlocks from '../../domain/management/user-blocks';
-import { parseBody } from '../../domain/management/validation';
 import * as users from '../../domain/management/users';
 import * as managedUsers from '../../domain/management/managed-users';
 import type { KeyRing } from '../../domain/tokens/key-ring';
@@ -34,9 +33,7 @@ export function managementRouter(deps: ManagementDependencies): Router {
   const id = (value: string | string[] | undefined) => String(value);
 
   router.get('/connections', can('read:connections'), async (req, res) => {
-    const { name } = parseBody(ConnectionsListQuerySchema, req.query);
-    const list = (await store.connections.list()).filter((c) => name === undefined || c.name === name);
-    res.json(list.map(connections.toConnectionRecord));
+    res.json(await lists.listConnections(store, req.query));
   });
   router.post('/connections', can('create:connections'), async (req, res) => {
     res.status(201).json(await connections.createConnection(store, rules, req.body));
@@ -52,8 +49,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
     res.status(204).end();
   });
 
-  router.get('/clients', can('read:clients'), async (_req, res) => {
-    res.json((await store.clients.list()).map((c) => clients.toClientRecord(c)));
+  router.get('/clients', can('read:clients'), async (req, res) => {
+    res.json(await lists.listClients(store, req.query));
   });
   router.post('/clients', can('create:clients'), async (req, res) => {
     res.status(201).json(await clients.createClient(store, req.body));
@@ -89,8 +86,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
     res.status(204).end();
   });
 
-  router.get('/resource-servers', can('read:resource_servers'), async (_req, res) => {
-    res.json((await store.resourceServers.list()).map(resourceServers.toResourceServerRecord));
+  router.get('/resource-servers', can('read:resource_servers'), async (req, res) => {
+    res.json(await lists.listResourceServers(store, req.query));
   });
   router.post('/resource-servers', can('create:resource_servers'), async (req, res) => {
     res.status(201).json(await resourceServers.createResourceServer(store, req.body));
@@ -107,9 +104,7 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
 
   router.get('/client-grants', can('read:client_grants'), async (req, res) => {
-    const { client_id, audience } = parseBody(ClientGrantsListQuerySchema, req.query);
-    const filter = { client_id, audience };
-    res.json((await store.clientGrants.list(filter)).map(clientGrants.toClientGrantRecord));
+    res.json(await lists.listClientGrants(store, req.query));
   });
   router.post('/client-grants', can('create:client_grants'), async (req, res) => {
     res.status(201).json(await clientGrants.createClientGrant(store, req.body));
@@ -126,7 +121,7 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
 
   router.get('/users', can('read:users'), async (req, res) => {
-    res.json(await users.listUsers(store, req.query));
+    res.json(await lists.listUsers(store, req.query));
   });
   router.post('/users', can('create:users'), async (req, res) => {
     res.status(201).json(await managedUsers.createUser(store, clock, req.body));

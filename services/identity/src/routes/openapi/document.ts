@@ -6,6 +6,7 @@ import {
   ClientCredentialsRequestSchema,
   ClientGrantCreateSchema,
   ClientGrantsListQuerySchema,
+  ClientsListQuerySchema,
   ClientGrantRecordSchema,
   ClientGrantUpdateSchema,
   ClientRecordSchema,
@@ -25,6 +26,7 @@ import {
   RefreshTokenRequestSchema,
   ResourceServerCreateSchema,
   ResourceServerRecordSchema,
+  ResourceServersListQuerySchema,
   ResourceServerUpdateSchema,
   RevokeRequestSchema,
   RoTokenRequestSchema,
@@ -114,6 +116,39 @@ type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json, extra: Json = {}) => ({ content: { 'application/json': { schema, ...extra } } });
 const listOf = (name: SchemaName) => ({ type: 'array', items: ref(name) });
+
+/**
+ * A management list's answers: a bare array; with include_totals=true the envelope
+ * `{start, limit, total, <plural>}` (users add `length`); with from/take `{<plural>, next}`.
+ * `fields` projection can leave out any field of the items.
+ */
+function pagedListOf(name: SchemaName, plural: string, options: { checkpoint?: boolean; withLength?: boolean } = {}): Json {
+  const count = { type: 'integer', minimum: 0 };
+  const envelope = {
+    type: 'object',
+    description: 'include_totals=true',
+    required: ['start', 'limit', 'total', plural, ...(options.withLength ? ['length'] : [])],
+    properties: { start: count, limit: count, ...(options.withLength ? { length: count } : {}), total: count, [plural]: listOf(name) },
+  };
+  const checkpoint = {
+    type: 'object',
+    description: 'from/take (checkpoint paging); no `next` on the last page',
+    required: [plural],
+    properties: { [plural]: listOf(name), next: { type: 'string' } },
+  };
+  return { oneOf: [listOf(name), envelope, ...(options.checkpoint ? [checkpoint] : [])] };
+}
+
+/** What the paging and projection parameters mean, for every list. */
+const PAGING_DESCRIPTIONS = {
+  page: 'Zero-based page (offset paging).',
+  per_page: 'Page size, 1-100 (default 50).',
+  include_totals: 'true: answer `{start, limit, total, <plural>}` instead of a bare array.',
+  from: 'Checkpoint paging: the `next` of the previous page (omit for the first).',
+  take: 'Checkpoint paging: page size, 1-100 (default 50); the answer is `{<plural>, next}`.',
+  fields: 'Comma-separated fields to keep (or drop, with include_fields=false).',
+  include_fields: 'false: drop the named fields instead of keeping only them.',
+};
 
 /** An error response: the common error body with `error` limited to the codes this status carries. */
 function error(description: string, codes: readonly string[]): Json {
@@ -518,13 +553,17 @@ const ERROR_403 = error('The token lacks the route\'s scope, or the record may n
 const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   'GET /connections': {
     summary: 'List connections',
-    query: queryParameters(ConnectionsListQuerySchema, { name: 'Only the connection of this name.' }),
+    query: queryParameters(ConnectionsListQuerySchema, {
+      ...PAGING_DESCRIPTIONS,
+      name: 'Only the connection of this name.',
+      strategy: 'Only connections of these strategies (repeat the parameter or separate with commas).',
+    }),
     status: '200',
-    response: listOf('ConnectionRecord'),
+    response: pagedListOf('ConnectionRecord', 'connections', { checkpoint: true }),
     errors: ['400'],
   },
   'POST /connections': {
-    summary: 'Create a connection (spec 2.1)',
+    summary: 'Create a connection (spec 2.1, or the reference product\'s top-level name and strategy; both must agree)',
     request: 'ConnectionCreate',
     requestExamples: EXAMPLES.connection,
     status: '201',
@@ -540,7 +579,13 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     errors: ['400', '404', '409'],
   },
   'DELETE /connections/:id': { summary: 'Delete a connection', status: '204', errors: ['404'] },
-  'GET /clients': { summary: 'List clients', status: '200', response: listOf('ClientRecord'), errors: [] },
+  'GET /clients': {
+    summary: 'List clients',
+    query: queryParameters(ClientsListQuerySchema, { ...PAGING_DESCRIPTIONS, app_type: 'Only clients of these app types (comma-separated or repeated).' }),
+    status: '200',
+    response: pagedListOf('ClientRecord', 'clients'),
+    errors: ['400'],
+  },
   'POST /clients': { summary: 'Create a client', request: 'ClientCreate', status: '201', response: ref('ClientRecord'), errors: ['400'] },
   'GET /clients/:id': { summary: 'Get a client', status: '200', response: ref('ClientRecord'), errors: ['404'] },
   'PATCH /clients/:id': { summary: 'Update a client', request: 'ClientUpdate', status: '200', response: ref('ClientRecord'), errors: ['400', '404'] },
@@ -568,7 +613,13 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     errors: ['400', '404'],
   },
   'DELETE /clients/:id/credentials/:credential_id': { summary: 'Delete a client credential (its key stops verifying at once)', status: '204', errors: ['404'] },
-  'GET /resource-servers': { summary: 'List APIs', status: '200', response: listOf('ResourceServerRecord'), errors: [] },
+  'GET /resource-servers': {
+    summary: 'List APIs',
+    query: queryParameters(ResourceServersListQuerySchema, { ...PAGING_DESCRIPTIONS, identifiers: 'Only these identifiers (repeat the parameter, at most 10).' }),
+    status: '200',
+    response: pagedListOf('ResourceServerRecord', 'resource_servers'),
+    errors: ['400'],
+  },
   'POST /resource-servers': {
     summary: 'Create an API',
     request: 'ResourceServerCreate',
@@ -587,9 +638,13 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   'DELETE /resource-servers/:id': { summary: 'Delete an API (not the management API)', status: '204', errors: ['403', '404'] },
   'GET /client-grants': {
     summary: 'List client grants',
-    query: queryParameters(ClientGrantsListQuerySchema, { client_id: 'Only this client\'s grants.', audience: 'Only grants for this API.' }),
+    query: queryParameters(ClientGrantsListQuerySchema, {
+      ...PAGING_DESCRIPTIONS,
+      client_id: 'Only this client\'s grants.',
+      audience: 'Only grants for this API.',
+    }),
     status: '200',
-    response: listOf('ClientGrantRecord'),
+    response: pagedListOf('ClientGrantRecord', 'client_grants', { checkpoint: true }),
     errors: ['400'],
   },
   'POST /client-grants': {
@@ -609,14 +664,19 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   },
   'DELETE /client-grants/:id': { summary: 'Delete a client grant', status: '204', errors: ['404'] },
   'GET /users': {
-    summary: 'Search users by phone number, paged',
+    summary: 'Search users (Lucene subset of user search v3), paged',
     query: queryParameters(UsersListQuerySchema, {
-      q: '`phone_number:"+1…"` matches exactly; other text matches inside numbers.',
-      page: 'Zero-based page.',
-      per_page: 'Page size.',
+      ...PAGING_DESCRIPTIONS,
+      q:
+        '`field:value` / `field:"quoted"` on phone_number, name (the number), user_id, identities.connection, phone_verified; ' +
+        '`*` wildcards; AND, OR, parentheses (side by side is OR). Bare text matches inside phone numbers (an un-encoded `+` too).',
+      search_engine: 'v3 (v2 is answered the same way; v1 is refused).',
+      sort: '`field:1` or `field:-1` on created_at (default), last_login, phone_number or user_id; user_id breaks ties.',
+      connection: 'Only users of this connection.',
+      primary_order: 'Accepted; the order is always deterministic.',
     }),
     status: '200',
-    response: listOf('UserRecord'),
+    response: pagedListOf('UserRecord', 'users', { withLength: true }),
     errors: ['400'],
   },
   'POST /users': {

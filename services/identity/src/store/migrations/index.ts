@@ -1,6 +1,7 @@
 import * as initial from './001-initial';
 import * as codeParameters from './002-code-parameters';
 import * as authorizeTransactions from './003-authorize-transactions';
+import * as managementLists from './004-management-lists';
 import * as clientAuthentication from './005-client-authentication';
 import * as managedUsersAndNextSigningKey from './006-managed-users-and-next-signing-key';
 
@@ -18,7 +19,7 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial.sql },
   { version: 2, name: 'code-parameters', sql: codeParameters.sql },
   { version: 3, name: 'authorize-transactions', sql: authorizeTransactions.sql },
-  // 4 is developed alongside; the runner applies each missing version, so a gap is fine.
+  { version: 4, name: 'management-lists', sql: managementLists.sql },
   { version: 5, name: 'client-authentication', sql: clientAuthentication.sql },
   { version: 6, name: 'managed-users-and-next-signing-key', sql: managedUsersAndNextSigningKey.sql },
 ];

@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
 import { fromJsonRow, type JsonRow } from '../json-rows';
+import { checkpointColumn, sliceOf, windowSql, type ListSlice, type ListWindow } from '../list-window';
 import type { StoredClient } from './clients';
 import type { StoredResourceServer } from './resource-servers';
 
@@ -17,6 +18,12 @@ export interface ClientCredentialsContext {
   client?: StoredClient;
   api?: StoredResourceServer;
   grant?: StoredClientGrant;
+}
+
+/** List filters: the grants of one client and/or one API. */
+export interface ClientGrantFilter {
+  client_id?: string;
+  audience?: string;
 }
 
 export function clientGrantsRepo(db: SqlExecutor) {
@@ -80,14 +87,25 @@ export function clientGrantsRepo(db: SqlExecutor) {
       };
     },
 
-    async list(filter: { client_id?: string; audience?: string } = {}): Promise<StoredClientGrant[]> {
-      const { rows } = await db.query<StoredClientGrant>(
-        `SELECT * FROM client_grants
-         WHERE ($1::text IS NULL OR client_id = $1) AND ($2::text IS NULL OR audience = $2)
-         ORDER BY created_at, id`,
+    async page(filter: ClientGrantFilter, window: ListWindow): Promise<ListSlice<StoredClientGrant>> {
+      const params: unknown[] = [filter.client_id ?? null, filter.audience ?? null];
+      const { condition, tail } = windowSql(window, params, 'g', 'g.id');
+      const { rows } = await db.query<StoredClientGrant & { checkpoint_at: string }>(
+        `SELECT g.*, ${checkpointColumn('g')} FROM client_grants g
+         WHERE ($1::text IS NULL OR g.client_id = $1) AND ($2::text IS NULL OR g.audience = $2) AND ${condition}
+         ${tail}`,
+        params,
+      );
+      return sliceOf(rows, window, (row) => row.id, (row) => row);
+    },
+
+    async count(filter: ClientGrantFilter): Promise<number> {
+      const { rows } = await db.query<{ total: number }>(
+        `SELECT count(*)::int AS total FROM client_grants
+         WHERE ($1::text IS NULL OR client_id = $1) AND ($2::text IS NULL OR audience = $2)`,
         [filter.client_id ?? null, filter.audience ?? null],
       );
-      return rows;
+      return rows[0]!.total;
     },
 
     async updateScope(id: string, scope: readonly string[]): Promise<StoredClientGrant | undefined> {

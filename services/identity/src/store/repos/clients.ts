@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
+import { checkpointColumn, sliceOf, windowSql, type ListSlice, type ListWindow } from '../list-window';
 
 export interface StoredClient {
   client_id: string;
@@ -66,6 +67,25 @@ export function clientsRepo(db: SqlExecutor) {
     async list(): Promise<StoredClient[]> {
       const { rows } = await db.query<StoredClient>('SELECT * FROM clients ORDER BY created_at, client_id');
       return rows;
+    },
+
+    /** One page; `app_types` keeps clients of any of those types. */
+    async page(filter: { app_types?: readonly string[] }, window: ListWindow): Promise<ListSlice<StoredClient>> {
+      const params: unknown[] = [filter.app_types ?? null];
+      const { condition, tail } = windowSql(window, params, 'c', 'c.client_id');
+      const { rows } = await db.query<StoredClient & { checkpoint_at: string }>(
+        `SELECT c.*, ${checkpointColumn('c')} FROM clients c WHERE ($1::text[] IS NULL OR c.app_type = ANY($1::text[])) AND ${condition} ${tail}`,
+        params,
+      );
+      return sliceOf(rows, window, (row) => row.client_id, (row) => row);
+    },
+
+    async count(filter: { app_types?: readonly string[] }): Promise<number> {
+      const { rows } = await db.query<{ total: number }>(
+        'SELECT count(*)::int AS total FROM clients WHERE ($1::text[] IS NULL OR app_type = ANY($1::text[]))',
+        [filter.app_types ?? null],
+      );
+      return rows[0]!.total;
     },
 
     /** The subset of `clientIds` that exist. */

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from '@smsauth/contracts';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
+import { checkpointColumn, sliceOf, windowSql, type ListSlice, type ListWindow } from '../list-window';
 
 export interface StoredConnection {
   id: string;
@@ -10,8 +11,20 @@ export interface StoredConnection {
   /** Complete options, gateway_authentication.secret included (opened). */
   options: ConnectionOptions;
   enabled_clients: string[];
+  display_name: string | null;
+  metadata: Record<string, string>;
+  is_domain_connection: boolean;
   created_at: Date;
   updated_at: Date;
+}
+
+/** The reference product's top-level connection fields besides name and strategy. */
+export type ConnectionAttributes = Pick<StoredConnection, 'display_name' | 'metadata' | 'is_domain_connection'>;
+
+/** List filters; `strategies` matches any of them. */
+export interface ConnectionFilter {
+  name?: string;
+  strategies?: readonly string[];
 }
 
 export interface ConnectionRow extends Omit<StoredConnection, 'options'> {
@@ -72,12 +85,24 @@ export function connectionsRepo(db: SqlExecutor, cipher: SecretCipher) {
 
   return {
     /** Call inside a transaction: the row and its enabled_clients are written together. */
-    async insert(connection: { id: string; options: ConnectionOptions; enabled_clients: readonly string[] }): Promise<StoredConnection> {
+    async insert(
+      connection: { id: string; options: ConnectionOptions; enabled_clients: readonly string[] } & Partial<ConnectionAttributes>,
+    ): Promise<StoredConnection> {
       const { optionsJson, sealedSecret } = toColumns(connection.id, connection.options);
       await translateConstraintErrors(async () => {
         await db.query(
-          `INSERT INTO connections (id, name, strategy, options, gateway_secret) VALUES ($1, $2, $3, $4::jsonb, $5)`,
-          [connection.id, connection.options.name, connection.options.strategy, optionsJson, sealedSecret],
+          `INSERT INTO connections (id, name, strategy, options, gateway_secret, display_name, metadata, is_domain_connection)
+           VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb, $8)`,
+          [
+            connection.id,
+            connection.options.name,
+            connection.options.strategy,
+            optionsJson,
+            sealedSecret,
+            connection.display_name ?? null,
+            JSON.stringify(connection.metadata ?? {}),
+            connection.is_domain_connection ?? false,
+          ],
         );
         await replaceEnabledClients(connection.id, connection.enabled_clients);
       });
@@ -92,14 +117,60 @@ export function connectionsRepo(db: SqlExecutor, cipher: SecretCipher) {
     /** Locks the row until the transaction ends (read-modify-write of options). */
     findByIdForUpdate: (id: string) => findWhere('c.id = $1 FOR UPDATE OF c', [id]),
 
+    /** Every connection (few per tenant), oldest first. */
     async list(): Promise<StoredConnection[]> {
       const { rows } = await db.query<ConnectionRow>(`${SELECT_CONNECTION} ORDER BY c.created_at, c.id`);
       return rows.map(fromRow);
     },
 
-    /** Call inside a transaction. */
-    async update(id: string, changes: { options?: ConnectionOptions; enabled_clients?: readonly string[] }): Promise<StoredConnection | undefined> {
+    /** One page of the filtered list. */
+    async page(filter: ConnectionFilter, window: ListWindow): Promise<ListSlice<StoredConnection>> {
+      const params: unknown[] = [filter.name ?? null, filter.strategies ?? null];
+      const { condition, tail } = windowSql(window, params, 'c', 'c.id');
+      // The inner query filters, orders and cuts; the outer one adds each row's checkpoint.
+      const { rows } = await db.query<ConnectionRow & { checkpoint_at: string }>(
+        `SELECT p.*, ${checkpointColumn('p')} FROM (
+           ${SELECT_CONNECTION}
+           WHERE ($1::text IS NULL OR c.name = $1) AND ($2::text[] IS NULL OR c.strategy = ANY($2::text[])) AND ${condition}
+           ${tail}) p
+         ORDER BY p.created_at, p.id`,
+        params,
+      );
+      return sliceOf(rows, window, (row) => row.id, fromRow);
+    },
+
+    async count(filter: ConnectionFilter): Promise<number> {
+      const { rows } = await db.query<{ total: number }>(
+        `SELECT count(*)::int AS total FROM connections
+         WHERE ($1::text IS NULL OR name = $1) AND ($2::text[] IS NULL OR strategy = ANY($2::text[]))`,
+        [filter.name ?? null, filter.strategies ?? null],
+      );
+      return rows[0]!.total;
+    },
+
+    /** Call inside a transaction. `display_name: null` clears it; undefined fields are kept. */
+    async update(
+      id: string,
+      changes: { options?: ConnectionOptions; enabled_clients?: readonly string[] } & Partial<ConnectionAttributes>,
+    ): Promise<StoredConnection | undefined> {
       await translateConstraintErrors(async () => {
+        if (changes.display_name !== undefined || changes.metadata !== undefined || changes.is_domain_connection !== undefined) {
+          await db.query(
+            `UPDATE connections SET
+               display_name = CASE WHEN $2::boolean THEN $3::text ELSE display_name END,
+               metadata = COALESCE($4::jsonb, metadata),
+               is_domain_connection = COALESCE($5::boolean, is_domain_connection),
+               updated_at = now()
+             WHERE id = $1`,
+            [
+              id,
+              changes.display_name !== undefined,
+              changes.display_name ?? null,
+              changes.metadata === undefined ? null : JSON.stringify(changes.metadata),
+              changes.is_domain_connection ?? null,
+            ],
+          );
+        }
         if (changes.options) {
           const { optionsJson, sealedSecret } = toColumns(id, changes.options);
           await db.query(

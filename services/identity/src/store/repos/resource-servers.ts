@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
+import type { ListSlice } from '../list-window';
 
 export interface StoredResourceServer {
   id: string;
@@ -47,6 +48,24 @@ export function resourceServersRepo(db: SqlExecutor) {
     async list(): Promise<StoredResourceServer[]> {
       const { rows } = await db.query<StoredResourceServer>('SELECT * FROM resource_servers ORDER BY is_system DESC, created_at, id');
       return rows;
+    },
+
+    /** Offset paging only (the reference product has no checkpoint paging here); the management API first. */
+    async page(filter: { identifiers?: readonly string[] }, window: { offset: number; limit: number }): Promise<ListSlice<StoredResourceServer>> {
+      const { rows } = await db.query<StoredResourceServer>(
+        `SELECT * FROM resource_servers WHERE ($1::text[] IS NULL OR identifier = ANY($1::text[]))
+         ORDER BY is_system DESC, created_at, id OFFSET $2 LIMIT $3`,
+        [filter.identifiers ?? null, window.offset, window.limit],
+      );
+      return { items: rows };
+    },
+
+    async count(filter: { identifiers?: readonly string[] }): Promise<number> {
+      const { rows } = await db.query<{ total: number }>(
+        'SELECT count(*)::int AS total FROM resource_servers WHERE ($1::text[] IS NULL OR identifier = ANY($1::text[]))',
+        [filter.identifiers ?? null],
+      );
+      return rows[0]!.total;
     },
 
     async update(

@@ -35,9 +35,77 @@ export type UserChanges = Partial<Pick<StoredUser, 'phone_number' | 'phone_verif
 const SELECT_USER = `
   SELECT u.*, c.name AS connection_name FROM users u JOIN connections c ON c.id = u.connection_id`;
 
+/** What a user search may test; each maps to one fixed SQL expression below. */
+export type UserSearchField = 'phone_number' | 'user_id' | 'connection' | 'phone_verified';
+
+/**
+ * A parsed search (see domain/management/user-search.ts). `pattern` is literal text with
+ * wildcards between the parts (`['+1415', '']` is `+1415*`).
+ */
+export type UserCondition =
+  | { all: UserCondition[] }
+  | { any: UserCondition[] }
+  | { field: UserSearchField; equals: string | boolean }
+  | { field: Exclude<UserSearchField, 'phone_verified'>; pattern: string[] };
+
+export type UserSortColumn = 'created_at' | 'last_login' | 'phone_number' | 'user_id';
+
+export interface UserListQuery {
+  where?: UserCondition;
+  sort?: { field: UserSortColumn; descending: boolean };
+  offset: number;
+  limit: number;
+}
+
+// Only these expressions are ever interpolated into SQL; values are always bound parameters.
+// Phone numbers compare in the C collation, as indexed by migration 004 (LIKE 'x%' uses the index).
+// Conditions read `users u` alone (a connection by a sub-select), so paging and counting never
+// join a row they do not return.
+const SEARCH_COLUMNS: Record<Exclude<UserSearchField, 'connection'>, string> = {
+  phone_number: 'u.phone_number COLLATE "C"',
+  user_id: 'u.user_id',
+  phone_verified: 'u.phone_verified',
+};
+const SORT_COLUMNS: Record<UserSortColumn, string> = {
+  created_at: 'u.created_at',
+  last_login: 'u.last_login',
+  phone_number: 'u.phone_number COLLATE "C"',
+  user_id: 'u.user_id',
+};
+
 /** LIKE metacharacters in a search term match themselves. */
 function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+/** A condition -> SQL text over `users u` alone, its values appended to params. */
+function conditionSql(condition: UserCondition, params: unknown[]): string {
+  if ('all' in condition || 'any' in condition) {
+    const parts = 'all' in condition ? condition.all : condition.any;
+    if (parts.length === 0) return 'all' in condition ? 'true' : 'false';
+    return `(${parts.map((part) => conditionSql(part, params)).join('all' in condition ? ' AND ' : ' OR ')})`;
+  }
+  if (condition.field === 'connection') {
+    const value = 'equals' in condition ? String(condition.equals) : condition.pattern.map(escapeLike).join('%');
+    params.push(value);
+    return `u.connection_id IN (SELECT id FROM connections WHERE name ${'equals' in condition ? '=' : 'LIKE'} $${params.length}::text)`;
+  }
+  const column = SEARCH_COLUMNS[condition.field];
+  if ('equals' in condition) {
+    params.push(condition.equals);
+    // Equality on the plain column, so the existing phone_number index serves it.
+    const plain = condition.field === 'phone_number' ? 'u.phone_number' : column;
+    return `${plain} = $${params.length}${typeof condition.equals === 'boolean' ? '::boolean' : '::text'}`;
+  }
+  params.push(condition.pattern.map(escapeLike).join('%'));
+  return `${column} LIKE $${params.length}::text`;
+}
+
+function orderSql(sort: UserListQuery['sort']): string {
+  const { field, descending } = sort ?? { field: 'created_at', descending: false };
+  const direction = descending ? 'DESC' : 'ASC';
+  // user_id breaks ties, in the same direction, so one index serves both directions.
+  return field === 'user_id' ? `u.user_id ${direction}` : `${SORT_COLUMNS[field]} ${direction}, u.user_id ${direction}`;
 }
 
 export function usersRepo(db: SqlExecutor) {
@@ -55,16 +123,31 @@ export function usersRepo(db: SqlExecutor) {
       return rows[0];
     },
 
-    /** `phoneContains` matches anywhere in the number; `phoneEquals` exactly. */
-    async list(query: { phoneContains?: string; phoneEquals?: string; offset: number; limit: number }): Promise<StoredUser[]> {
+    /** One page of the users matching `where`, in `sort` order (created_at by default), user_id breaking ties. */
+    async list(query: UserListQuery): Promise<StoredUser[]> {
+      const params: unknown[] = [];
+      const where = query.where ? conditionSql(query.where, params) : 'true';
+      params.push(query.offset, query.limit);
+      const order = orderSql(query.sort);
+      // The page's keys first, from the order's index alone (an index-only scan where the
+      // visibility map allows), then the rows of those keys: a deep OFFSET skips index
+      // entries, not joined rows.
       const { rows } = await db.query<StoredUser>(
-        `${SELECT_USER}
-         WHERE ($1::text IS NULL OR u.phone_number LIKE '%' || $1 || '%')
-           AND ($2::text IS NULL OR u.phone_number = $2)
-         ORDER BY u.created_at, u.user_id OFFSET $3 LIMIT $4`,
-        [query.phoneContains === undefined ? null : escapeLike(query.phoneContains), query.phoneEquals ?? null, query.offset, query.limit],
+        `WITH page AS (SELECT u.user_id FROM users u WHERE ${where} ORDER BY ${order} OFFSET $${params.length - 1} LIMIT $${params.length})
+         ${SELECT_USER} JOIN page ON page.user_id = u.user_id ORDER BY ${order}`,
+        params,
       );
       return rows;
+    },
+
+    async count(where: UserCondition | undefined): Promise<number> {
+      const params: unknown[] = [];
+      const condition = where ? conditionSql(where, params) : 'true';
+      const { rows } = await db.query<{ total: number }>(
+        `SELECT count(*)::int AS total FROM users u WHERE ${condition}`,
+        params,
+      );
+      return rows[0]!.total;
     },
 
     /**
