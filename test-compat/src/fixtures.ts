@@ -14,6 +14,8 @@ export const compat = {
   admin: { clientId: required('COMPAT_ADMIN_CLIENT_ID'), clientSecret: required('COMPAT_ADMIN_CLIENT_SECRET') },
   /** A regular web app (confidential) enabled on connection "sms", the connection the SDKs name. */
   app: { clientId: required('COMPAT_APP_CLIENT_ID'), clientSecret: required('COMPAT_APP_CLIENT_SECRET') },
+  /** A machine-to-machine app with a grant for the airport API. */
+  m2m: { clientId: required('COMPAT_M2M_CLIENT_ID'), clientSecret: required('COMPAT_M2M_CLIENT_SECRET') },
   apiAudience: required('COMPAT_API_AUDIENCE'),
   gatewayUrl: required('COMPAT_GATEWAY_URL'),
   gatewayDeliveryUrl: required('COMPAT_GATEWAY_DELIVERY_URL'),

@@ -70,6 +70,9 @@ export default async function globalSetup(): Promise<void> {
     COMPAT_APP_CLIENT_ID: app.client_id,
     COMPAT_APP_CLIENT_SECRET: app.client_secret,
     COMPAT_API_AUDIENCE: stack.apiAudience,
+    // The seeded machine-to-machine app, granted the airport API.
+    COMPAT_M2M_CLIENT_ID: stack.tenant.m2mClientId,
+    COMPAT_M2M_CLIENT_SECRET: stack.tenant.m2mClientSecret,
     COMPAT_GATEWAY_DELIVERY_URL: stack.urls.gatewayDeliveryUrl,
   });
 }

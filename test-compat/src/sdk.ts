@@ -1,7 +1,7 @@
 import { ManagementClient } from 'auth0';
 import { AuthenticationClient } from 'auth0/legacy';
 import { AuthClient } from '@auth0/auth0-auth-js';
-import { compat } from './fixtures';
+import { codeSentTo, compat, since } from './fixtures';
 
 // The SDKs configured exactly as their READMEs show: a domain and credentials, nothing else.
 
@@ -29,4 +29,19 @@ export function smsConnectionOptions(template = 'Your code is @@password@@') {
     brute_force_protection: true,
     disable_signup: false,
   };
+}
+
+/** A user's sign-in as an app does it with auth-js: the SMS, the code from it, the OTP grant. */
+export async function signInWithAuthJs(phone: string, scope = 'openid offline_access') {
+  const auth = authJsClient();
+  const sentAfter = since();
+  await auth.passwordless.sendSms({ phoneNumber: phone });
+  const code = await codeSentTo(phone, sentAfter);
+  return auth.getTokenByPasswordlessSms({ phoneNumber: phone, code, scope, audience: compat.apiAudience });
+}
+
+/** An access token for the airport API from client_credentials, through the legacy AuthenticationClient. */
+export async function machineAccessToken(): Promise<string> {
+  const { data } = await legacyAuthenticationClient(compat.m2m).oauth.clientCredentialsGrant({ audience: compat.apiAudience });
+  return data.access_token;
 }

@@ -16,18 +16,18 @@ async function expectNotFound(call: Promise<unknown>): Promise<void> {
 describe('auth0 ManagementClient', () => {
   it('creates, lists, reads, updates and deletes a client', async () => {
     const created = await management.clients.create({ name: uniqueName('compat-client'), app_type: 'regular_web' });
-    expect(created.client_id).toEqual(expect.any(String));
+    expect(created.client_id!).toEqual(expect.any(String));
     expect(created.client_secret).toEqual(expect.any(String));
 
     const listed = await management.clients.list();
-    expect(listed.data.map((c) => c.client_id)).toContain(created.client_id);
+    expect(listed.data.map((c) => c.client_id)).toContain(created.client_id!);
 
-    expect((await management.clients.get(created.client_id)).name).toBe(created.name);
+    expect((await management.clients.get(created.client_id!)).name).toBe(created.name);
     const renamed = uniqueName('compat-client-renamed');
-    expect((await management.clients.update(created.client_id, { name: renamed })).name).toBe(renamed);
+    expect((await management.clients.update(created.client_id!, { name: renamed })).name).toBe(renamed);
 
-    await management.clients.delete(created.client_id);
-    await expectNotFound(management.clients.get(created.client_id));
+    await management.clients.delete(created.client_id!);
+    await expectNotFound(management.clients.get(created.client_id!));
   });
 
   it("creates an SMS connection in Auth0's own shape, then lists, reads, updates and deletes it", async () => {
@@ -41,16 +41,16 @@ describe('auth0 ManagementClient', () => {
     expect(created).toMatchObject({ name, strategy: 'sms', enabled_clients: [compat.app.clientId] });
 
     const listed = await management.connections.list();
-    expect(listed.data.map((c) => c.id)).toContain(created.id);
+    expect(listed.data.map((c) => c.id)).toContain(created.id!);
     const byName = await management.connections.list({ name });
     expect(byName.data.map((c) => c.id)).toEqual([created.id]);
 
-    expect(await management.connections.get(created.id)).toMatchObject({ name, strategy: 'sms' });
-    const updated = await management.connections.update(created.id, { options: smsConnectionOptions('Code: @@password@@') });
+    expect(await management.connections.get(created.id!)).toMatchObject({ name, strategy: 'sms' });
+    const updated = await management.connections.update(created.id!, { options: smsConnectionOptions('Code: @@password@@') });
     expect(updated.options).toMatchObject({ template: 'Code: @@password@@' });
 
-    await management.connections.delete(created.id);
-    await expectNotFound(management.connections.get(created.id));
+    await management.connections.delete(created.id!);
+    await expectNotFound(management.connections.get(created.id!));
   });
 
   it('creates, lists, reads, updates and deletes a resource server', async () => {
@@ -75,11 +75,11 @@ describe('auth0 ManagementClient', () => {
 
   it('creates, lists, reads, updates and deletes a client grant', async () => {
     const client = await management.clients.create({ name: uniqueName('compat-m2m'), app_type: 'non_interactive' });
-    const created = await management.clientGrants.create({ client_id: client.client_id, audience: compat.apiAudience, scope: ['read:airports'] });
-    expect(created).toMatchObject({ client_id: client.client_id, audience: compat.apiAudience, scope: ['read:airports'] });
+    const created = await management.clientGrants.create({ client_id: client.client_id!, audience: compat.apiAudience, scope: ['read:airports'] });
+    expect(created).toMatchObject({ client_id: client.client_id!, audience: compat.apiAudience, scope: ['read:airports'] });
 
     const listed = await management.clientGrants.list();
-    expect(listed.data.map((g) => g.id)).toContain(created.id);
+    expect(listed.data.map((g) => g.id)).toContain(created.id!);
     const ofClient = await management.clientGrants.list({ client_id: client.client_id });
     expect(ofClient.data.map((g) => g.id)).toEqual([created.id]);
 
@@ -88,7 +88,7 @@ describe('auth0 ManagementClient', () => {
 
     await management.clientGrants.delete(created.id!);
     await expectNotFound(management.clientGrants.get(created.id!));
-    await management.clients.delete(client.client_id);
+    await management.clients.delete(client.client_id!);
   });
 
   it('creates a user on connection sms, then reads, finds, updates and deletes it', async () => {
