@@ -13,6 +13,16 @@ async function expectNotFound(call: Promise<unknown>): Promise<void> {
   await call.catch((err: ManagementError) => expect(err.statusCode).toBe(404));
 }
 
+/** Every item of every page, as `for await` walks them; stops past `limit` (a server that ignored paging would loop). */
+async function walk<T>(pages: AsyncIterable<T>, limit = 500): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of pages) {
+    items.push(item);
+    if (items.length > limit) break;
+  }
+  return items;
+}
+
 describe('auth0 ManagementClient', () => {
   it('creates, lists, reads, updates and deletes a client', async () => {
     const created = await management.clients.create({ name: uniqueName('compat-client'), app_type: 'regular_web' });
@@ -115,6 +125,39 @@ describe('auth0 ManagementClient', () => {
     expect((await management.users.get(created.user_id!)).blocked).toBe(true);
     expect((await management.users.update(created.user_id!, { blocked: false })).blocked).toBe(false);
     await management.users.delete(created.user_id!);
+  });
+
+  it('pages through clients with page and per_page until an empty page', async () => {
+    const created = await Promise.all([1, 2, 3].map(() => management.clients.create({ name: uniqueName('compat-paged'), app_type: 'native' })));
+    const first = await management.clients.list({ per_page: 2 });
+    expect(first.data).toHaveLength(2);
+    expect(first.response.total).toBeGreaterThanOrEqual(created.length);
+    // (Other test files create clients meanwhile, so neither the total nor offsets are fixed here.)
+    const all = await walk(await management.clients.list({ per_page: 2 }));
+    expect(all.map((c) => c.client_id)).toEqual(expect.arrayContaining(created.map((c) => c.client_id)));
+    await Promise.all(created.map((c) => management.clients.delete(c.client_id!)));
+  });
+
+  it('pages through connections with the from and take checkpoint', async () => {
+    const names = [uniqueName('compat-page'), uniqueName('compat-page')];
+    const created = await Promise.all(names.map((name) => management.connections.create({ name, strategy: 'sms', options: smsConnectionOptions() })));
+    const first = await management.connections.list({ take: 1 });
+    expect(first.data).toHaveLength(1);
+    expect(first.hasNextPage()).toBe(true);
+    const all = await walk(await management.connections.list({ take: 1 }));
+    expect(all.map((c) => c.id)).toEqual(expect.arrayContaining(created.map((c) => c.id)));
+    // A checkpoint never repeats an item.
+    expect(new Set(all.map((c) => c.id)).size).toBe(all.length);
+    await Promise.all(created.map((c) => management.connections.delete(c.id!)));
+  });
+
+  it('answers a per_page above 100 with a 400 that names per_page', async () => {
+    const call = management.users.list({ per_page: 101 });
+    await expect(call).rejects.toBeInstanceOf(ManagementError);
+    await call.catch((err: ManagementError) => {
+      expect(err.statusCode).toBe(400);
+      expect(JSON.stringify(err.body)).toMatch(/per_page/);
+    });
   });
 
   it('answers an empty user-blocks list for a phone number that never failed a code', async () => {
