@@ -3,7 +3,7 @@ import type { Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, launchStack, ManagementClient, type LaunchedStack, repoRoot } from '@smsauth/stack';
-import { createLocalCertificate, startTlsTerminator } from './tls';
+import { createLocalCertificate, type LocalCertificate, startTlsTerminator } from './tls';
 import { trustCertificate } from './trust';
 
 declare global {
@@ -30,14 +30,22 @@ export default async function globalSetup(): Promise<void> {
   // Only the certificate is written (the private key stays in this process's memory).
   const caFile = join(dataDir, 'localhost-cert.pem');
   writeFileSync(caFile, certificate.cert);
-  trustCertificate(certificate.cert);
+  // Trusted here for seeding and the fixture below only; each test file's environment trusts it again.
+  const untrust = trustCertificate(certificate.cert);
+  try {
+    await launchAndPrepare(certificate, caFile, dataDir);
+  } finally {
+    untrust();
+  }
+}
 
+async function launchAndPrepare(certificate: LocalCertificate, caFile: string, dataDir: string): Promise<void> {
   const ports = { identity: await freePort(), gateway: await freePort(), airport: await freePort() };
   const terminator = await startTlsTerminator(certificate, ports.identity, await freePort());
   const address = terminator.address();
   const tlsPort = typeof address === 'object' && address ? address.port : 0;
   const domain = `localhost:${tlsPort}`;
-  let stack: LaunchedStack;
+  let stack: LaunchedStack | undefined;
   try {
     stack = await launchStack({
       ports,
@@ -47,20 +55,31 @@ export default async function globalSetup(): Promise<void> {
       // The airport API fetches identity's JWKS over https at start.
       serviceEnv: { NODE_EXTRA_CA_CERTS: caFile },
     });
+    const app = await createSignInApp(stack);
+    globalThis.__SMSAUTH_COMPAT__ = { stack, terminator };
+    exportSettings(stack, app, domain, caFile);
   } catch (err) {
+    // jest runs no global teardown after a failed setup.
     terminator.close();
+    await stack?.stop();
     throw err;
   }
-  globalThis.__SMSAUTH_COMPAT__ = { stack, terminator };
+}
 
-  // Test fixture, made with the repository's own client so that a gap in SDK compatibility
-  // fails the tests that show it, not the whole suite: a confidential app on connection "sms".
+/**
+ * The test fixture, made with the repository's own client so that a gap in SDK compatibility
+ * fails the tests that show it, not the whole suite: a confidential app on connection "sms".
+ */
+async function createSignInApp(stack: LaunchedStack): Promise<{ client_id: string; client_secret: string }> {
   const admin = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
   const app = await admin.createClient({ name: COMPAT_APP_NAME, app_type: 'regular_web' });
   const sms = (await admin.listConnections()).find((c) => c.name === stack.tenant.connectionName);
   if (!sms || !app.client_secret) throw new Error('the seeded tenant has no "sms" connection, or the app got no secret');
   await admin.updateConnection(sms.id, { enabled_clients: [...sms.enabled_clients, app.client_id] });
+  return { client_id: app.client_id, client_secret: app.client_secret };
+}
 
+function exportSettings(stack: LaunchedStack, app: { client_id: string; client_secret: string }, domain: string, caFile: string): void {
   Object.assign(process.env, {
     COMPAT_CA_FILE: caFile,
     COMPAT_DOMAIN: domain,
