@@ -17,6 +17,8 @@ export const compat = {
   /** A machine-to-machine app with a grant for the airport API. */
   m2m: { clientId: required('COMPAT_M2M_CLIENT_ID'), clientSecret: required('COMPAT_M2M_CLIENT_SECRET') },
   apiAudience: required('COMPAT_API_AUDIENCE'),
+  /** The id of connection "sms". */
+  smsConnectionId: required('COMPAT_SMS_CONNECTION_ID'),
   gatewayUrl: required('COMPAT_GATEWAY_URL'),
   gatewayDeliveryUrl: required('COMPAT_GATEWAY_DELIVERY_URL'),
 };

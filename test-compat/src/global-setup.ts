@@ -70,16 +70,23 @@ async function launchAndPrepare(certificate: LocalCertificate, caFile: string, d
  * The test fixture, made with the repository's own client so that a gap in SDK compatibility
  * fails the tests that show it, not the whole suite: a confidential app on connection "sms".
  */
-async function createSignInApp(stack: LaunchedStack): Promise<{ client_id: string; client_secret: string }> {
+async function createSignInApp(stack: LaunchedStack): Promise<SignInApp> {
   const admin = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
   const app = await admin.createClient({ name: COMPAT_APP_NAME, app_type: 'regular_web' });
   const sms = (await admin.listConnections()).find((c) => c.name === stack.tenant.connectionName);
   if (!sms || !app.client_secret) throw new Error('the seeded tenant has no "sms" connection, or the app got no secret');
   await admin.updateConnection(sms.id, { enabled_clients: [...sms.enabled_clients, app.client_id] });
-  return { client_id: app.client_id, client_secret: app.client_secret };
+  return { client_id: app.client_id, client_secret: app.client_secret, connection_id: sms.id };
 }
 
-function exportSettings(stack: LaunchedStack, app: { client_id: string; client_secret: string }, domain: string, caFile: string): void {
+interface SignInApp {
+  client_id: string;
+  client_secret: string;
+  /** Connection "sms", which it is enabled on. */
+  connection_id: string;
+}
+
+function exportSettings(stack: LaunchedStack, app: SignInApp, domain: string, caFile: string): void {
   Object.assign(process.env, {
     COMPAT_CA_FILE: caFile,
     COMPAT_DOMAIN: domain,
@@ -88,6 +95,7 @@ function exportSettings(stack: LaunchedStack, app: { client_id: string; client_s
     COMPAT_ADMIN_CLIENT_SECRET: stack.adminClientSecret,
     COMPAT_APP_CLIENT_ID: app.client_id,
     COMPAT_APP_CLIENT_SECRET: app.client_secret,
+    COMPAT_SMS_CONNECTION_ID: app.connection_id,
     COMPAT_API_AUDIENCE: stack.apiAudience,
     // The seeded machine-to-machine app, granted the airport API.
     COMPAT_M2M_CLIENT_ID: stack.tenant.m2mClientId,
