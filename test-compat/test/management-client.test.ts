@@ -29,8 +29,8 @@ describe('auth0 ManagementClient', () => {
     expect(created.client_id!).toEqual(expect.any(String));
     expect(created.client_secret).toEqual(expect.any(String));
 
-    const listed = await management.clients.list();
-    expect(listed.data.map((c) => c.client_id)).toContain(created.client_id!);
+    const listed = await walk(await management.clients.list());
+    expect(listed.map((c) => c.client_id)).toContain(created.client_id!);
 
     expect((await management.clients.get(created.client_id!)).name).toBe(created.name);
     const renamed = uniqueName('compat-client-renamed');
@@ -50,8 +50,8 @@ describe('auth0 ManagementClient', () => {
     });
     expect(created).toMatchObject({ name, strategy: 'sms', enabled_clients: [compat.app.clientId] });
 
-    const listed = await management.connections.list();
-    expect(listed.data.map((c) => c.id)).toContain(created.id!);
+    const listed = await walk(await management.connections.list());
+    expect(listed.map((c) => c.id)).toContain(created.id!);
     const byName = await management.connections.list({ name });
     expect(byName.data.map((c) => c.id)).toEqual([created.id]);
 
@@ -72,8 +72,8 @@ describe('auth0 ManagementClient', () => {
     });
     expect(created).toMatchObject({ identifier, signing_alg: 'RS256' });
 
-    const listed = await management.resourceServers.list();
-    expect(listed.data.map((r) => r.identifier)).toContain(identifier);
+    const listed = await walk(await management.resourceServers.list());
+    expect(listed.map((r) => r.identifier)).toContain(identifier);
 
     expect((await management.resourceServers.get(created.id!)).identifier).toBe(identifier);
     const updated = await management.resourceServers.update(created.id!, { token_lifetime: 3600 });
@@ -88,8 +88,8 @@ describe('auth0 ManagementClient', () => {
     const created = await management.clientGrants.create({ client_id: client.client_id!, audience: compat.apiAudience, scope: ['read:airports'] });
     expect(created).toMatchObject({ client_id: client.client_id!, audience: compat.apiAudience, scope: ['read:airports'] });
 
-    const listed = await management.clientGrants.list();
-    expect(listed.data.map((g) => g.id)).toContain(created.id!);
+    const listed = await walk(await management.clientGrants.list());
+    expect(listed.map((g) => g.id)).toContain(created.id!);
     const ofClient = await management.clientGrants.list({ client_id: client.client_id });
     expect(ofClient.data.map((g) => g.id)).toEqual([created.id]);
 
@@ -109,8 +109,8 @@ describe('auth0 ManagementClient', () => {
     expect((await management.users.get(created.user_id!)).phone_number).toBe(phone);
     const found = await management.users.list({ q: `phone_number:"${phone}"`, search_engine: 'v3' });
     expect(found.data.map((u) => u.user_id)).toEqual([created.user_id]);
-    const listed = await management.users.list();
-    expect(listed.data.map((u) => u.user_id)).toContain(created.user_id);
+    const listed = await walk(await management.users.list());
+    expect(listed.map((u) => u.user_id)).toContain(created.user_id);
 
     const updated = await management.users.update(created.user_id!, { user_metadata: { plan: 'paid' }, app_metadata: { tier: 2 } });
     expect(updated).toMatchObject({ user_metadata: { plan: 'paid' }, app_metadata: { tier: 2 } });
