@@ -151,6 +151,12 @@ describe('auth0 ManagementClient', () => {
     await Promise.all(created.map((c) => management.connections.delete(c.id!)));
   });
 
+  it('returns only the fields asked for with fields and include_fields', async () => {
+    const page = await management.clients.list({ fields: 'client_id,name', include_fields: true });
+    expect(page.data.length).toBeGreaterThan(0);
+    for (const client of page.data) expect(Object.keys(client).sort()).toEqual(['client_id', 'name']);
+  });
+
   it('answers a per_page above 100 with a 400 that names per_page', async () => {
     const call = management.users.list({ per_page: 101 });
     await expect(call).rejects.toBeInstanceOf(ManagementError);
