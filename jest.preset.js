@@ -5,8 +5,9 @@ const path = require('node:path');
 
 // Dependencies that jest's CommonJS VM cannot load as published, so swc transforms them too:
 // jose (under jwks-rsa) ships ES modules only; PGlite's .cjs build loads Node built-ins with
-// dynamic import(), which the VM rejects without --experimental-vm-modules.
-const TRANSFORMED_DEPENDENCIES = ['jose', '@electric-sql/pglite'];
+// dynamic import(), which the VM rejects without --experimental-vm-modules. openid-client and
+// oauth4webapi (under @auth0/auth0-auth-js, used by test-compat) are ES modules only too.
+const TRANSFORMED_DEPENDENCIES = ['jose', '@electric-sql/pglite', 'openid-client', 'oauth4webapi'];
 const pnpmDir = (name) => name.replace('/', '\\+');
 const transformIgnorePatterns = [
   `/node_modules/(?!(\\.pnpm/(${TRANSFORMED_DEPENDENCIES.map(pnpmDir).join('|')})@[^/]+/node_modules/)?(${TRANSFORMED_DEPENDENCIES.join('|')})/)`,

@@ -25,6 +25,14 @@ export interface LaunchOptions {
    */
   withRoutedGateway?: boolean;
   env?: Record<string, string | undefined>;
+  /**
+   * The URL users reach identity at, when something sits in front of it (e.g. a TLS terminator):
+   * identity's AUTH_URL (so its issuer and management audience), the airport API's AUTH_URL and
+   * the URL seeding uses. Default: http://localhost:<identity port>.
+   */
+  publicAuthUrl?: string;
+  /** Set on every service process on top of the launcher's own settings (e.g. NODE_EXTRA_CA_CERTS). */
+  serviceEnv?: Record<string, string>;
 }
 
 export interface StackUrls {
@@ -77,7 +85,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
   const dataDir = options.dataDir ?? join(repoRoot, '.data');
   const state = loadOrCreateState(join(dataDir, 'stack.json'), env);
   const apiAudience = options.apiAudience ?? env.API_AUDIENCE ?? DEFAULT_API_AUDIENCE;
-  const authUrl = `http://localhost:${ports.identity}`;
+  const authUrl = options.publicAuthUrl ?? `http://localhost:${ports.identity}`;
   const gatewayUrl = `http://localhost:${ports.gateway}`;
   const urls: StackUrls = {
     authUrl,
@@ -86,7 +94,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
     gatewayDeliveryUrl: `${gatewayUrl}/sms`,
   };
   const logFormat = childLogFormat(env, Boolean(options.echo && process.stdout.isTTY));
-  const common = { HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...(logFormat ? { LOG_FORMAT: logFormat } : {}) };
+  const common = { ...options.serviceEnv, HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...(logFormat ? { LOG_FORMAT: logFormat } : {}) };
 
   const plans: ServicePlan[] = [
     {
