@@ -1,18 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '@smsauth/service-kit';
+import { loadConfig } from '@smsauth/service-kit';
 import { configSchema } from '../src/config';
+import { problemsOf } from './support/config';
 
 const TWILIO_SID = `AC${'0'.repeat(32)}`;
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(configSchema, env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 describe('sms-delivery-gateway configuration', () => {
   it('defaults to port 4100, the outbox provider, 1000 messages and open delivery', () => {

@@ -1,21 +1,12 @@
-import { ConfigError, loadConfig } from '@smsauth/service-kit';
+import { loadConfig } from '@smsauth/service-kit';
 import type { RecordingServer } from '@smsauth/test-support';
 import request from 'supertest';
 import { configSchema } from '../src/config';
+import { problemsOf } from './support/config';
 import { RouteTable } from '../src/domain/routing';
 import { TWILIO_SID, TWILIO_TOKEN, startFakeTwilio, type FakeTwilio } from './support/fake-twilio';
 import { buildGateway, deliveryBody } from './support/gateway';
 import { bodiesOf, startProvider, webhookInstances } from './support/providers';
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(configSchema, env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 describe('SMS_ROUTES configuration', () => {
   it('keeps the single SMS_PROVIDER as the default route when SMS_ROUTES is unset', () => {
