@@ -45,6 +45,13 @@ export function toClientRecord(
   };
 }
 
+/** toClientRecord for a page of clients, with one query for the credentials of its private_key_jwt clients. */
+export async function clientRecordsOf(store: IdentityStore, clients: readonly StoredClient[]): Promise<ClientRecord[]> {
+  const keyed = clients.filter((c) => c.token_endpoint_auth_method === 'private_key_jwt').map((c) => c.client_id);
+  const credentials = await store.clientCredentials.listForClients(keyed);
+  return clients.map((client) => toClientRecord(client, credentials.filter((c) => c.client_id === client.client_id)));
+}
+
 /** toClientRecord, loading the client's credentials when it authenticates with private_key_jwt. */
 export async function clientRecordOf(store: IdentityStore, client: StoredClient, clientSecret?: string): Promise<ClientRecord> {
   const credentials = client.token_endpoint_auth_method === 'private_key_jwt' ? await store.clientCredentials.listForClient(client.client_id) : [];
