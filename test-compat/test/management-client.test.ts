@@ -1,6 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { ManagementError } from 'auth0';
+import { AuthApiError } from 'auth0/legacy';
 import { compat, randomPhone, uniqueName } from '../src/fixtures';
-import { managementClient, smsConnectionOptions } from '../src/sdk';
+import { legacyAuthenticationClient, managementClient, smsConnectionOptions } from '../src/sdk';
 
 // auth0@7's ManagementClient, as a user's tooling drives it. Every list() sends
 // include_totals=true (connections and client grants also take=50) and reads Auth0's envelope.
@@ -155,6 +157,65 @@ describe('auth0 ManagementClient', () => {
     const page = await management.clients.list({ fields: 'client_id,name', include_fields: true });
     expect(page.data.length).toBeGreaterThan(0);
     for (const client of page.data) expect(Object.keys(client).sort()).toEqual(['client_id', 'name']);
+  });
+
+  it('reads a single user, client and connection with fields and include_fields', async () => {
+    const user = await management.users.create({ connection: 'sms', phone_number: randomPhone() });
+    const projected = await management.users.get(user.user_id!, { fields: 'user_id,phone_number', include_fields: true });
+    expect(projected).toEqual({ user_id: user.user_id, phone_number: user.phone_number });
+    const withoutMetadata = await management.users.get(user.user_id!, { fields: 'user_metadata,app_metadata', include_fields: false });
+    expect(withoutMetadata).toMatchObject({ user_id: user.user_id });
+    expect(Object.keys(withoutMetadata)).not.toContain('user_metadata');
+    expect(await management.clients.get(compat.app.clientId, { fields: 'client_id,app_type', include_fields: true })).toEqual({
+      client_id: compat.app.clientId,
+      app_type: 'regular_web',
+    });
+    expect(await management.connections.get(compat.smsConnectionId, { fields: 'id,strategy', include_fields: true })).toEqual({
+      id: compat.smsConnectionId,
+      strategy: 'sms',
+    });
+    await management.users.delete(user.user_id!);
+  });
+
+  it("shows a private_key_jwt client's client_authentication_methods and a null token_endpoint_auth_method, as Auth0 does", async () => {
+    const pem = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const created = await management.clients.create({
+      name: uniqueName('compat-keyed'),
+      app_type: 'non_interactive',
+      client_authentication_methods: { private_key_jwt: { credentials: [{ credential_type: 'public_key', name: 'first', pem: pem(), alg: 'RS256' }] } },
+    });
+    await management.clients.credentials.create(created.client_id!, { credential_type: 'public_key', name: 'second', pem: pem(), alg: 'RS256' });
+    const registered = await management.clients.credentials.list(created.client_id!);
+    expect(registered).toHaveLength(2);
+
+    const client = await management.clients.get(created.client_id!);
+    expect(client.token_endpoint_auth_method).toBeNull();
+    expect(client.client_authentication_methods).toEqual({ private_key_jwt: { credentials: registered.map((c) => ({ id: c.id })) } });
+    // Sending back what was read keeps the client as it is.
+    const updated = await management.clients.update(created.client_id!, {
+      token_endpoint_auth_method: null,
+      client_authentication_methods: { private_key_jwt: { credentials: [{ id: registered[0]!.id! }] } },
+    });
+    expect(updated.client_authentication_methods).toEqual(client.client_authentication_methods);
+    await management.clients.delete(created.client_id!);
+  });
+
+  it("lists and lifts a user's brute-force blocks by user id with userBlocks.list and delete", async () => {
+    const user = await management.users.create({ connection: 'sms', phone_number: randomPhone() });
+    expect(await management.userBlocks.list(user.user_id!)).toEqual({ blocked_for: [] });
+    // BRUTE_FORCE_THRESHOLD (10) refused exchanges from one IP block that IP for the number.
+    const auth = legacyAuthenticationClient();
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      await expect(auth.passwordless.loginWithSMS({ phone_number: user.phone_number!, code: '000000' })).rejects.toBeInstanceOf(AuthApiError);
+    }
+    const blocks = await management.userBlocks.list(user.user_id!);
+    expect(blocks.blocked_for).toEqual([{ identifier: user.phone_number, ip: expect.any(String), connection: 'sms' }]);
+
+    await management.userBlocks.delete(user.user_id!);
+    expect((await management.userBlocks.list(user.user_id!)).blocked_for).toEqual([]);
+    await management.users.delete(user.user_id!);
+    await expectNotFound(management.userBlocks.list(user.user_id!));
+    await expectNotFound(management.userBlocks.delete(user.user_id!));
   });
 
   it('answers a per_page above 100 with a 400 that names per_page', async () => {

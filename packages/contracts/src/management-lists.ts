@@ -45,6 +45,13 @@ const projection = {
   include_fields: queryBoolean.optional(),
 };
 
+/**
+ * `GET /api/v2/{connections,clients,resource-servers,users}/{id}`: the lists' projection on one
+ * record, as the reference product offers it there (not on client grants, where it has none).
+ */
+export const RecordProjectionQuerySchema = z.object(projection);
+export type RecordProjectionQuery = z.output<typeof RecordProjectionQuerySchema>;
+
 /** A value given once, repeated, or comma-separated: a list of values. */
 const repeatableValue = z
   .union([z.string(), z.array(z.string())])

@@ -151,8 +151,16 @@ export const ClientRecordSchema = z.object({
   allowed_origins: z.array(z.string()),
   grant_types: z.array(z.string()),
   default_audience: z.string().optional(),
-  /** Set on create/update; by default `none` for public clients, `client_secret_post` for confidential ones. */
-  token_endpoint_auth_method: TokenEndpointAuthMethodSchema,
+  /**
+   * Set on create/update; by default `none` for public clients, `client_secret_post` for
+   * confidential ones. `null` for a private_key_jwt client, as Auth0 answers: its method is then
+   * `client_authentication_methods`.
+   */
+  token_endpoint_auth_method: TokenEndpointAuthMethodSchema.exclude(['private_key_jwt']).nullable(),
+  /** Only for private_key_jwt clients: the ids of the credentials registered on the client (Auth0's shape). */
+  client_authentication_methods: z
+    .object({ private_key_jwt: z.object({ credentials: z.array(z.object({ id: z.string() })) }) })
+    .optional(),
   allowed_logout_urls: z.array(z.string()),
   /** Only in the responses of create and rotate-secret. */
   client_secret: z.string().optional(),
@@ -260,8 +268,12 @@ export type UserRecord = z.infer<typeof UserRecordSchema>;
 /** `GET|DELETE /api/v2/user-blocks?identifier=<phone number>`. */
 export const UserBlocksQuerySchema = z.object({ identifier: z.string().min(1).max(32) });
 
+/**
+ * Also the answer of `GET /api/v2/user-blocks/{user id}`: the blocks on the user's phone number,
+ * each naming the user's connection as the reference product does.
+ */
 export const UserBlocksResponseSchema = z.object({
-  blocked_for: z.array(z.object({ identifier: z.string(), ip: z.string().optional() })),
+  blocked_for: z.array(z.object({ identifier: z.string(), ip: z.string().optional(), connection: z.string().optional() })),
 });
 export type UserBlocksResponse = z.infer<typeof UserBlocksResponseSchema>;
 

@@ -44,7 +44,7 @@ describe('bootstrap admin client', () => {
     try {
       const auth = { authorization: `Bearer ${await adminToken(identity.app)}` };
       const patched = await request(identity.app).patch(`/api/v2/clients/${ADMIN_CLIENT_ID}`).set(auth).send({ token_endpoint_auth_method: 'private_key_jwt' });
-      expect(patched.body.token_endpoint_auth_method).toBe('private_key_jwt');
+      expect(patched.body).toMatchObject({ token_endpoint_auth_method: null, client_authentication_methods: { private_key_jwt: { credentials: [] } } });
       await expect(adminToken(identity.app)).rejects.toThrow('401');
       const options = { managementAudience: 'http://identity.test/api/v2/', logger: captureLogger().logger, print: jest.fn() };
       await bootstrapManagement(identity.store, { ...options, adminClientId: ADMIN_CLIENT_ID, adminClientSecret: ADMIN_CLIENT_SECRET });

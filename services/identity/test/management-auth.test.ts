@@ -31,6 +31,8 @@ const ROUTES: Array<[method: 'get' | 'post' | 'patch' | 'put' | 'delete', path: 
   ['delete', '/api/v2/users/x', 'delete:users'],
   ['get', '/api/v2/user-blocks?identifier=%2B1555', 'read:user_blocks'],
   ['delete', '/api/v2/user-blocks?identifier=%2B1555', 'delete:user_blocks'],
+  ['get', '/api/v2/user-blocks/x', 'read:user_blocks'],
+  ['delete', '/api/v2/user-blocks/x', 'delete:user_blocks'],
   ['get', '/api/v2/keys/signing', 'read:signing_keys'],
   ['get', '/api/v2/keys/signing/x', 'read:signing_keys'],
   ['post', '/api/v2/keys/signing/rotate', 'create:signing_keys'],

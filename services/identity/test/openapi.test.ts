@@ -109,6 +109,9 @@ describe('GET /openapi.json', () => {
     expect(names('/api/v2/clients')).toEqual([...paging, ...projection, 'app_type']);
     expect(names('/api/v2/resource-servers')).toEqual([...paging, ...projection, 'identifiers']);
     expect(names('/api/v2/user-blocks')).toEqual(['identifier']);
+    for (const path of ['/api/v2/connections/{id}', '/api/v2/clients/{id}', '/api/v2/resource-servers/{id}', '/api/v2/users/{id}']) {
+      expect(names(path)).toEqual(['id', ...projection]);
+    }
   });
 
   it('validates the list filters with those schemas (a repeated filter is a 400 naming it)', async () => {

@@ -223,6 +223,8 @@ describe('management API auth matrix', () => {
 
     'GET /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 200, schema: UserBlocksResponseSchema }),
     'DELETE /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 204 }),
+    'GET /user-blocks/:id': async () => ({ url: `/user-blocks/${encodeURIComponent(await createUser())}`, status: 200, schema: UserBlocksResponseSchema }),
+    'DELETE /user-blocks/:id': async () => ({ url: `/user-blocks/${encodeURIComponent(await createUser())}`, status: 204 }),
 
     'GET /keys/signing': async () => ({ url: '/keys/signing', status: 200, schema: z.array(SigningKeyRecordSchema) }),
     'POST /keys/signing/rotate': async () => ({ url: '/keys/signing/rotate', status: 201, schema: SigningKeyRotationSchema }),

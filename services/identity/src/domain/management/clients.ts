@@ -7,7 +7,7 @@ import {
   type ClientRecord,
   type TokenEndpointAuthMethod,
 } from '@smsauth/contracts';
-import type { IdentityStore, StoredClient } from '../../store';
+import type { IdentityStore, StoredClient, StoredClientCredential } from '../../store';
 import { generateClientSecret, hashClientSecret } from '../crypto/client-secret';
 import { newClientId } from '../ids';
 import { registerCredential } from './client-credentials';
@@ -19,7 +19,17 @@ export function isConfidential(appType: AppType): boolean {
   return CONFIDENTIAL_APP_TYPES.includes(appType);
 }
 
-export function toClientRecord(client: StoredClient, clientSecret?: string): ClientRecord {
+/**
+ * A private_key_jwt client reads as Auth0 shows one: `token_endpoint_auth_method: null` and
+ * `client_authentication_methods.private_key_jwt.credentials` listing the ids of its registered
+ * keys (every one of them verifies assertions). `credentials` is read only for such clients.
+ */
+export function toClientRecord(
+  client: StoredClient,
+  credentials: readonly StoredClientCredential[] = [],
+  clientSecret?: string,
+): ClientRecord {
+  const method = client.token_endpoint_auth_method;
   return {
     client_id: client.client_id,
     name: client.name,
@@ -28,10 +38,24 @@ export function toClientRecord(client: StoredClient, clientSecret?: string): Cli
     allowed_origins: client.allowed_origins,
     grant_types: client.grant_types,
     ...(client.default_audience ? { default_audience: client.default_audience } : {}),
-    token_endpoint_auth_method: client.token_endpoint_auth_method,
+    token_endpoint_auth_method: method === 'private_key_jwt' ? null : method,
+    ...(method === 'private_key_jwt' ? { client_authentication_methods: { private_key_jwt: { credentials: credentials.map(({ id }) => ({ id })) } } } : {}),
     allowed_logout_urls: client.allowed_logout_urls,
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
+}
+
+/** toClientRecord for a page of clients, with one query for the credentials of its private_key_jwt clients. */
+export async function clientRecordsOf(store: IdentityStore, clients: readonly StoredClient[]): Promise<ClientRecord[]> {
+  const keyed = clients.filter((c) => c.token_endpoint_auth_method === 'private_key_jwt').map((c) => c.client_id);
+  const credentials = await store.clientCredentials.listForClients(keyed);
+  return clients.map((client) => toClientRecord(client, credentials.filter((c) => c.client_id === client.client_id)));
+}
+
+/** toClientRecord, loading the client's credentials when it authenticates with private_key_jwt. */
+export async function clientRecordOf(store: IdentityStore, client: StoredClient, clientSecret?: string): Promise<ClientRecord> {
+  const credentials = client.token_endpoint_auth_method === 'private_key_jwt' ? await store.clientCredentials.listForClient(client.client_id) : [];
+  return toClientRecord(client, credentials, clientSecret);
 }
 
 /** A public client cannot keep a secret, so it cannot authenticate for client_credentials. */
@@ -103,7 +127,7 @@ export async function createClient(store: IdentityStore, body: unknown): Promise
     for (const [index, credential] of credentials.entries()) {
       await registerCredential(tx, client.client_id, credential, `client_authentication_methods.private_key_jwt.credentials.${index}.`);
     }
-    return toClientRecord(client, secret);
+    return clientRecordOf(tx, client, secret);
   });
 }
 
@@ -148,7 +172,7 @@ export async function updateClient(store: IdentityStore, clientId: string, body:
       allowed_logout_urls: patch.allowed_logout_urls,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),
     });
-    return toClientRecord(updated!);
+    return clientRecordOf(tx, updated!);
   });
 }
 
@@ -166,7 +190,7 @@ export async function rotateClientSecret(store: IdentityStore, clientId: string)
   const secret = generateClientSecret();
   const updated = await store.clients.update(clientId, { secret_hash: hashClientSecret(secret) });
   if (!updated) throw notFound('Client');
-  return toClientRecord(updated, secret);
+  return clientRecordOf(store, updated, secret);
 }
 
 /** Deleting a client also removes its grants, and it disappears from enabled_clients. */

@@ -7,7 +7,7 @@ import {
 } from '@smsauth/contracts';
 import type { IdentityStore, UserCondition } from '../../store';
 import { toClientGrantRecord } from './client-grants';
-import { toClientRecord } from './clients';
+import { clientRecordsOf } from './clients';
 import { toConnectionRecord } from './connections';
 import { listPagingOf, listResponse, needsTotal, offsetPagingOf, projectFields, windowOf } from './paging';
 import { toResourceServerRecord } from './resource-servers';
@@ -39,7 +39,7 @@ export async function listClients(store: IdentityStore, query: unknown): Promise
     store.clients.page(filter, { kind: 'offset', offset: paging.offset, limit: paging.limit }),
     paging.includeTotals ? store.clients.count(filter) : undefined,
   ]);
-  const items = slice.items.map((c) => projectFields(toClientRecord(c), input.fields, input.include_fields));
+  const items = (await clientRecordsOf(store, slice.items)).map((c) => projectFields(c, input.fields, input.include_fields));
   return listResponse('clients', { items }, { kind: 'offset', ...paging }, total);
 }
 

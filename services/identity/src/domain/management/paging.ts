@@ -1,6 +1,6 @@
-import { DEFAULT_PAGE_SIZE } from '@smsauth/contracts';
+import { DEFAULT_PAGE_SIZE, RecordProjectionQuerySchema } from '@smsauth/contracts';
 import type { Checkpoint, ListSlice, ListWindow } from '../../store';
-import { invalidField } from './validation';
+import { invalidField, parseBody } from './validation';
 
 // The reference product's list answers: a bare array, `{start, limit, total, <plural>}` with
 // include_totals=true, or `{<plural>, next}` for checkpoint paging (`from` / `take`).
@@ -75,6 +75,15 @@ export function projectFields<T extends object>(record: T, fields: readonly stri
   if (!fields || fields.length === 0) return record;
   const named = new Set(fields);
   return Object.fromEntries(Object.entries(record).filter(([key]) => named.has(key) === includeFields)) as Partial<T>;
+}
+
+/**
+ * The projection a single-record GET asks for (`fields` / `include_fields`); a bad value is a
+ * 400 naming it, checked before the record is looked up.
+ */
+export function recordProjectionOf(query: unknown): <T extends object>(record: T) => Partial<T> {
+  const input = parseBody(RecordProjectionQuerySchema, query);
+  return (record) => projectFields(record, input.fields, input.include_fields);
 }
 
 /** The answer to a list request: bare array, offset envelope or checkpoint page. */

@@ -5,6 +5,7 @@ import * as clientGrants from '../../domain/management/client-grants';
 import * as clients from '../../domain/management/clients';
 import * as connections from '../../domain/management/connections';
 import * as lists from '../../domain/management/lists';
+import { recordProjectionOf } from '../../domain/management/paging';
 import * as resourceServers from '../../domain/management/resource-servers';
 import * as signingKeys from '../../domain/management/signing-keys';
 import * as userBlocks from '../../domain/management/user-blocks';
@@ -39,7 +40,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
     res.status(201).json(await connections.createConnection(store, rules, req.body));
   });
   router.get('/connections/:id', can('read:connections'), async (req, res) => {
-    res.json(connections.toConnectionRecord(await connections.getConnection(store, id(req.params.id))));
+    const project = recordProjectionOf(req.query);
+    res.json(project(connections.toConnectionRecord(await connections.getConnection(store, id(req.params.id)))));
   });
   router.patch('/connections/:id', can('update:connections'), async (req, res) => {
     res.json(await connections.updateConnection(store, rules, id(req.params.id), req.body));
@@ -56,7 +58,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
     res.status(201).json(await clients.createClient(store, req.body));
   });
   router.get('/clients/:id', can('read:clients'), async (req, res) => {
-    res.json(clients.toClientRecord(await clients.getClient(store, id(req.params.id))));
+    const project = recordProjectionOf(req.query);
+    res.json(project(await clients.clientRecordOf(store, await clients.getClient(store, id(req.params.id)))));
   });
   router.patch('/clients/:id', can('update:clients'), async (req, res) => {
     res.json(await clients.updateClient(store, id(req.params.id), req.body));
@@ -93,7 +96,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
     res.status(201).json(await resourceServers.createResourceServer(store, req.body));
   });
   router.get('/resource-servers/:id', can('read:resource_servers'), async (req, res) => {
-    res.json(resourceServers.toResourceServerRecord(await resourceServers.getResourceServer(store, id(req.params.id))));
+    const project = recordProjectionOf(req.query);
+    res.json(project(resourceServers.toResourceServerRecord(await resourceServers.getResourceServer(store, id(req.params.id)))));
   });
   router.patch('/resource-servers/:id', can('update:resource_servers'), async (req, res) => {
     res.json(await resourceServers.updateResourceServer(store, id(req.params.id), req.body));
@@ -130,7 +134,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
     res.json(await managedUsers.updateUser(store, clock, id(req.params.id), req.body));
   });
   router.get('/users/:id', can('read:users'), async (req, res) => {
-    res.json(await users.getUser(store, id(req.params.id)));
+    const project = recordProjectionOf(req.query);
+    res.json(project(await users.getUser(store, id(req.params.id))));
   });
   router.delete('/users/:id', can('delete:users'), async (req, res) => {
     await users.deleteUser(store, id(req.params.id));
@@ -142,6 +147,14 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
   router.delete('/user-blocks', can('delete:user_blocks'), async (req, res) => {
     await userBlocks.clearUserBlocks(store, req.query);
+    res.status(204).end();
+  });
+  // By user id, as Auth0's SDKs call it (userBlocks.list(id) / delete(id)).
+  router.get('/user-blocks/:id', can('read:user_blocks'), async (req, res) => {
+    res.json(await userBlocks.listUserBlocksOfUser(store, clock, id(req.params.id)));
+  });
+  router.delete('/user-blocks/:id', can('delete:user_blocks'), async (req, res) => {
+    await userBlocks.clearUserBlocksOfUser(store, id(req.params.id));
     res.status(204).end();
   });
 

@@ -26,6 +26,7 @@ import {
   RefreshTokenRequestSchema,
   ResourceServerCreateSchema,
   ResourceServerRecordSchema,
+  RecordProjectionQuerySchema,
   ResourceServersListQuerySchema,
   ResourceServerUpdateSchema,
   RevokeRequestSchema,
@@ -149,6 +150,12 @@ const PAGING_DESCRIPTIONS = {
   fields: 'Comma-separated fields to keep (or drop, with include_fields=false).',
   include_fields: 'false: drop the named fields instead of keeping only them.',
 };
+
+/** `fields` / `include_fields` on a single-record GET, as on the lists. */
+const RECORD_PROJECTION = queryParameters(RecordProjectionQuerySchema, {
+  fields: PAGING_DESCRIPTIONS.fields,
+  include_fields: PAGING_DESCRIPTIONS.include_fields,
+});
 
 /** An error response: the common error body with `error` limited to the codes this status carries. */
 function error(description: string, codes: readonly string[]): Json {
@@ -570,7 +577,13 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     response: ref('ConnectionRecord'),
     errors: ['400', '404', '409'],
   },
-  'GET /connections/:id': { summary: 'Get a connection', status: '200', response: ref('ConnectionRecord'), errors: ['404'] },
+  'GET /connections/:id': {
+    summary: 'Get a connection (fields projected as on the list)',
+    query: RECORD_PROJECTION,
+    status: '200',
+    response: ref('ConnectionRecord'),
+    errors: ['400', '404'],
+  },
   'PATCH /connections/:id': {
     summary: 'Update a connection (options are merged)',
     request: 'ConnectionUpdate',
@@ -587,7 +600,13 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     errors: ['400'],
   },
   'POST /clients': { summary: 'Create a client', request: 'ClientCreate', status: '201', response: ref('ClientRecord'), errors: ['400'] },
-  'GET /clients/:id': { summary: 'Get a client', status: '200', response: ref('ClientRecord'), errors: ['404'] },
+  'GET /clients/:id': {
+    summary: 'Get a client (fields projected as on the list)',
+    query: RECORD_PROJECTION,
+    status: '200',
+    response: ref('ClientRecord'),
+    errors: ['400', '404'],
+  },
   'PATCH /clients/:id': { summary: 'Update a client', request: 'ClientUpdate', status: '200', response: ref('ClientRecord'), errors: ['400', '404'] },
   'POST /clients/:id/rotate-secret': {
     summary: 'Rotate a confidential client\'s secret',
@@ -627,7 +646,13 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     response: ref('ResourceServerRecord'),
     errors: ['400', '409'],
   },
-  'GET /resource-servers/:id': { summary: 'Get an API by id or URL-encoded identifier', status: '200', response: ref('ResourceServerRecord'), errors: ['404'] },
+  'GET /resource-servers/:id': {
+    summary: 'Get an API by id or URL-encoded identifier (fields projected as on the list)',
+    query: RECORD_PROJECTION,
+    status: '200',
+    response: ref('ResourceServerRecord'),
+    errors: ['400', '404'],
+  },
   'PATCH /resource-servers/:id': {
     summary: 'Update an API',
     request: 'ResourceServerUpdate',
@@ -693,7 +718,13 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     response: ref('UserRecord'),
     errors: ['400', '404', '409'],
   },
-  'GET /users/:id': { summary: 'Get a user', status: '200', response: ref('UserRecord'), errors: ['404'] },
+  'GET /users/:id': {
+    summary: 'Get a user (fields projected as on the list)',
+    query: RECORD_PROJECTION,
+    status: '200',
+    response: ref('UserRecord'),
+    errors: ['400', '404'],
+  },
   'DELETE /users/:id': { summary: 'Delete a user and its tokens', status: '204', errors: ['404'] },
   'GET /user-blocks': {
     summary: 'Brute-force blocks of a phone number',
@@ -707,6 +738,17 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     query: queryParameters(UserBlocksQuerySchema, { identifier: 'The phone number (encode `+` as `%2B`).' }),
     status: '204',
     errors: ['400'],
+  },
+  'GET /user-blocks/:id': {
+    summary: 'Brute-force blocks of a user\'s phone number (by user id), each naming the user\'s connection',
+    status: '200',
+    response: ref('UserBlocksResponse'),
+    errors: ['404'],
+  },
+  'DELETE /user-blocks/:id': {
+    summary: 'Lift every brute-force block of a user\'s phone number (by user id)',
+    status: '204',
+    errors: ['404'],
   },
   'GET /keys/signing': { summary: 'List signing keys', status: '200', response: listOf('SigningKeyRecord'), errors: [] },
   'POST /keys/signing/rotate': {

@@ -36,6 +36,16 @@ export function clientCredentialsRepo(db: SqlExecutor) {
       return rows;
     },
 
+    /** The credentials of several clients in one query (a page of the client list). */
+    async listForClients(clientIds: readonly string[]): Promise<StoredClientCredential[]> {
+      if (clientIds.length === 0) return [];
+      const { rows } = await db.query<StoredClientCredential>(
+        'SELECT * FROM client_credentials WHERE client_id = ANY($1::text[]) ORDER BY created_at, id',
+        [clientIds],
+      );
+      return rows;
+    },
+
     async find(clientId: string, credentialId: string): Promise<StoredClientCredential | undefined> {
       const { rows } = await db.query<StoredClientCredential>(
         'SELECT * FROM client_credentials WHERE client_id = $1 AND id = $2',
