@@ -11,12 +11,11 @@ const CERTIFICATE_VALIDITY_YEARS = 10;
  * no global polyfill (unlike @peculiar/x509, which needs reflect-metadata installed globally),
  * and widely used; Node's own crypto can read certificates but not issue them.
  */
-export function selfSignedCertificate(privateKeyPem: string, subject: string, notBefore: Date): string {
+export function selfSignedCertificate(privateKeyPem: string, subject: string, notBefore: Date, serialRandom = randomBytes(16)): string {
   const privateKey = forge.pki.privateKeyFromPem(privateKeyPem) as forge.pki.rsa.PrivateKey;
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
-  // Positive (leading 00) random 128-bit serial, as RFC 5280 4.1.2.2 asks.
-  cert.serialNumber = `00${randomBytes(16).toString('hex')}`;
+  cert.serialNumber = certificateSerial(serialRandom);
   cert.validity.notBefore = notBefore;
   const notAfter = new Date(notBefore);
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + CERTIFICATE_VALIDITY_YEARS);
@@ -27,6 +26,18 @@ export function selfSignedCertificate(privateKeyPem: string, subject: string, no
   cert.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true }]);
   cert.sign(privateKey, forge.md.sha256.create());
   return forge.pki.certificateToPem(cert);
+}
+
+/**
+ * A positive serial (RFC 5280 4.1.2.2) from random bytes, as node-forge wants it (hex). DER
+ * integers are minimal: the first byte is kept in 0x01-0x7f, so the value needs neither a
+ * sign byte nor has a leading zero byte; `00` + random bytes starting with 00 was refused by
+ * OpenSSL ("illegal padding") once in 256 keys.
+ */
+export function certificateSerial(random: Buffer): string {
+  const bytes = Buffer.from(random);
+  bytes[0] = bytes[0]! & 0x7f || 0x01;
+  return bytes.toString('hex');
 }
 
 /** What JWKS entries and key records say about a certificate. */
