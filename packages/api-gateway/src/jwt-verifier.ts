@@ -5,13 +5,13 @@ import jwt from 'jsonwebtoken';
 import { isAcceptableAlgorithm } from './algorithms';
 import type { JwtScheme } from './document';
 import type { AuthOutcome, GatewayMetrics } from './gateway-metrics';
-import type { JwksKeyStore } from './jwks-key-store';
+import type { JwksKeyStore, VerificationKey } from './jwks-key-store';
 import { isAccessTokenType } from './jose-structure';
 import { VerifiedTokenCache, type VerifiedToken } from './token-cache';
 import type { JwtClaims } from './types';
 
 export type Verification =
-  | ({ ok: true } & VerifiedToken)
+  | VerifiedToken
   | { ok: false; reason: string; outcome: AuthOutcome };
 
 /** Longer tokens are refused unparsed (Node's default header limit is 16 KB anyway). */
@@ -78,19 +78,28 @@ export interface JwtVerifierOptions {
 export class JwtVerifier {
   constructor(private readonly options: JwtVerifierOptions) {}
 
-  async verify(token: string, scheme: JwtScheme): Promise<Verification> {
+  /**
+   * A plain value whenever no JWKS fetch is needed (a cache hit, a malformed token, a known
+   * kid), a promise only while keys are being fetched: the hot path adds no promise layer.
+   */
+  verify(token: string, scheme: JwtScheme): Verification | Promise<Verification> {
     const { cache, metrics } = this.options;
     const cacheKey = VerifiedTokenCache.keyOf(scheme.name, token);
     const cached = cache.get(cacheKey);
     metrics.tokenCache.inc({ result: cached ? 'hit' : 'miss' });
-    if (cached) return { ok: true, ...cached };
+    if (cached) return cached;
 
-    const result = await this.verifyUncached(token, scheme);
-    if (result.ok) cache.set(cacheKey, { claims: result.claims, payloadSegment: result.payloadSegment, validUntilMs: result.validUntilMs });
+    const result = this.verifyUncached(token, scheme);
+    return result instanceof Promise ? result.then((settled) => this.remember(cacheKey, settled)) : this.remember(cacheKey, result);
+  }
+
+  private remember(cacheKey: string, result: Verification): Verification {
+    // The success object is the cache entry: a hit returns it as is, no copy.
+    if (result.ok) this.options.cache.set(cacheKey, result);
     return result;
   }
 
-  private async verifyUncached(token: string, scheme: JwtScheme): Promise<Verification> {
+  private verifyUncached(token: string, scheme: JwtScheme): Verification | Promise<Verification> {
     const decoded = decodeToken(token);
     if (!decoded) return reject(JwtRejectionReasons.BAD_FORMAT, 'bad_format');
     const { payload } = decoded;
@@ -98,9 +107,23 @@ export class JwtVerifier {
     if (payload.iss !== scheme.issuer) return reject(JwtRejectionReasons.ISSUER_NOT_ALLOWED, 'issuer_not_allowed');
     if (!isNumericDate(payload.exp)) return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
 
-    const signed = await this.checkSignatureAndTime(token, decoded, scheme);
+    const store = this.options.keyStores.get(scheme.jwksUri);
+    if (!store) return reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable');
+    const keys = store.cachedKeys(decoded.kid);
+    if (keys) return this.verifyWithKeys(token, decoded, scheme, keys);
+    return store.lookup(decoded.kid).then((lookup) => {
+      if (lookup.found) return this.verifyWithKeys(token, decoded, scheme, lookup.keys);
+      return lookup.cause === 'unavailable' || decoded.kid === undefined
+        ? reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable')
+        : reject(JwtRejectionReasons.keyNotFound(printable(decoded.kid)), 'key_not_found');
+    });
+  }
+
+  private verifyWithKeys(token: string, decoded: DecodedToken, scheme: JwtScheme, keys: readonly VerificationKey[]): Verification {
+    const signed = this.checkSignatureAndTime(token, decoded, keys);
     if (signed) return signed;
 
+    const { payload } = decoded;
     const audiences = audiencesOf(payload.aud);
     if (!audiences || !audiences.some((audience) => scheme.audiences.includes(audience))) {
       return reject(JwtRejectionReasons.AUDIENCE_NOT_ALLOWED, 'audience_not_allowed');
@@ -109,26 +132,20 @@ export class JwtVerifier {
       ok: true,
       claims: payload as JwtClaims,
       payloadSegment: decoded.payloadSegment,
-      validUntilMs: (payload.exp + this.options.clockToleranceSec) * 1000,
+      validUntilMs: ((payload.exp as number) + this.options.clockToleranceSec) * 1000,
     };
   }
 
   /** Undefined when a configured key verifies the signature and exp/nbf hold; else the rejection. */
-  private async checkSignatureAndTime(token: string, decoded: DecodedToken, scheme: JwtScheme): Promise<Verification | undefined> {
-    const { keyStores, clock, metrics, clockToleranceSec } = this.options;
-    const store = keyStores.get(scheme.jwksUri);
-    if (!store) return reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable');
-    const lookup = await store.lookup(decoded.kid);
-    if (!lookup.found) {
-      return lookup.cause === 'unavailable' || decoded.kid === undefined
-        ? reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable')
-        : reject(JwtRejectionReasons.keyNotFound(printable(decoded.kid)), 'key_not_found');
-    }
-    const candidates = lookup.keys.filter((key) => key.algorithms.includes(decoded.alg));
+  private checkSignatureAndTime(token: string, decoded: DecodedToken, keys: readonly VerificationKey[]): Verification | undefined {
+    const { clock, metrics, clockToleranceSec } = this.options;
     const nowMs = epochMillis(clock);
-    for (const candidate of candidates) {
+    for (const candidate of keys) {
+      if (!candidate.algorithms.includes(decoded.alg)) continue;
       metrics.signatureVerifications.inc();
       try {
+        // A KeyObject (parsed once per JWKS fetch) and the algorithms: jsonwebtoken neither
+        // parses key material nor works out defaults per call.
         jwt.verify(token, candidate.key, {
           algorithms: candidate.algorithms,
           clockTimestamp: Math.floor(nowMs / 1000),
