@@ -41,6 +41,38 @@ interface DecodedToken {
   payloadSegment: string;
 }
 
+interface AcceptedHeader {
+  alg: jwt.Algorithm;
+  kid: string | undefined;
+}
+
+/** An issuer signs every token with one of a few identical headers: each is decoded once. */
+const ACCEPTED_HEADERS_LIMIT = 64;
+const acceptedHeaders = new Map<string, AcceptedHeader>();
+
+/**
+ * The header's structure rules: a canonical JSON object without duplicate member names, an
+ * asymmetric `alg`, a string `kid`, an access-token `typ`, no `crit`. They depend on the
+ * segment's text alone, so an accepted segment is remembered (bounded: cleared when full, so
+ * made-up headers cost a decode each and never grow memory); a refused one is not.
+ */
+function acceptHeader(headerSegment: string): AcceptedHeader | undefined {
+  const known = acceptedHeaders.get(headerSegment);
+  if (known) return known;
+  const decoded = decodeJsonObjectSegment(headerSegment);
+  if (!decoded.ok) return undefined;
+  const header = decoded.value;
+  // `none` and HMAC are refused here, before any key is looked up (RFC 8725 §3.1, §3.2).
+  // `jku`, `x5u`, `jwk` and `x5c` are never read: keys come only from the configured JWKS.
+  if (!isAcceptableAlgorithm(header.alg)) return undefined;
+  if (header.kid !== undefined && typeof header.kid !== 'string') return undefined;
+  if (!isAccessTokenType(header.typ) || hasCriticalExtensions(header)) return undefined;
+  const accepted: AcceptedHeader = { alg: header.alg, kid: header.kid };
+  if (acceptedHeaders.size >= ACCEPTED_HEADERS_LIMIT) acceptedHeaders.clear();
+  acceptedHeaders.set(headerSegment, accepted);
+  return accepted;
+}
+
 /**
  * Structure only: three canonical base64url segments, header and claims JSON objects without
  * duplicate member names, an asymmetric `alg`, a string `kid`, an access-token `typ`, no
@@ -52,15 +84,11 @@ function decodeToken(token: string): DecodedToken | undefined {
   if (segments.length !== 3) return undefined;
   const [headerSegment, payloadSegment, signatureSegment] = segments as [string, string, string];
   if (!isCanonicalBase64url(signatureSegment)) return undefined;
-  const decodedHeader = decodeJsonObjectSegment(headerSegment);
+  const header = acceptHeader(headerSegment);
+  if (!header) return undefined;
   const decodedPayload = decodeJsonObjectSegment(payloadSegment);
-  if (!decodedHeader.ok || !decodedPayload.ok) return undefined;
-  const [header, payload] = [decodedHeader.value, decodedPayload.value];
-  // `none` and HMAC are refused here, before any key is looked up (RFC 8725 §3.1, §3.2).
-  // `jku`, `x5u`, `jwk` and `x5c` are never read: keys come only from the configured JWKS.
-  if (!isAcceptableAlgorithm(header.alg)) return undefined;
-  if (header.kid !== undefined && typeof header.kid !== 'string') return undefined;
-  if (!isAccessTokenType(header.typ) || hasCriticalExtensions(header)) return undefined;
+  if (!decodedPayload.ok) return undefined;
+  const payload = decodedPayload.value;
   if (TIME_CLAIMS.some((claim) => payload[claim] !== undefined && !isNumericDate(payload[claim]))) return undefined;
   return { alg: header.alg, kid: header.kid, payload, payloadSegment };
 }
