@@ -7,7 +7,7 @@
 // same lookup, same identity service) takes the same token sequence right after ours.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannonRun, cryptoRate } from '../lib/load.mjs';
+import { autocannonRun, cpuUsPerRequest, cryptoRate } from '../lib/load.mjs';
 import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
 import { repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { keyMaterialFromToken, pool, postJson, scrapeCounter } from '../lib/tokens.mjs';
@@ -83,7 +83,7 @@ export async function run(ctx) {
       );
       const misses = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="miss"')) - missesBefore;
       const hits = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="hit"')) - hitsBefore;
-      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, bareRps: ceiling.rps, httpCeilingRatio: ceiling.rps / verify.perSecond, shareOfCeiling: r.rps / ceiling.rps, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb, peerRps: p.rps, oursPerPeer: r.rps / p.rps, peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-airport'].peakMb });
+      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, bareRps: ceiling.rps, httpCeilingRatio: ceiling.rps / verify.perSecond, shareOfCeiling: r.rps / ceiling.rps, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb, peerRps: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerReq: cpuUsPerRequest(r, 'airport-api'), peerCpuUsPerReq: cpuUsPerRequest(p, 'peer-airport'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-airport'].peakMb });
     }
     printTable('airport-cold: each row one run', rows);
     const rps = mean(rows.map((r) => r.rps));
@@ -105,6 +105,8 @@ export async function run(ctx) {
       oursPerPeer: rps / mean(rows.map((r) => r.peerRps)),
       peerTarget: 1.2,
       peerMet: rps / mean(rows.map((r) => r.peerRps)) >= 1.2,
+      cpuUsPerReq: mean(rows.map((r) => r.cpuUsPerReq)),
+      peerCpuUsPerReq: mean(rows.map((r) => r.peerCpuUsPerReq)),
     };
     printTable('airport-cold: summary', [summary]);
     return { summary, runs: rows };

@@ -4,7 +4,7 @@
 // same token against the same identity service); same connections and duration, alternated
 // twice. Then the same load on the airport API with WEB_CONCURRENCY=2 for the scaling factor.
 import { join } from 'node:path';
-import { autocannonRun } from '../lib/load.mjs';
+import { autocannonRun, cpuUsPerRequest } from '../lib/load.mjs';
 import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
 import { repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { mean, printTable } from '../lib/table.mjs';
@@ -54,7 +54,7 @@ export async function run(ctx) {
       ]) {
         ctx.log(`airport: round ${round}, ${label}`);
         const r = await load(target, authorized);
-        rows.push({ round, target: label, rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss[target.name].peakMb });
+        rows.push({ round, target: label, rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss[target.name].peakMb, cpuUsPerReq: cpuUsPerRequest(r, target.name) });
       }
     }
     const rpsOf = (label) => mean(rows.filter((r) => r.target === label).map((r) => r.rps));

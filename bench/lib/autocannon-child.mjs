@@ -34,12 +34,14 @@ function options(durationSec) {
   return base;
 }
 
-if (spec.warmupSec) await autocannon(options(spec.warmupSec));
+const warmup = spec.warmupSec ? await autocannon(options(spec.warmupSec)) : undefined;
 const result = await autocannon(options(spec.durationSec));
 process.stdout.write(
   `${JSON.stringify({
     rps: result.requests.average,
     total: result.requests.total,
+    // With `total`: every request the server answered while its CPU time was sampled.
+    warmupTotal: warmup?.requests.total ?? 0,
     durationSec: result.duration,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

@@ -48,6 +48,15 @@ export async function autocannonRun(spec, { workDir, watch = [], allowNon2xx = f
   return result;
 }
 
+/**
+ * CPU time (µs) the watched process `name` used per request it answered in an autocannonRun
+ * (warm-up included on both sides of the division): steadier than req/s on a shared machine.
+ */
+export function cpuUsPerRequest(result, name) {
+  const cpuMs = result.rss[name]?.cpuMs;
+  return typeof cpuMs === 'number' ? Math.round((cpuMs * 1000) / (result.total + (result.warmupTotal ?? 0))) : null;
+}
+
 /** RS256 sign or verify rate of node:crypto on one core (a child process, nothing else running in it). */
 export function cryptoRate(operation, { workDir, keyFile, durationMs }) {
   return runJsonChild('crypto-rate-child.mjs', [operation, keyFile, String(durationMs)]);

@@ -22,6 +22,11 @@ export function grantedScopes(claims: JwtClaims): Set<string> {
   return new Set();
 }
 
+function hasScopes(claims: JwtClaims, scopes: readonly string[]): boolean {
+  const granted = grantedScopes(claims);
+  return scopes.every((scope) => granted.has(scope));
+}
+
 /** Less telling failures lose to more telling ones when several alternatives fail. */
 const OUTCOME_RANK: Partial<Record<AuthOutcome, number>> = { missing_credentials: 0, issuer_not_allowed: 1 };
 
@@ -46,13 +51,14 @@ export async function authenticate(req: Request, operation: GatewayOperation, ve
         result = failure('missing_credentials', reason, unauthenticated(reason, false));
         break;
       }
-      const verification = await verifier.verify(token, scheme);
+      const pending = verifier.verify(token, scheme);
+      // Await only a real promise (a JWKS fetch): a settled answer costs no microtask turn.
+      const verification = pending instanceof Promise ? await pending : pending;
       if (!verification.ok) {
         result = failure(verification.outcome, verification.reason, unauthenticated(verification.reason, true));
         break;
       }
-      const granted = grantedScopes(verification.claims);
-      if (!scopes.every((scope) => granted.has(scope))) {
+      if (scopes.length > 0 && !hasScopes(verification.claims, scopes)) {
         const error = insufficientScope(scopes);
         result = failure('insufficient_scope', error.errorDescription, error);
         break;

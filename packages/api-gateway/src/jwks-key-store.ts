@@ -32,6 +32,7 @@ export interface JwksKeyStoreOptions {
 }
 
 const FETCH_WINDOW_MS = 60_000;
+const NO_KEYS: VerificationKey[] = [];
 
 const MAX_JWKS_BYTES = 1024 * 1024;
 
@@ -100,6 +101,7 @@ function errorMessage(err: unknown): string {
 export class JwksKeyStore {
   private readonly client: JwksClient;
   private keys: VerificationKey[] | undefined;
+  private keysByKid = new Map<string, VerificationKey[]>();
   private fetchedAt = Number.NEGATIVE_INFINITY;
   /** Start times of the fetches of the last minute, oldest first. */
   private recentAttempts: number[] = [];
@@ -121,13 +123,21 @@ export class JwksKeyStore {
     return this.options.jwksUri;
   }
 
+  /**
+   * Candidate keys for a token's `kid` (every key when the token names none) when the cached
+   * set has them, without a promise: the common case costs no await. Undefined otherwise.
+   */
+  cachedKeys(kid: string | undefined): VerificationKey[] | undefined {
+    const cached = this.find(kid);
+    if (cached.length === 0) return undefined;
+    if (epochMillis(this.options.clock) - this.fetchedAt >= this.options.maxAgeMs) void this.refresh();
+    return cached;
+  }
+
   /** Candidate keys for a token's `kid` (every key when the token names none). */
   async lookup(kid: string | undefined): Promise<KeyLookup> {
-    const cached = this.find(kid);
-    if (cached.length > 0) {
-      if (epochMillis(this.options.clock) - this.fetchedAt >= this.options.maxAgeMs) void this.refresh();
-      return { found: true, keys: cached };
-    }
+    const cached = this.cachedKeys(kid);
+    if (cached) return { found: true, keys: cached };
     // Unknown kid: maybe a rotation; refetch, rate-limited, then look again.
     await this.refresh();
     const keys = this.find(kid);
@@ -160,7 +170,9 @@ export class JwksKeyStore {
 
   private find(kid: string | undefined): VerificationKey[] {
     const keys = this.keys ?? [];
-    return kid === undefined ? keys : keys.filter((key) => key.kid === kid);
+    if (kid === undefined) return keys;
+    // The usual set holds one or two keys: answer a kid from a per-set index, no array per call.
+    return this.keysByKid.get(kid) ?? NO_KEYS;
   }
 
   private async fetchKeys(): Promise<void> {
@@ -192,6 +204,10 @@ export class JwksKeyStore {
 
   private store(keys: VerificationKey[]): void {
     this.keys = keys;
+    this.keysByKid = new Map();
+    for (const key of keys) {
+      if (key.kid !== undefined) this.keysByKid.set(key.kid, [...(this.keysByKid.get(key.kid) ?? []), key]);
+    }
     this.fetchedAt = epochMillis(this.options.clock);
     this.lastAttemptFailed = false;
     this.lastError = undefined;

@@ -5,13 +5,13 @@ import jwt from 'jsonwebtoken';
 import { isAcceptableAlgorithm } from './algorithms';
 import type { JwtScheme } from './document';
 import type { AuthOutcome, GatewayMetrics } from './gateway-metrics';
-import type { JwksKeyStore } from './jwks-key-store';
+import type { JwksKeyStore, VerificationKey } from './jwks-key-store';
 import { isAccessTokenType } from './jose-structure';
 import { VerifiedTokenCache, type VerifiedToken } from './token-cache';
 import type { JwtClaims } from './types';
 
 export type Verification =
-  | ({ ok: true } & VerifiedToken)
+  | VerifiedToken
   | { ok: false; reason: string; outcome: AuthOutcome };
 
 /** Longer tokens are refused unparsed (Node's default header limit is 16 KB anyway). */
@@ -41,6 +41,38 @@ interface DecodedToken {
   payloadSegment: string;
 }
 
+interface AcceptedHeader {
+  alg: jwt.Algorithm;
+  kid: string | undefined;
+}
+
+/** An issuer signs every token with one of a few identical headers: each is decoded once. */
+const ACCEPTED_HEADERS_LIMIT = 64;
+const acceptedHeaders = new Map<string, AcceptedHeader>();
+
+/**
+ * The header's structure rules: a canonical JSON object without duplicate member names, an
+ * asymmetric `alg`, a string `kid`, an access-token `typ`, no `crit`. They depend on the
+ * segment's text alone, so an accepted segment is remembered (bounded: cleared when full, so
+ * made-up headers cost a decode each and never grow memory); a refused one is not.
+ */
+function acceptHeader(headerSegment: string): AcceptedHeader | undefined {
+  const known = acceptedHeaders.get(headerSegment);
+  if (known) return known;
+  const decoded = decodeJsonObjectSegment(headerSegment);
+  if (!decoded.ok) return undefined;
+  const header = decoded.value;
+  // `none` and HMAC are refused here, before any key is looked up (RFC 8725 §3.1, §3.2).
+  // `jku`, `x5u`, `jwk` and `x5c` are never read: keys come only from the configured JWKS.
+  if (!isAcceptableAlgorithm(header.alg)) return undefined;
+  if (header.kid !== undefined && typeof header.kid !== 'string') return undefined;
+  if (!isAccessTokenType(header.typ) || hasCriticalExtensions(header)) return undefined;
+  const accepted: AcceptedHeader = { alg: header.alg, kid: header.kid };
+  if (acceptedHeaders.size >= ACCEPTED_HEADERS_LIMIT) acceptedHeaders.clear();
+  acceptedHeaders.set(headerSegment, accepted);
+  return accepted;
+}
+
 /**
  * Structure only: three canonical base64url segments, header and claims JSON objects without
  * duplicate member names, an asymmetric `alg`, a string `kid`, an access-token `typ`, no
@@ -52,15 +84,11 @@ function decodeToken(token: string): DecodedToken | undefined {
   if (segments.length !== 3) return undefined;
   const [headerSegment, payloadSegment, signatureSegment] = segments as [string, string, string];
   if (!isCanonicalBase64url(signatureSegment)) return undefined;
-  const decodedHeader = decodeJsonObjectSegment(headerSegment);
+  const header = acceptHeader(headerSegment);
+  if (!header) return undefined;
   const decodedPayload = decodeJsonObjectSegment(payloadSegment);
-  if (!decodedHeader.ok || !decodedPayload.ok) return undefined;
-  const [header, payload] = [decodedHeader.value, decodedPayload.value];
-  // `none` and HMAC are refused here, before any key is looked up (RFC 8725 §3.1, §3.2).
-  // `jku`, `x5u`, `jwk` and `x5c` are never read: keys come only from the configured JWKS.
-  if (!isAcceptableAlgorithm(header.alg)) return undefined;
-  if (header.kid !== undefined && typeof header.kid !== 'string') return undefined;
-  if (!isAccessTokenType(header.typ) || hasCriticalExtensions(header)) return undefined;
+  if (!decodedPayload.ok) return undefined;
+  const payload = decodedPayload.value;
   if (TIME_CLAIMS.some((claim) => payload[claim] !== undefined && !isNumericDate(payload[claim]))) return undefined;
   return { alg: header.alg, kid: header.kid, payload, payloadSegment };
 }
@@ -78,19 +106,28 @@ export interface JwtVerifierOptions {
 export class JwtVerifier {
   constructor(private readonly options: JwtVerifierOptions) {}
 
-  async verify(token: string, scheme: JwtScheme): Promise<Verification> {
+  /**
+   * A plain value whenever no JWKS fetch is needed (a cache hit, a malformed token, a known
+   * kid), a promise only while keys are being fetched: the hot path adds no promise layer.
+   */
+  verify(token: string, scheme: JwtScheme): Verification | Promise<Verification> {
     const { cache, metrics } = this.options;
     const cacheKey = VerifiedTokenCache.keyOf(scheme.name, token);
     const cached = cache.get(cacheKey);
     metrics.tokenCache.inc({ result: cached ? 'hit' : 'miss' });
-    if (cached) return { ok: true, ...cached };
+    if (cached) return cached;
 
-    const result = await this.verifyUncached(token, scheme);
-    if (result.ok) cache.set(cacheKey, { claims: result.claims, payloadSegment: result.payloadSegment, validUntilMs: result.validUntilMs });
+    const result = this.verifyUncached(token, scheme);
+    return result instanceof Promise ? result.then((settled) => this.remember(cacheKey, settled)) : this.remember(cacheKey, result);
+  }
+
+  private remember(cacheKey: string, result: Verification): Verification {
+    // The success object is the cache entry: a hit returns it as is, no copy.
+    if (result.ok) this.options.cache.set(cacheKey, result);
     return result;
   }
 
-  private async verifyUncached(token: string, scheme: JwtScheme): Promise<Verification> {
+  private verifyUncached(token: string, scheme: JwtScheme): Verification | Promise<Verification> {
     const decoded = decodeToken(token);
     if (!decoded) return reject(JwtRejectionReasons.BAD_FORMAT, 'bad_format');
     const { payload } = decoded;
@@ -98,9 +135,23 @@ export class JwtVerifier {
     if (payload.iss !== scheme.issuer) return reject(JwtRejectionReasons.ISSUER_NOT_ALLOWED, 'issuer_not_allowed');
     if (!isNumericDate(payload.exp)) return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
 
-    const signed = await this.checkSignatureAndTime(token, decoded, scheme);
+    const store = this.options.keyStores.get(scheme.jwksUri);
+    if (!store) return reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable');
+    const keys = store.cachedKeys(decoded.kid);
+    if (keys) return this.verifyWithKeys(token, decoded, scheme, keys);
+    return store.lookup(decoded.kid).then((lookup) => {
+      if (lookup.found) return this.verifyWithKeys(token, decoded, scheme, lookup.keys);
+      return lookup.cause === 'unavailable' || decoded.kid === undefined
+        ? reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable')
+        : reject(JwtRejectionReasons.keyNotFound(printable(decoded.kid)), 'key_not_found');
+    });
+  }
+
+  private verifyWithKeys(token: string, decoded: DecodedToken, scheme: JwtScheme, keys: readonly VerificationKey[]): Verification {
+    const signed = this.checkSignatureAndTime(token, decoded, keys);
     if (signed) return signed;
 
+    const { payload } = decoded;
     const audiences = audiencesOf(payload.aud);
     if (!audiences || !audiences.some((audience) => scheme.audiences.includes(audience))) {
       return reject(JwtRejectionReasons.AUDIENCE_NOT_ALLOWED, 'audience_not_allowed');
@@ -109,26 +160,20 @@ export class JwtVerifier {
       ok: true,
       claims: payload as JwtClaims,
       payloadSegment: decoded.payloadSegment,
-      validUntilMs: (payload.exp + this.options.clockToleranceSec) * 1000,
+      validUntilMs: ((payload.exp as number) + this.options.clockToleranceSec) * 1000,
     };
   }
 
   /** Undefined when a configured key verifies the signature and exp/nbf hold; else the rejection. */
-  private async checkSignatureAndTime(token: string, decoded: DecodedToken, scheme: JwtScheme): Promise<Verification | undefined> {
-    const { keyStores, clock, metrics, clockToleranceSec } = this.options;
-    const store = keyStores.get(scheme.jwksUri);
-    if (!store) return reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable');
-    const lookup = await store.lookup(decoded.kid);
-    if (!lookup.found) {
-      return lookup.cause === 'unavailable' || decoded.kid === undefined
-        ? reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable')
-        : reject(JwtRejectionReasons.keyNotFound(printable(decoded.kid)), 'key_not_found');
-    }
-    const candidates = lookup.keys.filter((key) => key.algorithms.includes(decoded.alg));
+  private checkSignatureAndTime(token: string, decoded: DecodedToken, keys: readonly VerificationKey[]): Verification | undefined {
+    const { clock, metrics, clockToleranceSec } = this.options;
     const nowMs = epochMillis(clock);
-    for (const candidate of candidates) {
+    for (const candidate of keys) {
+      if (!candidate.algorithms.includes(decoded.alg)) continue;
       metrics.signatureVerifications.inc();
       try {
+        // A KeyObject (parsed once per JWKS fetch) and the algorithms: jsonwebtoken neither
+        // parses key material nor works out defaults per call.
         jwt.verify(token, candidate.key, {
           algorithms: candidate.algorithms,
           clockTimestamp: Math.floor(nowMs / 1000),

@@ -8,13 +8,45 @@
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
+/** The 6-bit value of a base64url character (the caller has checked the alphabet). */
+function sextet(code: number): number {
+  if (code >= 0x61) return code - 0x61 + 26; // a-z
+  if (code >= 0x41) return code === 0x5f ? 63 : code - 0x41; // _ or A-Z
+  if (code >= 0x30) return code - 0x30 + 52; // 0-9
+  return 62; // -
+}
+
+/**
+ * Canonical spelling of a segment already known to use the base64url alphabet, decided from
+ * its length and last character: no impossible length (4n+1), and the bits a decoder drops
+ * after the last whole byte are zero. Same answer as decoding and re-encoding, without either.
+ */
+function isCanonicalSpelling(segment: string): boolean {
+  const tail = segment.length % 4;
+  if (tail === 0) return true;
+  if (tail === 1) return false;
+  const droppedBits = tail === 2 ? 0b1111 : 0b11;
+  return (sextet(segment.charCodeAt(segment.length - 1)) & droppedBits) === 0;
+}
+
 /**
  * base64url as RFC 7515 §2 writes it: url-safe alphabet, no `=` padding, no whitespace, and
  * canonical (pad bits zero, no impossible length), so one value has exactly one spelling
  * (RFC 4648 §3.5 lets a decoder refuse the others; Node's decoder would quietly accept them).
  */
 export function isCanonicalBase64url(segment: string): boolean {
-  return BASE64URL.test(segment) && Buffer.from(segment, 'base64url').toString('base64url') === segment;
+  return BASE64URL.test(segment) && isCanonicalSpelling(segment);
+}
+
+/** Index of the quote closing the JSON string that opens at `start` (valid JSON assumed). */
+function closingQuote(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes += 1;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
 }
 
 /**
@@ -23,24 +55,34 @@ export function isCanonicalBase64url(segment: string): boolean {
  * there is none. `text` must already be valid JSON.
  */
 export function duplicateMemberName(text: string): string | undefined {
-  const stack: { names: Set<string> | undefined; expectName: boolean }[] = [];
+  // Names of each enclosing object (undefined for an array); `names` is the innermost one.
+  const outer: (Set<string> | undefined)[] = [];
+  let names: Set<string> | undefined;
+  let expectName = false;
   for (let i = 0; i < text.length; i += 1) {
-    const char = text[i];
-    const top = stack.at(-1);
-    if (char === '{') stack.push({ names: new Set(), expectName: true });
-    else if (char === '[') stack.push({ names: undefined, expectName: false });
-    else if (char === '}' || char === ']') stack.pop();
-    else if (char === ',' && top?.names) top.expectName = true;
-    else if (char === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      if (top?.names && top.expectName) {
-        const name = JSON.parse(text.slice(i, end + 1)) as string;
-        if (top.names.has(name)) return name;
-        top.names.add(name);
-        top.expectName = false;
+    const code = text.charCodeAt(i);
+    if (code === 0x22) {
+      const end = closingQuote(text, i);
+      if (names && expectName) {
+        const raw = text.slice(i + 1, end);
+        const name = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        if (names.has(name)) return name;
+        names.add(name);
+        expectName = false;
       }
       i = end;
+    } else if (code === 0x7b) {
+      outer.push(names);
+      names = new Set();
+      expectName = true;
+    } else if (code === 0x5b) {
+      outer.push(names);
+      names = undefined;
+    } else if (code === 0x7d || code === 0x5d) {
+      names = outer.pop();
+      expectName = false;
+    } else if (code === 0x2c && names) {
+      expectName = true;
     }
   }
   return undefined;
@@ -50,11 +92,8 @@ export type SegmentProblem = 'encoding' | 'json' | 'duplicate';
 
 /** A header or claims segment as a JSON object, or why it is not one. */
 export function decodeJsonObjectSegment(segment: string): { ok: true; value: Record<string, unknown> } | { ok: false; problem: SegmentProblem } {
-  if (!BASE64URL.test(segment)) return { ok: false, problem: 'encoding' };
-  // One decode serves both the canonical-spelling check and the JSON text.
-  const bytes = Buffer.from(segment, 'base64url');
-  if (bytes.toString('base64url') !== segment) return { ok: false, problem: 'encoding' };
-  const text = bytes.toString('utf8');
+  if (!isCanonicalBase64url(segment)) return { ok: false, problem: 'encoding' };
+  const text = Buffer.from(segment, 'base64url').toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
