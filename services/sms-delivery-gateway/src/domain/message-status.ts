@@ -21,29 +21,3 @@ export function receiptMatches(record: MessageStatus, provider: string, receipt:
   if (!record.attempts.some((attempt) => attempt.provider === provider && attempt.outcome === 'accepted')) return false;
   return receipt.providerMessageId === undefined || record.provider_message_id === null || record.provider_message_id === receipt.providerMessageId;
 }
-
-/**
- * Twilio's MessageStatus values in the gateway's terms: queued/sending/... are still
- * `accepted`, `read` (RCS/WhatsApp) implies delivered, `canceled` never went out.
- */
-export function statusFromTwilio(value: string): MessageStatusValue | undefined {
-  switch (value) {
-    case 'accepted':
-    case 'scheduled':
-    case 'queued':
-    case 'sending':
-      return 'accepted';
-    case 'sent':
-      return 'sent';
-    case 'delivered':
-    case 'read':
-      return 'delivered';
-    case 'undelivered':
-      return 'undelivered';
-    case 'failed':
-    case 'canceled':
-      return 'failed';
-    default:
-      return undefined;
-  }
-}

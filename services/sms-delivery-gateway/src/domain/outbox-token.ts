@@ -1,5 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-
 /**
  * The token of an `Authorization: Bearer <OUTBOX_TOKEN>` header; undefined when there is none.
  * Any run of non-space characters, not only RFC 6750 token68 (the kit's `bearerToken`):
@@ -9,13 +7,4 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 export function presentedOutboxToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
-}
-
-/**
- * Constant-time comparison of a presented token with the configured one. Both are hashed
- * first so the comparison does not leak the configured token's length either.
- */
-export function tokenMatches(presented: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-  return timingSafeEqual(digest(presented), digest(expected));
 }

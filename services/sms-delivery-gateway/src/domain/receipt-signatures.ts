@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 /**
  * Twilio's request signature (X-Twilio-Signature), as Twilio documents it: the full URL,
@@ -14,10 +14,4 @@ export function twilioSignature(authToken: string, url: string, params: Readonly
 /** `sha256=<hex HMAC-SHA256 of the raw body>`: the webhook provider's receipt signature. */
 export function webhookSignature(secret: string, rawBody: Buffer): string {
   return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
-}
-
-/** Compares in constant time whatever the lengths (both sides hashed first). */
-export function signaturesMatch(presented: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-  return timingSafeEqual(digest(presented), digest(expected));
 }

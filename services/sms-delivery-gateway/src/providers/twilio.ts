@@ -1,4 +1,4 @@
-import { PhoneNumberSchema, TwilioStatusCallbackSchema } from '@smsauth/contracts';
+import { PhoneNumberSchema, TwilioStatusCallbackSchema, type MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 import {
@@ -9,8 +9,8 @@ import {
   type ProviderDependencies,
   type ProviderSettings,
 } from './provider';
-import { statusFromTwilio } from '../domain/message-status';
-import { signaturesMatch, twilioSignature } from '../domain/receipt-signatures';
+import { secretsMatch } from '../domain/constant-time';
+import { twilioSignature } from '../domain/receipt-signatures';
 import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
 
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
@@ -120,7 +120,7 @@ function readTwilioReceipt(request: ReceiptRequest, authToken: string): ReceiptR
   const presented = request.headers['x-twilio-signature'];
   if (typeof presented !== 'string' || presented === '') return { kind: 'unsigned' };
   const params = [...new URLSearchParams(request.rawBody.toString('utf8'))];
-  if (!signaturesMatch(presented, twilioSignature(authToken, request.url, params))) return { kind: 'bad_signature' };
+  if (!secretsMatch(presented, twilioSignature(authToken, request.url, params))) return { kind: 'bad_signature' };
 
   const parsed = TwilioStatusCallbackSchema.safeParse(Object.fromEntries(params));
   if (!parsed.success) return { kind: 'invalid', description: 'A Twilio status callback needs MessageSid and MessageStatus' };
@@ -134,4 +134,30 @@ function readTwilioReceipt(request: ReceiptRequest, authToken: string): ReceiptR
       ...(parsed.data.ErrorCode ? { errorCode: parsed.data.ErrorCode } : {}),
     },
   };
+}
+
+/**
+ * Twilio's MessageStatus values in the gateway's terms: queued/sending/... are still
+ * `accepted`, `read` (RCS/WhatsApp) implies delivered, `canceled` never went out.
+ */
+function statusFromTwilio(value: string): MessageStatusValue | undefined {
+  switch (value) {
+    case 'accepted':
+    case 'scheduled':
+    case 'queued':
+    case 'sending':
+      return 'accepted';
+    case 'sent':
+      return 'sent';
+    case 'delivered':
+    case 'read':
+      return 'delivered';
+    case 'undelivered':
+      return 'undelivered';
+    case 'failed':
+    case 'canceled':
+      return 'failed';
+    default:
+      return undefined;
+  }
 }

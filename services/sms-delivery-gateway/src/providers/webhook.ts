@@ -8,7 +8,8 @@ import {
   type ProviderDependencies,
   type ProviderSettings,
 } from './provider';
-import { signaturesMatch, webhookSignature } from '../domain/receipt-signatures';
+import { secretsMatch } from '../domain/constant-time';
+import { webhookSignature } from '../domain/receipt-signatures';
 import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
 
 const optionalUrl = () => z.preprocess((value) => (value === '' ? undefined : value), env.url().optional());
@@ -114,7 +115,7 @@ function createWebhookSender(settings: ProviderSettings<typeof settingsSchema>, 
 function readWebhookReceipt(request: ReceiptRequest, secret: string): ReceiptReading {
   const presented = request.headers['webhook-signature'];
   if (typeof presented !== 'string' || presented === '') return { kind: 'unsigned' };
-  if (!signaturesMatch(presented, webhookSignature(secret, request.rawBody))) return { kind: 'bad_signature' };
+  if (!secretsMatch(presented, webhookSignature(secret, request.rawBody))) return { kind: 'bad_signature' };
   let body: unknown;
   try {
     body = JSON.parse(request.rawBody.toString('utf8'));

@@ -4,7 +4,8 @@ import type { RequestHandler } from 'express';
 import type { DeliveryMetrics } from '../domain/delivery-metrics';
 import { DeliveryAuthError, verifyDeliveryAuthorization, type DeliveryTokenPolicy } from '../domain/delivery-token';
 import type { IpAllowList } from '../domain/ip-allow-list';
-import { presentedOutboxToken, tokenMatches } from '../domain/outbox-token';
+import { secretsMatch } from '../domain/constant-time';
+import { presentedOutboxToken } from '../domain/outbox-token';
 
 /** 403 for callers outside `ALLOWED_IPS`; `req.ip` follows the TRUST_PROXY setting. */
 export function requireAllowedIp(allowList: IpAllowList, metrics: DeliveryMetrics): RequestHandler {
@@ -37,7 +38,7 @@ export function requireOutboxToken(expected: string, logger: Logger): RequestHan
   return (req, _res, next) => {
     const header = req.headers.authorization;
     const token = presentedOutboxToken(header);
-    if (token !== undefined && tokenMatches(token, expected)) return next();
+    if (token !== undefined && secretsMatch(token, expected)) return next();
     logger.warn({ tokenPresented: token !== undefined }, 'outbox access refused');
     next(
       new HttpError(401, 'invalid_token', token === undefined ? 'Authorization: Bearer <OUTBOX_TOKEN> is required' : 'The outbox token is wrong', {

@@ -1,6 +1,7 @@
 import { parseCookies } from '@smsauth/service-kit';
 import type { Express, Request, Response } from 'express';
-import { presentedOutboxToken, tokenMatches } from '../domain/outbox-token';
+import { secretsMatch } from '../domain/constant-time';
+import { presentedOutboxToken } from '../domain/outbox-token';
 import type { OutboxStore } from '../store/outbox-store';
 import { OUTBOX_PAGE_CSP, outboxPage, tokenPage } from './outbox-page-view';
 
@@ -36,7 +37,7 @@ export function mountOutboxPage(app: Express, { outbox, token }: { outbox: Outbo
     if (token !== undefined) {
       const fromQuery = typeof req.query.token === 'string' ? req.query.token : undefined;
       if (fromQuery !== undefined) {
-        if (!tokenMatches(fromQuery, token)) {
+        if (!secretsMatch(fromQuery, token)) {
           req.log.warn({ tokenPresented: true }, 'outbox page refused');
           return sendHtml(res, 401, tokenPage(true));
         }
@@ -47,7 +48,7 @@ export function mountOutboxPage(app: Express, { outbox, token }: { outbox: Outbo
         return res.status(303).set('Cache-Control', 'no-store').location('/outbox').end();
       }
       const presented = presentedOutboxToken(req.headers.authorization) ?? parseCookies(req.headers.cookie)[OUTBOX_TOKEN_COOKIE];
-      if (presented === undefined || !tokenMatches(presented, token)) {
+      if (presented === undefined || !secretsMatch(presented, token)) {
         req.log.warn({ tokenPresented: presented !== undefined }, 'outbox page refused');
         return sendHtml(res, 401, tokenPage(presented !== undefined));
       }
