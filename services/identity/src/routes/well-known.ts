@@ -1,11 +1,10 @@
-import { CLIENT_ASSERTION_ALGORITHMS, type OpenIdConfiguration } from '@smsauth/contracts';
+import { CLIENT_ASSERTION_ALGORITHMS, TOKEN_ENDPOINT_AUTH_METHODS, type OpenIdConfiguration } from '@smsauth/contracts';
 import { Router } from 'express';
 import type { TokenGrantRegistry } from '../domain/oauth/token-grants';
 import type { KeyRing } from '../domain/tokens/key-ring';
 
 /** Verifiers (the API gateway) cache the key set this long; a rotation keeps the old key published anyway. */
 const JWKS_MAX_AGE_SECONDS = 300;
-const CLIENT_AUTH_METHODS = ['client_secret_post', 'client_secret_basic', 'private_key_jwt', 'none'] as const;
 
 export function wellKnownRouter(deps: { keyRing: KeyRing; grants: TokenGrantRegistry; authUrl: string; issuer: string }): Router {
   const router = Router();
@@ -30,9 +29,9 @@ export function wellKnownRouter(deps: { keyRing: KeyRing; grants: TokenGrantRegi
       response_modes_supported: ['fragment'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
       token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
-      revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      revocation_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
       scopes_supported: ['openid', 'phone', 'offline_access'],
       claims_supported: ['aud', 'exp', 'iat', 'iss', 'sub', 'azp', 'nonce', 'phone_number', 'phone_number_verified'],
     } satisfies OpenIdConfiguration);

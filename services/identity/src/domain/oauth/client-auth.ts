@@ -20,7 +20,7 @@ export function invalidClient(): HttpError {
 }
 
 /** client_secret_basic: `Authorization: Basic base64(client_id:client_secret)` (RFC 6749 2.3.1). */
-export function basicCredentials(headers: IncomingHttpHeaders): { clientId: string; clientSecret: string } | undefined {
+function basicCredentials(headers: IncomingHttpHeaders): { clientId: string; clientSecret: string } | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(headers.authorization ?? '');
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
@@ -37,11 +37,11 @@ export function basicCredentials(headers: IncomingHttpHeaders): { clientId: stri
 }
 
 /**
- * Authenticates a confidential client the caller loaded by its secret (from the body or Basic
+ * Checks a confidential client's secret (from the body or Basic
  * auth). Unknown client, public client and wrong secret all give the same 401, so none can be
  * told apart.
  */
-export function requireClientSecret(client: StoredClient | undefined, clientSecret: string): StoredClient {
+function requireClientSecret(client: StoredClient | undefined, clientSecret: string): StoredClient {
   // Compare against a dummy hash when there is nothing to compare with, to keep timing flat.
   const ok = verifyClientSecret(clientSecret, client?.secret_hash ?? DUMMY_HASH);
   if (!client || !client.secret_hash || !ok) throw invalidClient();

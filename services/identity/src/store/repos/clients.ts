@@ -1,3 +1,4 @@
+import type { TokenEndpointAuthMethod } from '@smsauth/contracts';
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
 import { checkpointColumn, sliceOf, windowSql, type ListSlice, type ListWindow } from '../list-window';
@@ -11,7 +12,7 @@ export interface StoredClient {
   grant_types: string[];
   default_audience: string | null;
   secret_hash: string | null;
-  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic' | 'private_key_jwt';
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
   allowed_logout_urls: string[];
   system_role: string | null;
   created_at: Date;
