@@ -1,3 +1,6 @@
+import { MAX_PAGE_SIZE, offsetEnvelopeSchema } from '@smsauth/contracts';
+import { z } from 'zod';
+
 /**
  * A small client of the identity service's management API (`/api/v2`, Auth0 shapes),
  * authenticated with a client-credentials token. Used to seed tenants and by the e2e suite.
@@ -101,13 +104,17 @@ export class ManagementClient {
 
   /** Every record of a list: lists answer 50 per page by default (as Auth0's do), so this pages through them. */
   private async listAll<T>(path: string, plural: string): Promise<T[]> {
+    const envelope = offsetEnvelopeSchema(plural, z.unknown());
     const all: T[] = [];
     for (let page = 0; ; page += 1) {
       const separator = path.includes('?') ? '&' : '?';
-      const res = await this.call<{ total: number } & Record<string, T[]>>('GET', `${path}${separator}include_totals=true&per_page=100&page=${page}`);
-      const items = res[plural] ?? [];
+      const body = await this.call('GET', `${path}${separator}include_totals=true&per_page=${MAX_PAGE_SIZE}&page=${page}`);
+      const parsed = envelope.parse(body);
+      // The schema checked `<plural>` is an array; its key is computed, so its type is not kept.
+      const items = (parsed as Record<string, unknown>)[plural] as T[];
+      const { total } = parsed;
       all.push(...items);
-      if (items.length === 0 || all.length >= res.total) return all;
+      if (items.length === 0 || all.length >= total) return all;
     }
   }
 
