@@ -8,11 +8,20 @@ function identifierOf(query: unknown): string {
   return normalisePhone(parseBody(UserBlocksQuerySchema, query).identifier);
 }
 
-/** The brute-force blocks on a phone number: one entry per blocked IP, one without ip for the number's lock. */
-export async function listUserBlocks(store: IdentityStore, clock: Clock, query: unknown): Promise<UserBlocksResponse> {
-  const identifier = identifierOf(query);
+/**
+ * The brute-force blocks on a phone number: one entry per blocked IP, one without ip for the
+ * number's lock; `connection` named when the number was reached through its user.
+ */
+async function blocksOn(store: IdentityStore, clock: Clock, identifier: string, connection?: string): Promise<UserBlocksResponse> {
   const blocks = await store.userBlocks.list(identifier, clock.now());
-  return { blocked_for: blocks.map((b) => (b.ip ? { identifier, ip: b.ip } : { identifier })) };
+  return {
+    blocked_for: blocks.map((b) => ({ identifier, ...(b.ip ? { ip: b.ip } : {}), ...(connection !== undefined ? { connection } : {}) })),
+  };
+}
+
+/** `GET /user-blocks?identifier=`. */
+export async function listUserBlocks(store: IdentityStore, clock: Clock, query: unknown): Promise<UserBlocksResponse> {
+  return blocksOn(store, clock, identifierOf(query));
 }
 
 /** Lifts every block on the number and resets its failure counters; idempotent. */
@@ -29,8 +38,7 @@ async function phoneOfUser(store: IdentityStore, userId: string): Promise<{ phon
 /** `GET /user-blocks/{id}`: the blocks on the user's phone number, naming the user's connection. */
 export async function listUserBlocksOfUser(store: IdentityStore, clock: Clock, userId: string): Promise<UserBlocksResponse> {
   const { phone, connection } = await phoneOfUser(store, userId);
-  const blocks = await store.userBlocks.list(phone, clock.now());
-  return { blocked_for: blocks.map((b) => ({ identifier: phone, ...(b.ip ? { ip: b.ip } : {}), connection })) };
+  return blocksOn(store, clock, phone, connection);
 }
 
 /** `DELETE /user-blocks/{id}`: as clearUserBlocks, for the user's phone number. */
