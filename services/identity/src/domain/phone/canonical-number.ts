@@ -1,0 +1,90 @@
+import {
+  isSupportedCountry,
+  parsePhoneNumberWithError,
+  ParseError,
+  validatePhoneNumberLength,
+  type CountryCode,
+  type NumberType,
+} from 'libphonenumber-js/max';
+
+/*
+ * Every phone number that enters identity goes through canonicalPhoneNumber: parsed with
+ * libphonenumber's full ("max") metadata, required to be *valid* for its country (not merely
+ * of a possible length), and kept from then on in E.164 only, so one person is one number.
+ */
+
+/** libphonenumber's number types (MOBILE, FIXED_LINE_OR_MOBILE, PREMIUM_RATE, VOIP, ...). */
+export type PhoneNumberType = NonNullable<NumberType>;
+
+export interface CanonicalPhoneNumber {
+  /** `+` and digits: the only form stored and compared. */
+  e164: string;
+  /** ISO 3166-1 alpha-2, undefined for non-geographic numbers (+800, +882...). */
+  country: CountryCode | undefined;
+  /** Digits after the `+` that name the country (`1`, `44`, `598`). */
+  callingCode: string;
+  /** undefined when the metadata cannot tell. */
+  type: PhoneNumberType | undefined;
+}
+
+export type PhoneNumberProblem = 'not_a_number' | 'invalid_country' | 'too_short' | 'too_long' | 'not_valid_for_country';
+
+export type CanonicalPhoneNumberResult =
+  | { ok: true; number: CanonicalPhoneNumber }
+  | { ok: false; problem: PhoneNumberProblem; description: string };
+
+const PARSE_PROBLEMS: Record<string, PhoneNumberProblem> = {
+  NOT_A_NUMBER: 'not_a_number',
+  INVALID_COUNTRY: 'invalid_country',
+  TOO_SHORT: 'too_short',
+  TOO_LONG: 'too_long',
+  INVALID_LENGTH: 'not_valid_for_country',
+};
+
+/** `country` names the country the number was read for: its ISO code, or `+<calling code>` when none applies. */
+function describe(problem: PhoneNumberProblem, country: string | undefined): string {
+  switch (problem) {
+    case 'not_a_number':
+      return 'phone_number is not a phone number';
+    case 'invalid_country':
+      return country
+        ? 'phone_number has an unknown country code'
+        : 'phone_number has an unknown country code (use +<country code><number>, or a national number with a country)';
+    case 'too_short':
+      return 'phone_number is too short';
+    case 'too_long':
+      return 'phone_number is too long';
+    case 'not_valid_for_country':
+      return country ? `phone_number is not a valid number for ${country}` : 'phone_number is not a valid number';
+  }
+}
+
+/** True when `code` names a country libphonenumber has metadata for (ISO 3166-1 alpha-2, upper case). */
+export function isKnownCountry(code: string): code is CountryCode {
+  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
+}
+
+/**
+ * Parses `input` (E.164, or a national format when `defaultCountry` is given) into its
+ * canonical form, or says what is wrong with it in words a user can act on.
+ */
+export function canonicalPhoneNumber(input: string, defaultCountry?: string): CanonicalPhoneNumberResult {
+  const fallback = defaultCountry && isKnownCountry(defaultCountry) ? defaultCountry : undefined;
+  let parsed;
+  try {
+    parsed = parsePhoneNumberWithError(input, fallback ? { defaultCountry: fallback } : undefined);
+  } catch (err) {
+    if (!(err instanceof ParseError)) throw err;
+    const problem = PARSE_PROBLEMS[err.message] ?? 'not_a_number';
+    return { ok: false, problem, description: describe(problem, fallback) };
+  }
+  if (!parsed.isValid()) {
+    const length = validatePhoneNumberLength(input, fallback ? { defaultCountry: fallback } : undefined);
+    const problem: PhoneNumberProblem = length ? (PARSE_PROBLEMS[length] ?? 'not_valid_for_country') : 'not_valid_for_country';
+    return { ok: false, problem, description: describe(problem, parsed.country ?? fallback ?? `+${parsed.countryCallingCode}`) };
+  }
+  return {
+    ok: true,
+    number: { e164: parsed.number, country: parsed.country, callingCode: parsed.countryCallingCode, type: parsed.getType() },
+  };
+}
