@@ -1,0 +1,167 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  DEMO_APP_CLIENT_NAME,
+  demoAppCallbackUrl,
+  freePort,
+  GATEWAY_AUTH_SUBJECT,
+  launchStack,
+  ManagementClient,
+  repoRoot,
+  seedDemoTenant,
+  type LaunchedStack,
+} from '@smsauth/stack';
+import { describeWithChromium, launchChromium } from '../src/chromium';
+
+const SCREENSHOTS = join(__dirname, '..', 'test-results', 'demo-app');
+/** A valid US number (the hosted login keeps numbers in canonical E.164). */
+const PHONE = '+14155552671';
+
+describeWithChromium('the demo web app of `pnpm start` in a real browser', () => {
+  let stack: LaunchedStack;
+  let dataDir: string;
+  let browser: Browser;
+  let api: ManagementClient;
+
+  beforeAll(async () => {
+    for (const name of ['identity', 'sms-delivery-gateway', 'airport-api']) {
+      if (!existsSync(join(repoRoot, 'services', name, 'dist', 'main.js'))) {
+        throw new Error(`services/${name} is not built: run \`pnpm build\` first (pnpm test does)`);
+      }
+    }
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    dataDir = mkdtempSync(join(tmpdir(), 'smsauth-demo-app-'));
+    stack = await launchStack({
+      ports: { identity: await freePort(), gateway: await freePort(), airport: await freePort() },
+      dataDir,
+      env: { LOG_LEVEL: 'warn' },
+    });
+    api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Every console error (CSP violations included) and uncaught error while the tab shows the demo app. */
+  function recordProblems(page: Page): string[] {
+    const problems: string[] = [];
+    const onDemoApp = () => page.url().startsWith(stack.urls.demoAppUrl);
+    page.on('console', (message) => {
+      if (message.type() === 'error' && onDemoApp()) problems.push(`${message.location().url}: ${message.text()}`);
+    });
+    page.on('pageerror', (err) => {
+      if (onDemoApp()) problems.push(err.message);
+    });
+    return problems;
+  }
+
+  /** Reads the newest code sent to `phone` off the gateway's inbox page, in a tab of its own. */
+  async function codeFromInbox(context: BrowserContext, phone: string): Promise<string> {
+    const inbox = await context.newPage();
+    await inbox.goto(`${stack.urls.gatewayUrl}/outbox`);
+    const code = (await inbox.locator('tbody tr', { hasText: phone }).first().locator('mark.code').first().textContent())?.trim();
+    await inbox.screenshot({ path: join(SCREENSHOTS, '03-inbox.png'), fullPage: true });
+    await inbox.close();
+    if (!code || !/^\d{6}$/.test(code)) throw new Error(`no code for ${phone} on the inbox page`);
+    return code;
+  }
+
+  it('signs in with the phone through the hosted login, then shows the ID token claims and the airport name from the airport API', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+
+    const opened = await page.goto(stack.urls.demoAppUrl);
+    expect(opened?.status()).toBe(200);
+    expect(opened?.headers()['content-security-policy']).toContain("default-src 'none'");
+    expect(opened?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.screenshot({ path: join(SCREENSHOTS, '01-demo-app.png'), fullPage: true });
+
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)),
+      page.getByRole('button', { name: 'Sign in with your phone' }).click(),
+    ]);
+    const authorize = new URL(page.url()).searchParams;
+    expect(Object.fromEntries(authorize)).toMatchObject({
+      client_id: stack.tenant.demoAppClientId,
+      redirect_uri: demoAppCallbackUrl(stack.urls.demoAppUrl),
+      response_type: 'token id_token',
+      audience: stack.apiAudience,
+    });
+
+    // By label, so that other fields the page may gain (a country picker) do not matter.
+    await page.getByLabel('Mobile phone number').fill(PHONE);
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await page.getByLabel('Code', { exact: true }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, '02-code-step.png'), fullPage: true });
+
+    const code = await codeFromInbox(context, PHONE);
+    await page.bringToFront();
+    await page.getByLabel('Code', { exact: true }).fill(code);
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(demoAppCallbackUrl(stack.urls.demoAppUrl))),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+
+    // The airport's name, or the error the page shows instead (so a failure says what went wrong).
+    const airportName = page.locator('#airport-name');
+    await page.locator('#airport-name:text-is("San Francisco International Airport"), #error:visible').first().waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, '04-signed-in.png'), fullPage: true });
+    expect(await page.locator('#error').textContent()).toBe('');
+
+    const [user] = await api.listUsers(PHONE);
+    expect(user?.phone_number).toBe(PHONE);
+    expect(await page.locator('[data-claim="sub"]').textContent()).toBe(user!.user_id);
+    expect(await page.locator('[data-claim="phone_number"]').textContent()).toBe(PHONE);
+    expect(await page.locator('[data-claim="aud"]').textContent()).toBe(stack.tenant.demoAppClientId);
+    expect(await airportName.textContent()).toBe('San Francisco International Airport');
+    // The tokens do not stay in the address bar.
+    expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('refuses an answer on the callback that no sign-in on the page started, and shows no claims', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${demoAppCallbackUrl(stack.urls.demoAppUrl)}#access_token=forged&id_token=forged&state=not-ours`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('This answer does not belong to a sign-in started on this page (state mismatch).');
+    expect(await page.locator('#signed-in').isVisible()).toBe(false);
+    await context.close();
+  });
+
+  it('seeds one demo web app client: seeding again finds it instead of creating another', async () => {
+    const again = await seedDemoTenant({
+      authUrl: stack.urls.authUrl,
+      adminClientId: stack.adminClientId,
+      adminClientSecret: stack.adminClientSecret,
+      gatewayDeliveryUrl: stack.urls.gatewayDeliveryUrl,
+      gatewayAuthSecret: stack.gatewayAuthSecret,
+      gatewayAuthAudience: stack.urls.gatewayDeliveryUrl,
+      gatewayAuthSubject: GATEWAY_AUTH_SUBJECT,
+      apiAudience: stack.apiAudience,
+      m2mClientId: stack.tenant.m2mClientId,
+      m2mClientSecret: stack.tenant.m2mClientSecret,
+      demoAppUrl: stack.urls.demoAppUrl,
+    });
+    expect(again.demoAppClientId).toBe(stack.tenant.demoAppClientId);
+    const apps = (await api.listClients()).filter((c) => c.name === DEMO_APP_CLIENT_NAME);
+    expect(apps).toHaveLength(1);
+    expect(apps[0]).toMatchObject({
+      app_type: 'spa',
+      token_endpoint_auth_method: 'none',
+      callbacks: [demoAppCallbackUrl(stack.urls.demoAppUrl)],
+      allowed_origins: [stack.urls.demoAppUrl],
+    });
+    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
+    expect(connection.enabled_clients.filter((id) => id === stack.tenant.demoAppClientId)).toHaveLength(1);
+  });
+});
