@@ -1,51 +1,31 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  DEMO_APP_CLIENT_NAME,
-  demoAppCallbackUrl,
-  freePort,
-  GATEWAY_AUTH_SUBJECT,
-  launchStack,
-  ManagementClient,
-  repoRoot,
-  seedDemoTenant,
-  type LaunchedStack,
-} from '@smsauth/stack';
+import type { Browser, Page } from 'playwright-core';
+import { DEMO_APP_CLIENT_NAME, demoAppCallbackUrl, GATEWAY_AUTH_SUBJECT, ManagementClient, seedDemoTenant, type LaunchedStack } from '@smsauth/stack';
 import { describeWithChromium, launchChromium } from '../src/chromium';
+import { codeFromInboxPage, launchTestStack, type BrowserTestStack } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'demo-app');
 /** A valid US number (the hosted login keeps numbers in canonical E.164). */
 const PHONE = '+14155552671';
 
 describeWithChromium('the demo web app of `pnpm start` in a real browser', () => {
+  let launched: BrowserTestStack;
   let stack: LaunchedStack;
-  let dataDir: string;
   let browser: Browser;
   let api: ManagementClient;
 
   beforeAll(async () => {
-    for (const name of ['identity', 'sms-delivery-gateway', 'airport-api']) {
-      if (!existsSync(join(repoRoot, 'services', name, 'dist', 'main.js'))) {
-        throw new Error(`services/${name} is not built: run \`pnpm build\` first (pnpm test does)`);
-      }
-    }
     mkdirSync(SCREENSHOTS, { recursive: true });
-    dataDir = mkdtempSync(join(tmpdir(), 'smsauth-demo-app-'));
-    stack = await launchStack({
-      ports: { identity: await freePort(), gateway: await freePort(), airport: await freePort() },
-      dataDir,
-      env: { LOG_LEVEL: 'warn' },
-    });
+    launched = await launchTestStack('smsauth-demo-app-');
+    stack = launched.stack;
     api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await launched?.close();
   });
 
   /** Every console error (CSP violations included) and uncaught error while the tab shows the demo app. */
@@ -59,17 +39,6 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
       if (onDemoApp()) problems.push(err.message);
     });
     return problems;
-  }
-
-  /** Reads the newest code sent to `phone` off the gateway's inbox page, in a tab of its own. */
-  async function codeFromInbox(context: BrowserContext, phone: string): Promise<string> {
-    const inbox = await context.newPage();
-    await inbox.goto(`${stack.urls.gatewayUrl}/outbox`);
-    const code = (await inbox.locator('tbody tr', { hasText: phone }).first().locator('mark.code').first().textContent())?.trim();
-    await inbox.screenshot({ path: join(SCREENSHOTS, '03-inbox.png'), fullPage: true });
-    await inbox.close();
-    if (!code || !/^\d{6}$/.test(code)) throw new Error(`no code for ${phone} on the inbox page`);
-    return code;
   }
 
   it('signs in with the phone through the hosted login, then shows the ID token claims and the airport name from the airport API', async () => {
@@ -101,7 +70,7 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     await page.getByLabel('Code', { exact: true }).waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, '02-code-step.png'), fullPage: true });
 
-    const code = await codeFromInbox(context, PHONE);
+    const code = await codeFromInboxPage(context, stack.urls.gatewayUrl, PHONE, join(SCREENSHOTS, '03-inbox.png'));
     await page.bringToFront();
     await page.getByLabel('Code', { exact: true }).fill(code);
     await Promise.all([
