@@ -41,7 +41,7 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     return problems;
   }
 
-  it('signs in with the phone through the hosted login, then shows the ID token claims and the airport name from the airport API', async () => {
+  it('signs in with the phone through the hosted login, then shows the ID token claims and the airport name from the airport API, and signs out through /v2/logout', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const problems = recordProblems(page);
@@ -93,6 +93,14 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     // The tokens do not stay in the address bar.
     expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
     expect(problems).toEqual([]);
+
+    // Signing out goes through identity's /v2/logout (an allowed logout URL) back to the page.
+    await Promise.all([
+      page.waitForURL(`${stack.urls.demoAppUrl}/`),
+      page.getByRole('button', { name: 'Sign out' }).click(),
+    ]);
+    expect(await page.getByRole('button', { name: 'Sign in with your phone' }).isVisible()).toBe(true);
+    expect(await page.locator('#signed-in').isVisible()).toBe(false);
     await context.close();
   });
 
@@ -107,30 +115,43 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     await context.close();
   });
 
-  it('seeds one demo web app client: seeding again finds it instead of creating another', async () => {
-    const again = await seedDemoTenant({
-      authUrl: stack.urls.authUrl,
-      adminClientId: stack.adminClientId,
-      adminClientSecret: stack.adminClientSecret,
-      gatewayDeliveryUrl: stack.urls.gatewayDeliveryUrl,
-      gatewayAuthSecret: stack.gatewayAuthSecret,
-      gatewayAuthAudience: stack.urls.gatewayDeliveryUrl,
-      gatewayAuthSubject: GATEWAY_AUTH_SUBJECT,
-      apiAudience: stack.apiAudience,
-      m2mClientId: stack.tenant.m2mClientId,
-      m2mClientSecret: stack.tenant.m2mClientSecret,
-      demoAppUrl: stack.urls.demoAppUrl,
-    });
-    expect(again.demoAppClientId).toBe(stack.tenant.demoAppClientId);
-    const apps = (await api.listClients()).filter((c) => c.name === DEMO_APP_CLIENT_NAME);
-    expect(apps).toHaveLength(1);
-    expect(apps[0]).toMatchObject({
-      app_type: 'spa',
-      token_endpoint_auth_method: 'none',
-      callbacks: [demoAppCallbackUrl(stack.urls.demoAppUrl)],
-      allowed_origins: [stack.urls.demoAppUrl],
-    });
+  it('seeds one demo web app client: seeding again finds it, and a new demo app URL updates it instead of adding another', async () => {
+    const seedWith = (demoAppUrl: string) =>
+      seedDemoTenant({
+        authUrl: stack.urls.authUrl,
+        adminClientId: stack.adminClientId,
+        adminClientSecret: stack.adminClientSecret,
+        gatewayDeliveryUrl: stack.urls.gatewayDeliveryUrl,
+        gatewayAuthSecret: stack.gatewayAuthSecret,
+        gatewayAuthAudience: stack.urls.gatewayDeliveryUrl,
+        gatewayAuthSubject: GATEWAY_AUTH_SUBJECT,
+        apiAudience: stack.apiAudience,
+        m2mClientId: stack.tenant.m2mClientId,
+        m2mClientSecret: stack.tenant.m2mClientSecret,
+        demoAppUrl,
+      });
+    const demoApps = async () => (await api.listClients()).filter((c) => c.name === DEMO_APP_CLIENT_NAME);
+
+    expect((await seedWith(stack.urls.demoAppUrl)).demoAppClientId).toBe(stack.tenant.demoAppClientId);
+    expect(await demoApps()).toEqual([
+      expect.objectContaining({
+        client_id: stack.tenant.demoAppClientId,
+        app_type: 'spa',
+        token_endpoint_auth_method: 'none',
+        callbacks: [demoAppCallbackUrl(stack.urls.demoAppUrl)],
+        allowed_origins: [stack.urls.demoAppUrl],
+        allowed_logout_urls: [`${stack.urls.demoAppUrl}/`],
+      }),
+    ]);
     const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
     expect(connection.enabled_clients.filter((id) => id === stack.tenant.demoAppClientId)).toHaveLength(1);
+
+    const moved = 'http://localhost:1';
+    try {
+      expect((await seedWith(moved)).demoAppClientId).toBe(stack.tenant.demoAppClientId);
+      expect(await demoApps()).toEqual([expect.objectContaining({ client_id: stack.tenant.demoAppClientId, callbacks: [demoAppCallbackUrl(moved)] })]);
+    } finally {
+      await seedWith(stack.urls.demoAppUrl);
+    }
   });
 });
