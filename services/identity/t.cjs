@@ -1,0 +1,10 @@
+const {canonicalPhoneNumber}=require('./dist/domain/phone/canonical-number.js');
+const tryPattern=(name,gen,n=20000)=>{let bad=0,ex=[];for(let i=0;i<n;i++){const p=gen(i);const r=canonicalPhoneNumber(p);if(!r.ok){bad++;if(ex.length<5)ex.push(p)}}console.log(name,bad,ex.join(' '))};
+const r=(k)=>String(Math.floor(Math.random()*10**k)).padStart(k,'0');
+tryPattern('1415[2-9]xxxxxx',()=>`+1415${2+Math.floor(Math.random()*8)}${r(6)}`);
+tryPattern('1415555xxxx',()=>`+1415555${r(4)}`);
+tryPattern('141555xxxxx',(i)=>`+141555${String(i%100000).padStart(5,'0')}`,100000);
+tryPattern('1206555xxxx',()=>`+1206555${r(4)}`);
+tryPattern('4474xxxxxxxx',()=>`+4474${r(8)}`);
+tryPattern('447400xxxxxx',()=>`+447400${r(6)}`);
+tryPattern('4479xxxxxxxx',()=>`+4479${r(8)}`);
