@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PhoneNumberSchema } from './phone';
+import { CountryCodeSchema, PhoneNumberSchema } from './phone';
 
 // Field schemas are shared by create (with defaults) and PATCH (all optional, no defaults,
 // so a partial update never resets a field the caller did not send).
@@ -52,6 +52,10 @@ export const GatewayAuthenticationSchema = z
   .superRefine(checkBase64Secret);
 export type GatewayAuthentication = z.infer<typeof GatewayAuthenticationSchema>;
 
+const DEFAULT_COUNTRY_DESCRIPTION =
+  'ISO 3166-1 alpha-2 country the hosted login page preselects, so people can type national numbers ((415) 555-2671); ' +
+  'without it the page preselects the region of the browser language (en-GB: GB), else none. `null` on PATCH removes it.';
+
 /** 2.1 `options`. Strict, so a misspelt option is a 400 naming it instead of being ignored. */
 export const ConnectionOptionsSchema = z.strictObject({
   name: ConnectionNameSchema,
@@ -69,6 +73,8 @@ export const ConnectionOptionsSchema = z.strictObject({
   disable_signup: z.boolean().default(false),
   gateway_authentication: GatewayAuthenticationSchema.optional(),
   forward_req_info: ForwardRequestInfoSchema.default(false),
+  /** The hosted login page's preselected country for numbers typed without +country code. */
+  default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).optional(),
 });
 export type ConnectionOptions = z.infer<typeof ConnectionOptionsSchema>;
 export type ConnectionOptionsInput = z.input<typeof ConnectionOptionsSchema>;
@@ -138,6 +144,7 @@ export const ConnectionOptionsPatchSchema = z.strictObject({
     .nullable()
     .optional(),
   forward_req_info: ForwardRequestInfoSchema.optional(),
+  default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).nullable().optional(),
 });
 export type ConnectionOptionsPatch = z.infer<typeof ConnectionOptionsPatchSchema>;
 
@@ -200,11 +207,13 @@ export function applyConnectionOptionsPatch(
     const message = 'cannot be changed; create a new connection instead';
     return { success: false, issues: [{ code: 'custom', path: ['options', 'name'], message, input: patch.name }] };
   }
-  const { totp, from, gateway_authentication, ...plain } = patch;
+  const { totp, from, gateway_authentication, default_country, ...plain } = patch;
   const merged: Record<string, unknown> = { ...current, ...withoutUndefined(plain) };
   if (totp) merged.totp = { ...current.totp, ...withoutUndefined(totp) };
   if (from === null) delete merged.from;
   else if (from !== undefined) merged.from = from;
+  if (default_country === null) delete merged.default_country;
+  else if (default_country !== undefined) merged.default_country = default_country;
   if (gateway_authentication === null) delete merged.gateway_authentication;
   else if (gateway_authentication) {
     merged.gateway_authentication = { ...current.gateway_authentication, ...withoutUndefined(gateway_authentication) };

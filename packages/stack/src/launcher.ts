@@ -24,7 +24,7 @@ export interface LaunchOptions {
   /** Also run a gateway whose provider always fails (the e2e suite's provider-failure case). */
   withFailingGateway?: boolean;
   /**
-   * Also run a gateway with SMS_ROUTES: numbers starting +1555 go first to a regional webhook
+   * Also run a gateway with SMS_ROUTES: numbers starting +1415 (the e2e suite's) go first to a regional webhook
    * that is down, then fail over to the outbox (with the route's sender, ROUTED_GATEWAY_SENDER);
    * the e2e suite's routed delivery case.
    */
@@ -53,8 +53,8 @@ export interface StackUrls {
   demoAppUrl: string;
 }
 
-/** The sender of the routed gateway's +1555 route. */
-export const ROUTED_GATEWAY_SENDER = '+15550100999';
+/** The sender of the routed gateway's +1415 route. */
+export const ROUTED_GATEWAY_SENDER = '+14155550999';
 
 export interface LaunchedStack {
   urls: StackUrls;
@@ -166,7 +166,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
         SMS_PROVIDER_INSTANCES: JSON.stringify({
           'regional-down': { provider: 'webhook', WEBHOOK_URL: `http://127.0.0.1:${deadPort}/send`, WEBHOOK_TIMEOUT_MS: '2000' },
         }),
-        SMS_ROUTES: JSON.stringify({ '+1555': { providers: ['regional-down', 'outbox'], sender: ROUTED_GATEWAY_SENDER }, default: ['outbox'] }),
+        SMS_ROUTES: JSON.stringify({ '+1415': { providers: ['regional-down', 'outbox'], sender: ROUTED_GATEWAY_SENDER }, default: ['outbox'] }),
       },
     });
   }

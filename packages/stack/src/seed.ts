@@ -71,7 +71,7 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     strategy: 'sms',
     provider: 'sms_gateway',
     gateway_url: options.gatewayDeliveryUrl,
-    from: '+15550000000',
+    from: '+14155550100',
     syntax: 'md_with_macros',
     template: 'Your @@application.name@@ verification code is: @@password@@',
     totp: { time_step: 300, length: 6 },

@@ -1,4 +1,4 @@
-import { apiDocsEnabled, apiDocsRouter, createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
+import { apiDocsEnabled, apiDocsRouter, createMetricsRegistry, createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
 import { issuerOf, managementAudienceOf, type Config } from './config';
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gateway-client';
@@ -10,6 +10,7 @@ import type { PasswordlessExchangeDependencies } from './domain/oauth/passwordle
 import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
 import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
+import { createSmsMetrics } from './domain/passwordless/sms-metrics';
 import type { StartDependencies } from './domain/passwordless/start';
 import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
@@ -57,8 +58,11 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     clock,
     audiences: [...new Set([issuer, config.AUTH_URL, `${config.AUTH_URL}/oauth/token`])],
   });
+  const metrics = createMetricsRegistry('identity');
+  const smsMetrics = createSmsMetrics(metrics);
   const codeExchange: PasswordlessExchangeDependencies = {
     store,
+    smsMetrics,
     clock,
     signer,
     logger,
@@ -91,12 +95,14 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     smsGateway,
     logger,
     clientAuthenticator,
+    smsMetrics,
   };
 
   return createServiceApp({
     name: 'identity',
     logger: deps.logger,
     lifecycle,
+    metrics,
     urlencoded: true,
     trustProxy: config.TRUST_PROXY,
     routes: (app) => {

@@ -1,5 +1,6 @@
 import type { SecretCipher } from './secret-cipher';
 import { migrate } from './migrate';
+import type { MigrationContext } from './migrations';
 import { clientGrantsRepo } from './repos/client-grants';
 import { clientsRepo } from './repos/clients';
 import { clientCredentialsRepo } from './repos/client-credentials';
@@ -81,15 +82,18 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-/** Opens the database named by DATABASE_URL, applies migrations, and returns the store. */
+/**
+ * Opens the database named by DATABASE_URL, applies migrations, and returns the store.
+ * `migrationContext` is what data migrations need from the service (see MigrationContext).
+ */
 export async function openStore(
   databaseUrl: string,
   cipher: SecretCipher,
-  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements'> = {},
+  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements'> & { migrationContext?: MigrationContext } = {},
 ): Promise<OpenedStore> {
   const sql = await openSqlClient(databaseUrl, options);
   try {
-    await migrate(sql, options.schema);
+    await migrate(sql, options.schema, undefined, options.migrationContext);
   } catch (err) {
     await sql.close().catch(() => undefined);
     throw err;
@@ -99,6 +103,7 @@ export async function openStore(
 
 export { UniqueViolationError, MissingReferenceError } from './errors';
 export type { SqlClient, SqlExecutor } from './sql-client';
+export type { MigrationContext } from './migrations';
 export { createSecretCipher, type SecretCipher } from './secret-cipher';
 export type { FailureCounters, FailureCountingLimits } from './repos/login-failures';
 export type { StoredClient } from './repos/clients';

@@ -7,6 +7,7 @@ import {
 } from '@smsauth/contracts';
 import { MissingReferenceError, UniqueViolationError, type IdentityStore, type StoredConnection } from '../../store';
 import { newId } from '../ids';
+import { isKnownCountry } from '../phone/canonical-number';
 import { conflict, invalidField, notFound, parseBody, validationFailed } from './validation';
 
 export function toConnectionRecord(connection: StoredConnection): ConnectionRecord {
@@ -45,6 +46,12 @@ async function writeConnection<T>(name: string, write: () => Promise<T>): Promis
   }
 }
 
+/** `options.default_country` must name a country whose numbers libphonenumber knows. */
+function checkDefaultCountry(options: { default_country?: string | null | undefined }): void {
+  const code = options.default_country;
+  if (code && !isKnownCountry(code)) throw invalidField('options.default_country', `${code} is not a country with phone numbers`);
+}
+
 /** What connection validation needs besides the store. */
 export interface ConnectionRules {
   /** Rejects with a 400 naming `options.gateway_url` when GATEWAY_URL_POLICY refuses the URL. */
@@ -53,6 +60,7 @@ export interface ConnectionRules {
 
 export async function createConnection(store: IdentityStore, rules: ConnectionRules, body: unknown): Promise<ConnectionRecord> {
   const input = parseBody(ConnectionCreateSchema, body);
+  checkDefaultCountry(input.options);
   await rules.checkGatewayUrl(input.options.gateway_url);
   await checkEnabledClients(store, input.enabled_clients);
   if (await store.connections.findByName(input.options.name)) throw duplicateName(input.options.name);
@@ -80,6 +88,7 @@ export async function getConnection(store: IdentityStore, id: string): Promise<S
 /** Options are merged into the stored ones (see applyConnectionOptionsPatch); enabled_clients replaces the list. */
 export async function updateConnection(store: IdentityStore, rules: ConnectionRules, id: string, body: unknown): Promise<ConnectionRecord> {
   const patch = parseBody(ConnectionUpdateSchema, body);
+  if (patch.options) checkDefaultCountry(patch.options);
   // Before the transaction: DNS may be slow, and the row lock should not wait for it.
   if (patch.options?.gateway_url !== undefined) {
     await rules.checkGatewayUrl(patch.options.gateway_url);

@@ -6,18 +6,20 @@ import { refuseBlockedUser } from './blocked-user';
 import { CONSECUTIVE_FAILURES_LOCK, loginBlockStatus, type BruteForceSettings, type BruteForceState } from './brute-force';
 import { codeState, MAX_CODE_ATTEMPTS } from './code-state';
 import { verifyOtp } from './otp';
+import { countryLabel, type SmsMetrics } from './sms-metrics';
 
 export interface CodeExchangeDependencies {
   store: IdentityStore;
   clock: Clock;
   bruteForce: BruteForceSettings;
   logger: Pick<Logger, 'info' | 'warn'>;
+  smsMetrics: Pick<SmsMetrics, 'verified'>;
 }
 
 export interface CodeExchangeAttempt {
   connection: StoredConnection;
   clientId: string;
-  /** `username`: the phone number. */
+  /** `username`: the phone number, in E.164 (canonicalPhoneNumber) as every code is stored. */
   phoneNumber: string;
   /** `password` / `otp`: the guess, unvalidated. */
   candidate: string;
@@ -78,7 +80,10 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
       at: now,
       maxAttempts: MAX_CODE_ATTEMPTS,
     });
-    if (user) return { ok: true, user, code: outcome.code };
+    if (user) {
+      deps.smsMetrics.verified.inc({ country: countryLabel(phoneNumber) });
+      return { ok: true, user, code: outcome.code };
+    }
   }
   // A right guess that lost the race to a parallel one reads as a used code.
   const reason = outcome.ok ? 'used' : outcome.reason;

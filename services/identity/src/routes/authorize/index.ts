@@ -16,12 +16,13 @@ import {
   type BegunTransaction,
 } from '../../domain/authorize/transaction';
 import type { PasswordlessExchangeDependencies } from '../../domain/oauth/passwordless-exchange';
+import { loginPageCountry, phoneCountries } from '../../domain/phone/countries';
 import type { StartDependencies } from '../../domain/passwordless/start';
 import type { IdentityStore } from '../../store';
 import { DatabaseUnavailableError } from '../../store/availability';
 import { clearBindingCookie, redirectWithFragment, requestCookies, seeOther, sendPage, setBindingCookie } from './http';
 import { LOGIN_CSS } from './styles';
-import { codePage, errorPage, phonePage, type CodeView, type FormContext } from './views';
+import { codePage, errorPage, phonePage, type CodeView, type FormContext, type PhoneView } from './views';
 
 export interface AuthorizeRouterDependencies {
   store: IdentityStore;
@@ -120,6 +121,13 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     redirectWithFragment(res, location);
   };
 
+  /** The phone page's country choice: what the user chose, else the connection's default_country or the browser's region. */
+  const phoneView = async (req: Request, connectionName: string, view: Omit<PhoneView, 'countries'>): Promise<PhoneView> => {
+    const connection = view.country === undefined ? await store.connections.findByName(connectionName) : undefined;
+    const country = view.country ?? loginPageCountry(connection?.options.default_country, req.headers['accept-language']);
+    return { ...view, countries: phoneCountries(), country };
+  };
+
   const codePath = (id: string, sent = false) => `/authorize/code?transaction=${encodeURIComponent(id)}${sent ? '&sent=1' : ''}`;
 
   router.get('/authorize/login.css', (_req, res) => {
@@ -133,7 +141,8 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const request = await resolveAuthorizeRequest(store, params, repeated);
       const begun = await beginTransaction(store, request, params, clock.now());
       setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
-      sendPage(res, 200, phonePage(await formContext(begun), {}), request.redirectUri);
+      const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
+      sendPage(res, 200, phonePage(await formContext(begun), { countries: phoneCountries(), country }), request.redirectUri);
     }),
   );
 
@@ -141,7 +150,8 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     '/authorize/phone',
     page(async (req, res) => {
       const begun = await viewed(req);
-      sendPage(res, 200, phonePage(await formContext(begun), { phoneNumber: begun.transaction.phone_number ?? '' }), begun.transaction.redirect_uri);
+      const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: begun.transaction.phone_number ?? '' });
+      sendPage(res, 200, phonePage(await formContext(begun), view), begun.transaction.redirect_uri);
     }),
   );
 
@@ -150,10 +160,12 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     page(async (req, res) => {
       const begun = await posted(req);
       const input = textField(req.body, 'phone_number');
-      const sent = await sendLoginCode(deps.start, begun.transaction, input, callerOf(req));
+      const country = textField(req.body, 'country');
+      const sent = await sendLoginCode(deps.start, begun.transaction, { number: input, country }, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
       if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
-      sendPage(res, sent.status, phonePage(await formContext(begun), { phoneNumber: input, error: sent.message }), begun.transaction.redirect_uri);
+      const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: input, error: sent.message, country });
+      sendPage(res, sent.status, phonePage(await formContext(begun), view), begun.transaction.redirect_uri);
     }),
   );
 
@@ -185,7 +197,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const begun = await posted(req);
       const phone = begun.transaction.phone_number;
       if (!phone) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
-      const sent = await sendLoginCode(deps.start, begun.transaction, phone, callerOf(req));
+      const sent = await sendLoginCode(deps.start, begun.transaction, { number: phone }, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
       if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
       await renderCode(res, sent.status, begun, { error: sent.message });

@@ -32,7 +32,34 @@ ${hiddenFields(form)}
 </form>`;
 }
 
-export function phonePage(form: FormContext, view: { phoneNumber?: string; error?: string }): string {
+/** A country the number may be typed for: the `<select>` shows name and calling code. */
+export interface CountryChoice {
+  code: string;
+  name: string;
+  callingCode: string;
+}
+
+export interface PhoneView {
+  phoneNumber?: string;
+  error?: string;
+  countries: readonly CountryChoice[];
+  /** ISO code selected; none: the number must start with + and its country code. */
+  country?: string;
+}
+
+/** A plain `<select>` (no script): national numbers are read for the chosen country. */
+function countrySelect(view: PhoneView): string {
+  const options = view.countries
+    .map((c) => `<option value="${escapeHtml(c.code)}"${c.code === view.country ? ' selected' : ''}>${escapeHtml(c.name)} (+${escapeHtml(c.callingCode)})</option>`)
+    .join('\n');
+  return `<label for="country">Country</label>
+<select id="country" name="country" autocomplete="country">
+<option value=""${view.country ? '' : ' selected'}>Other: the number starts with + and its country code</option>
+${options}
+</select>`;
+}
+
+export function phonePage(form: FormContext, view: PhoneView): string {
   const describedBy = view.error ? 'phone-hint phone-error' : 'phone-hint';
   return layout(
     `Sign in to ${form.appName}`,
@@ -40,8 +67,9 @@ export function phonePage(form: FormContext, view: { phoneNumber?: string; error
 <p>We will send a one-time code to your phone by text message.</p>
 ${errorBox('phone-error', view.error)}<form method="post" action="/authorize/phone">
 ${hiddenFields(form)}
+${countrySelect(view)}
 <label for="phone_number">Mobile phone number</label>
-<p class="hint" id="phone-hint">With the country code, for example +1 415 555 0100 or +44 7700 900123.</p>
+<p class="hint" id="phone-hint">As you would dial it in the country chosen above, or with + and the country code, for example +1 415 555 0100 or +44 7400 123456.</p>
 <input id="phone_number" name="phone_number" type="tel" autocomplete="tel" inputmode="tel" required autofocus
   aria-describedby="${describedBy}"${view.error ? ' aria-invalid="true"' : ''} value="${escapeHtml(view.phoneNumber ?? '')}">
 <button type="submit">Send code</button>

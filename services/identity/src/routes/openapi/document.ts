@@ -200,7 +200,7 @@ const pathParameter = (name: string, description: string) => ({ name, in: 'path'
 
 // --- Examples, from the README's flows -------------------------------------------------------
 
-const EXAMPLE_PHONE = '+15551234567';
+const EXAMPLE_PHONE = '+14155552671';
 const EXAMPLE_CLIENT = 'Dq1jB1f2kPq1nUzZsq3aT8Qx';
 const EXAMPLE_CONNECTION = 'sms';
 
@@ -245,12 +245,13 @@ const EXAMPLES = {
           strategy: 'sms',
           provider: 'sms_gateway',
           gateway_url: 'http://localhost:4001/sms',
-          from: '+15550000001',
+          from: '+14155550100',
           syntax: 'md_with_macros',
           template: 'Your code is @@password@@',
           totp: { time_step: 300, length: 6 },
           brute_force_protection: true,
           disable_signup: false,
+          default_country: 'US',
         },
         enabled_clients: [EXAMPLE_CLIENT],
       },
@@ -486,7 +487,11 @@ function hostedLoginPaths(): Json {
         responses: { '200': html('The page.'), ...pageErrors },
       }),
       post: op('authorizePhone', 'Send the code to the number typed', {
-        requestBody: form({ ...transactionFields, phone_number: 'E.164 phone number.' }),
+        requestBody: form({
+          ...transactionFields,
+          country: 'ISO 3166-1 alpha-2 code the number is read for (national format); empty: the number starts with + and its country code.',
+          phone_number: 'The number as typed; it must be a valid number (libphonenumber) and is kept in E.164.',
+        }),
         responses: { '303': seeOther('To the code page.'), '302': toRedirectUri, ...pageErrors },
       }),
     },
