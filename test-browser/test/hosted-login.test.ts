@@ -99,6 +99,8 @@ describeWithChromium('hosted login in a real browser', () => {
 
     await sendCode(page, phone);
     expect(await page.getByText(`We sent a 6-digit code to ${phone}.`).isVisible()).toBe(true);
+    // What iOS/Android autofill (and domain-bound codes) key on; no script needed for it.
+    expect(await page.getByLabel('Code', { exact: true }).getAttribute('autocomplete')).toBe('one-time-code');
     await page.screenshot({ path: join(SCREENSHOTS, '02-code-step.png'), fullPage: true });
 
     const code = await codeFromInbox(context, phone, '03-inbox.png');
