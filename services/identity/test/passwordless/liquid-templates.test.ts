@@ -94,7 +94,7 @@ describeOnEachDatabase('Liquid SMS templates (syntax: "liquid")', (database) => 
     });
 
     it.each([
-      ['an endless nested loop', '{{ code }}{% for a in (1..1000) %}{% for b in (1..1000) %}{% for c in (1..1000) %}{% endfor %}{% endfor %}{% endfor %}', 'rendering took longer than 100 ms'],
+      ['an endless nested loop', '{{ code }}{% for a in (1..1000) %}{% for b in (1..1000) %}{% for c in (1..1000) %}{% endfor %}{% endfor %}{% endfor %}', 'rendering takes more than 10000 steps (a loop too long?)'],
       ['a huge range', '{{ code }}{% for a in (1..100000000) %}x{% endfor %}', 'allocates more than 100000 characters or items'],
       ['a string doubled 30 times', "{{ code }}{% assign s = 'xxxx' %}{% for i in (1..30) %}{% assign s = s | append: s %}{% endfor %}{{ s }}", 'allocates more than 100000 characters or items'],
       ['a message longer than 1600 characters', '{{ code }}{% for i in (1..1000) %}{{ code }}{% endfor %}', 'the message is longer than 1600 characters'],
@@ -113,7 +113,7 @@ describeOnEachDatabase('Liquid SMS templates (syntax: "liquid")', (database) => 
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         error: 'bad.connection',
-        error_description: expect.stringMatching(/^The connection's SMS template could not be rendered: line 1, column \d+: rendering took longer than 100 ms$/),
+        error_description: expect.stringMatching(/^The connection's SMS template could not be rendered: line 1, column \d+: rendering takes more than 10000 steps \(a loop too long\?\)$/),
       });
       expect(h.gateway.requests).toHaveLength(0);
       expect(await h.identity.store.codes.find(setup.connectionId, phone)).toBeUndefined();

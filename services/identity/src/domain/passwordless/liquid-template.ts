@@ -2,15 +2,23 @@
  * `syntax: "liquid"` message templates, rendered by liquidjs in a sandbox: templates live
  * only in memory (no file system), `include`, `render` and `layout` are not tags at all (a
  * template naming one fails to parse), an unknown filter is a parse error, and each render
- * is bounded in time (renderLimit), in what filters and ranges may allocate (memoryLimit)
- * and in output length. Parsed templates are cached by their text, so a start parses
+ * is bounded in steps (a count, so a busy machine never cuts off a good template), in time
+ * (a backstop), in what filters and ranges may allocate (memoryLimit) and in output length. Parsed templates are cached by their text, so a start parses
  * nothing once a connection's template has been seen.
  */
 import { LIQUID_TEMPLATE_MAX_LENGTH } from '@smsauth/contracts';
 import { Context, Liquid, LiquidError, toValueSync, type Emitter, type Template } from 'liquidjs';
 
-/** Per render. A message template renders in well under a millisecond; a runaway loop stops here. */
-export const LIQUID_RENDER_LIMIT_MS = 100;
+/**
+ * Template nodes rendered per render (each tag, output and text, each loop iteration's body).
+ * A message template takes tens; `(1..1000)` inside `(1..1000)` stops here, deterministically.
+ */
+export const LIQUID_RENDER_STEP_LIMIT = 10_000;
+/**
+ * Per render, wall clock: the backstop liquidjs's renderLimit offers. Not the main bound, since
+ * a loaded machine can pause any render for tens of milliseconds.
+ */
+export const LIQUID_RENDER_LIMIT_MS = 1000;
 /** Characters and array items filters and ranges may allocate per render (`(1..100000)` is refused). */
 export const LIQUID_MEMORY_LIMIT = 100_000;
 /** The delivery request's body limit (DeliveryRequestSchema): 10 concatenated segments. */
@@ -59,7 +67,6 @@ function describeLiquidError(err: LiquidError): string {
   const what = where ? err.message.slice(0, where.index) : err.message;
   const reason = what
     .replace(/^tag "(include|render|layout|block)" not found$/, 'tag "$1" is not allowed in SMS templates')
-    .replace(/^template render limit exceeded$/, `rendering took longer than ${LIQUID_RENDER_LIMIT_MS} ms`)
     .replace(/^memory alloc limit exceeded$/, `allocates more than ${LIQUID_MEMORY_LIMIT} characters or items`);
   return where ? `line ${where[1]}, column ${where[2]}: ${reason}` : reason;
 }
@@ -85,14 +92,30 @@ export function parseLiquidTemplate(text: string): Template[] {
   return templates;
 }
 
-class OutputTooLongError extends Error {}
+/** What the render budget and the bounded emitter throw; liquidjs wraps it in a RenderError. */
+class RenderCutOff extends Error {}
+
+/**
+ * Stands in for liquidjs's renderLimit Limiter, which liquidjs calls with performance.now()
+ * before each template node: counts the calls (the step limit) and checks the deadline.
+ */
+class RenderBudget {
+  private steps = 0;
+  private readonly deadline = performance.now() + LIQUID_RENDER_LIMIT_MS;
+  use(): void {}
+  check(now: number): void {
+    this.steps += 1;
+    if (this.steps > LIQUID_RENDER_STEP_LIMIT) throw new RenderCutOff(`rendering takes more than ${LIQUID_RENDER_STEP_LIMIT} steps (a loop too long?)`);
+    if (now > this.deadline) throw new RenderCutOff(`rendering took longer than ${LIQUID_RENDER_LIMIT_MS} ms`);
+  }
+}
 
 /** Collects the output and stops the render as soon as it passes LIQUID_OUTPUT_MAX_LENGTH. */
 class BoundedEmitter implements Emitter {
   buffer = '';
   write(html: unknown): void {
     this.buffer += html === null || html === undefined ? '' : String(html);
-    if (this.buffer.length > LIQUID_OUTPUT_MAX_LENGTH) throw new OutputTooLongError(`the message is longer than ${LIQUID_OUTPUT_MAX_LENGTH} characters`);
+    if (this.buffer.length > LIQUID_OUTPUT_MAX_LENGTH) throw new RenderCutOff(`the message is longer than ${LIQUID_OUTPUT_MAX_LENGTH} characters`);
   }
 }
 
@@ -110,12 +133,16 @@ export function renderLiquidTemplate(text: string, variables: LiquidMessageVaria
   };
   const emitter = new BoundedEmitter();
   try {
-    const context = new Context(scope, engine.options, { sync: true }, { liquid: engine });
+    const renderLimit = new RenderBudget() as unknown as Context['renderLimit'];
+    const context = new Context(scope, engine.options, { sync: true }, { liquid: engine, renderLimit });
     toValueSync(engine.renderer.renderTemplates(templates, context, emitter));
   } catch (err) {
-    // liquidjs wraps what the emitter throws in a RenderError whose cause is ours.
+    // liquidjs wraps what we throw in a RenderError that knows the line.
     const cause = err instanceof LiquidError ? err.originalError : err;
-    if (cause instanceof OutputTooLongError) throw new LiquidTemplateError('render', cause.message);
+    if (cause instanceof RenderCutOff) {
+      const line = err instanceof LiquidError ? /, line:(\d+), col:(\d+)$/.exec(err.message) : null;
+      throw new LiquidTemplateError('render', line ? `line ${line[1]}, column ${line[2]}: ${cause.message}` : cause.message);
+    }
     if (err instanceof LiquidError) throw new LiquidTemplateError('render', describeLiquidError(err));
     throw err;
   }
