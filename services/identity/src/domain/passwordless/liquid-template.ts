@@ -3,10 +3,11 @@
  * only in memory (no file system), `include`, `render` and `layout` are not tags at all (a
  * template naming one fails to parse), an unknown filter is a parse error, and each render
  * is bounded in steps (a count, so a busy machine never cuts off a good template), in time
- * (a backstop), in what filters and ranges may allocate (memoryLimit) and in output length. Parsed templates are cached by their text, so a start parses
- * nothing once a connection's template has been seen.
+ * (a backstop), in what filters and ranges may allocate (memoryLimit) and in output length.
+ * Parsed templates are cached by their text, so a start parses nothing once a connection's
+ * template has been seen.
  */
-import { LIQUID_TEMPLATE_MAX_LENGTH } from '@smsauth/contracts';
+import { DELIVERY_BODY_MAX_LENGTH, LIQUID_TEMPLATE_MAX_LENGTH } from '@smsauth/contracts';
 import { Context, Liquid, LiquidError, toValueSync, type Emitter, type Template } from 'liquidjs';
 
 /**
@@ -21,8 +22,8 @@ export const LIQUID_RENDER_STEP_LIMIT = 10_000;
 export const LIQUID_RENDER_LIMIT_MS = 1000;
 /** Characters and array items filters and ranges may allocate per render (`(1..100000)` is refused). */
 export const LIQUID_MEMORY_LIMIT = 100_000;
-/** The delivery request's body limit (DeliveryRequestSchema): 10 concatenated segments. */
-export const LIQUID_OUTPUT_MAX_LENGTH = 1600;
+/** What the delivery request's body may hold. */
+export const LIQUID_OUTPUT_MAX_LENGTH = DELIVERY_BODY_MAX_LENGTH;
 /** Distinct template texts kept parsed (one per connection in practice). */
 const PARSED_TEMPLATE_CACHE_SIZE = 200;
 
@@ -54,7 +55,7 @@ const engine = new Liquid({
   strictFilters: true,
   ownPropertyOnly: true,
   parseLimit: LIQUID_TEMPLATE_MAX_LENGTH,
-  renderLimit: LIQUID_RENDER_LIMIT_MS,
+  // renderLimit is each render's RenderBudget (steps and the time backstop).
   memoryLimit: LIQUID_MEMORY_LIMIT,
 });
 for (const tag of ['include', 'render', 'layout', 'block']) delete engine.tags[tag];
