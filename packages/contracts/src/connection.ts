@@ -14,8 +14,68 @@ export const ConnectionNameSchema = z
 /** Only http(s): other schemes (file:, ftp:, gopher:...) are an SSRF foothold. */
 const GatewayUrlSchema = z.url({ protocol: z.regexes.httpProtocol, message: 'must be an http: or https: URL' });
 
-/** Containing the macro also makes it non-empty. */
-const TemplateSchema = z.string().includes('@@password@@', { message: 'must contain the @@password@@ macro' });
+/** What the template must contain is checked per syntax (checkTemplateForSyntax). */
+const TemplateSchema = z.string().min(1);
+
+/** Auth0's `syntax` enum for sms connections; `md_with_macros` stays the default. */
+export const MESSAGE_SYNTAXES = ['md_with_macros', 'liquid'] as const;
+const SyntaxSchema = z.enum(MESSAGE_SYNTAXES);
+export type MessageSyntax = z.infer<typeof SyntaxSchema>;
+
+/** Longest Liquid template accepted (also the engine's parseLimit). */
+export const LIQUID_TEMPLATE_MAX_LENGTH = 4096;
+/** `{{ code }}` or `{{ password }}` (filters allowed), e.g. `{{- code | prepend: "#" }}`. */
+const LIQUID_CODE_OUTPUT = /\{\{-?\s*(?:code|password)\b/;
+
+/**
+ * `md_with_macros` needs the `@@password@@` macro (as before); `liquid` needs an output of
+ * `code` (or its alias `password`) and at most LIQUID_TEMPLATE_MAX_LENGTH characters.
+ * Whether the Liquid parses is the identity service's check (it owns the engine).
+ */
+export function checkTemplateForSyntax(
+  options: { syntax?: MessageSyntax | undefined; template?: string | undefined },
+  ctx: z.RefinementCtx,
+  path: PropertyKey[] = ['template'],
+): void {
+  const { template } = options;
+  // An empty one is already refused by TemplateSchema.
+  if (!template) return;
+  if ((options.syntax ?? 'md_with_macros') === 'md_with_macros') {
+    if (!template.includes('@@password@@')) ctx.addIssue({ code: 'custom', path, message: 'must contain the @@password@@ macro' });
+    return;
+  }
+  if (template.length > LIQUID_TEMPLATE_MAX_LENGTH) {
+    ctx.addIssue({ code: 'custom', path, message: `must be at most ${LIQUID_TEMPLATE_MAX_LENGTH} characters` });
+  } else if (!LIQUID_CODE_OUTPUT.test(template)) {
+    ctx.addIssue({ code: 'custom', path, message: 'must output the code: {{ code }} (or {{ password }})' });
+  }
+}
+
+/** An Android SMS Retriever app hash: 11 characters of base64 (standard alphabet). */
+const AppHashSchema = z.string().regex(/^[A-Za-z0-9+/]{11}$/, { message: 'must be an 11-character Android app hash (base64)' });
+
+/**
+ * The origin an origin-bound code is for: `https://host` with no path, query, fragment or
+ * port, since the WICG line `@host #code` can name only a host (https implied).
+ */
+const WebOtpOriginSchema = z.string().refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'https:' && url.origin === value && url.port === '' && !url.hostname.startsWith('[');
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an https origin (no path, port or trailing slash), such as https://login.example.com' },
+);
+
+/** Domain-bound codes: the origin-bound line (WebOTP, iOS autofill) and Android SMS Retriever hashes. */
+export const WebOtpOptionsSchema = z.strictObject({
+  origin: WebOtpOriginSchema,
+  app_hashes: z.array(AppHashSchema).max(5).default([]),
+});
+export type WebOtpOptions = z.infer<typeof WebOtpOptionsSchema>;
 
 const TimeStepSchema = z.int().min(30).max(3600);
 const CodeLengthSchema = z.int().min(4).max(10);
@@ -63,8 +123,9 @@ export const ConnectionOptionsSchema = z.strictObject({
   provider: z.literal('sms_gateway'),
   gateway_url: GatewayUrlSchema,
   from: PhoneNumberSchema.optional(),
-  syntax: z.literal('md_with_macros').default('md_with_macros'),
+  syntax: SyntaxSchema.default('md_with_macros'),
   template: TemplateSchema,
+  webotp: WebOtpOptionsSchema.optional(),
   // prefault runs the inner defaults, so `{}` and a missing totp both become {300, 6}.
   totp: z
     .strictObject({ time_step: TimeStepSchema.default(300), length: CodeLengthSchema.default(6) })
@@ -104,6 +165,7 @@ export const ConnectionCreateSchema = z
     enabled_clients: z.array(z.string().min(1)).default([]),
   })
   .superRefine((body, ctx) => {
+    checkTemplateForSyntax(body.options, ctx, ['options', 'template']);
     for (const key of ['name', 'strategy'] as const) {
       const top = body[key];
       const inner = body.options[key];
@@ -132,8 +194,10 @@ export const ConnectionOptionsPatchSchema = z.strictObject({
   provider: z.literal('sms_gateway').optional(),
   gateway_url: GatewayUrlSchema.optional(),
   from: PhoneNumberSchema.nullable().optional(),
-  syntax: z.literal('md_with_macros').optional(),
+  syntax: SyntaxSchema.optional(),
   template: TemplateSchema.optional(),
+  /** `null` removes it. */
+  webotp: WebOtpOptionsSchema.nullable().optional(),
   totp: z.strictObject({ time_step: TimeStepSchema.optional(), length: CodeLengthSchema.optional() }).optional(),
   brute_force_protection: z.boolean().optional(),
   disable_signup: z.boolean().optional(),
@@ -192,7 +256,9 @@ export type ConnectionOptionsPatchResult =
   | { success: true; options: ConnectionOptions }
   | { success: false; issues: z.core.$ZodIssue[] };
 
-const OptionsEnvelopeSchema = z.object({ options: ConnectionOptionsSchema });
+const OptionsEnvelopeSchema = z
+  .object({ options: ConnectionOptionsSchema })
+  .superRefine((body, ctx) => checkTemplateForSyntax(body.options, ctx, ['options', 'template']));
 
 /**
  * Merges a PATCH into stored options and validates the result; issue paths start with
@@ -207,13 +273,15 @@ export function applyConnectionOptionsPatch(
     const message = 'cannot be changed; create a new connection instead';
     return { success: false, issues: [{ code: 'custom', path: ['options', 'name'], message, input: patch.name }] };
   }
-  const { totp, from, gateway_authentication, default_country, ...plain } = patch;
+  const { totp, from, gateway_authentication, default_country, webotp, ...plain } = patch;
   const merged: Record<string, unknown> = { ...current, ...withoutUndefined(plain) };
   if (totp) merged.totp = { ...current.totp, ...withoutUndefined(totp) };
   if (from === null) delete merged.from;
   else if (from !== undefined) merged.from = from;
   if (default_country === null) delete merged.default_country;
   else if (default_country !== undefined) merged.default_country = default_country;
+  if (webotp === null) delete merged.webotp;
+  else if (webotp !== undefined) merged.webotp = webotp;
   if (gateway_authentication === null) delete merged.gateway_authentication;
   else if (gateway_authentication) {
     merged.gateway_authentication = { ...current.gateway_authentication, ...withoutUndefined(gateway_authentication) };

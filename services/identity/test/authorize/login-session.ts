@@ -65,8 +65,8 @@ export class LoginSession {
     return res;
   }
 
-  async get(path: string, query: Record<string, string> = {}): Promise<Response> {
-    const req = this.h.http().get(path).query(query).set('X-Forwarded-For', this.ip);
+  async get(path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<Response> {
+    const req = this.h.http().get(path).query(query).set('X-Forwarded-For', this.ip).set(headers);
     if (this.cookies.size) req.set('Cookie', this.cookieHeader());
     return this.absorb(await req);
   }

@@ -79,11 +79,13 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
       expect(code!.expires_at.getTime() - code!.issued_at.getTime()).toBe(300_000);
     });
 
-    it('reports request_language from x-request-language, else accept-language', async () => {
+    it('reports request_language from x-request-language, else the best-weighted accept-language entry', async () => {
       const explicit = await h.http().post('/passwordless/start').set('x-request-language', 'fr-CA').set('accept-language', 'de').send(body());
       expect(explicit.body.request_language).toBe('fr-CA');
       const accepted = await h.http().post('/passwordless/start').set('accept-language', 'en-GB,en;q=0.8').send(body());
-      expect(accepted.body.request_language).toBe('en-GB,en;q=0.8');
+      expect(accepted.body.request_language).toBe('en-GB');
+      const weighted = await h.http().post('/passwordless/start').set('accept-language', 'fr;q=0.5, de;q=0.9, *;q=1').send(body());
+      expect(weighted.body.request_language).toBe('de');
     });
 
     it('reports request_language null for a wildcard accept-language', async () => {

@@ -10,6 +10,7 @@ import {
   ResourceServerRecordSchema,
   SigningKeyRecordSchema,
   SigningKeyRotationSchema,
+  SmsTemplateTestResponseSchema,
   UserBlocksResponseSchema,
   UserRecordSchema,
 } from '@smsauth/contracts';
@@ -133,6 +134,12 @@ describe('management API auth matrix', () => {
       body: { options: { template: 'Code: @@password@@' } },
       status: 200,
       schema: ConnectionRecordSchema,
+    }),
+    'POST /connections/:id/sms-template/test': async () => ({
+      url: `/connections/${(await createConnection()).id}/sms-template/test`,
+      body: {},
+      status: 200,
+      schema: SmsTemplateTestResponseSchema,
     }),
     'DELETE /connections/:id': async () => ({ url: `/connections/${(await createConnection()).id}`, status: 204 }),
 

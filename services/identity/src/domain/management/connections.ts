@@ -8,6 +8,7 @@ import {
 import { MissingReferenceError, UniqueViolationError, type IdentityStore, type StoredConnection } from '../../store';
 import { newId } from '../ids';
 import { isKnownCountry } from '../phone/canonical-number';
+import { checkConnectionTemplate } from './sms-template';
 import { conflict, invalidField, notFound, parseBody, validationFailed } from './validation';
 
 export function toConnectionRecord(connection: StoredConnection): ConnectionRecord {
@@ -61,6 +62,7 @@ export interface ConnectionRules {
 export async function createConnection(store: IdentityStore, rules: ConnectionRules, body: unknown): Promise<ConnectionRecord> {
   const input = parseBody(ConnectionCreateSchema, body);
   checkDefaultCountry(input.options);
+  checkConnectionTemplate(input.options);
   await rules.checkGatewayUrl(input.options.gateway_url);
   await checkEnabledClients(store, input.enabled_clients);
   if (await store.connections.findByName(input.options.name)) throw duplicateName(input.options.name);
@@ -101,6 +103,7 @@ export async function updateConnection(store: IdentityStore, rules: ConnectionRu
       const merged = applyConnectionOptionsPatch(current.options, patch.options);
       if (!merged.success) throw validationFailed(merged.issues);
       options = merged.options;
+      checkConnectionTemplate(options);
     }
     if (patch.enabled_clients) await checkEnabledClients(tx, patch.enabled_clients);
     return writeConnection(current.name, () =>

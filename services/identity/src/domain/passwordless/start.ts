@@ -41,7 +41,7 @@ export interface StartCall {
   /** Client address, honouring TRUST_PROXY. */
   ip: string;
   userAgent: string | undefined;
-  /** `x-request-language`, else `accept-language`, else null. */
+  /** `x-request-language`, else the best `accept-language` entry, else null. */
   requestLanguage: string | null;
   /** Receives the rate-limit headers as soon as they are known (success and every later error). */
   setHeaders(headers: RateLimitHeaders): void;
@@ -173,7 +173,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   try {
     await deps.smsGateway.deliverSms({
       gatewayUrl: connection.options.gateway_url,
-      payload: deliveryPayload(connection, client, phoneNumber, code, call),
+      payload: deliveryPayload(connection, client, phoneNumber, code, { ...call, send: request.send }),
       authToken,
       idempotencyKey: key.request_id,
     });

@@ -21,8 +21,10 @@ import type { StartDependencies } from '../../domain/passwordless/start';
 import type { IdentityStore } from '../../store';
 import { DatabaseUnavailableError } from '../../store/availability';
 import { clearBindingCookie, redirectWithFragment, requestCookies, seeOther, sendPage, setBindingCookie } from './http';
+import { requestLanguage } from '../request-language';
 import { LOGIN_CSS } from './styles';
-import { codePage, errorPage, phonePage, type CodeView, type FormContext, type PhoneView } from './views';
+import { isBoundOrigin } from '../../domain/passwordless/domain-bound-code';
+import { codePage, errorPage, phonePage, WEBOTP_SCRIPT_SOURCE, type CodeView, type FormContext, type PhoneView } from './views';
 
 export interface AuthorizeRouterDependencies {
   store: IdentityStore;
@@ -74,8 +76,7 @@ function textField(body: unknown, name: string): string {
 }
 
 function callerOf(req: Request): Caller {
-  const language = req.headers['accept-language']?.trim();
-  return { ip: req.ip ?? '', userAgent: req.headers['user-agent'], requestLanguage: language && language !== '*' ? language : null };
+  return { ip: req.ip ?? '', userAgent: req.headers['user-agent'], requestLanguage: requestLanguage(req) };
 }
 
 /** `GET /authorize` and the pages and form posts of the hosted login. */
@@ -99,9 +100,10 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       clock.now(),
     );
 
-  const renderCode = async (res: Response, status: number, begun: BegunTransaction, view: Partial<CodeView>) => {
+  const renderCode = async (req: Request, res: Response, status: number, begun: BegunTransaction, view: Partial<CodeView>) => {
     const { transaction } = begun;
     const connection = await store.connections.findByName(transaction.connection_name);
+    const webOtp = isBoundOrigin(connection?.options.webotp, req.host);
     sendPage(
       res,
       status,
@@ -109,9 +111,11 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
         phoneNumber: transaction.phone_number ?? '',
         digits: connection?.options.totp.length ?? 6,
         cooldownSeconds: resendCooldownSeconds(transaction, clock.now()),
+        webOtp,
         ...view,
       }),
       transaction.redirect_uri,
+      webOtp ? WEBOTP_SCRIPT_SOURCE : undefined,
     );
   };
 
@@ -174,7 +178,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     page(async (req, res) => {
       const begun = await viewed(req);
       if (!begun.transaction.phone_number) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
-      await renderCode(res, 200, begun, req.query.sent === '1' ? { notice: 'A new code was sent.' } : {});
+      await renderCode(req, res, 200, begun, req.query.sent === '1' ? { notice: 'A new code was sent.' } : {});
     }),
   );
 
@@ -184,7 +188,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const begun = await posted(req);
       const result = await exchangeCodeForTokenRedirect({ ...deps.codeExchange, store }, begun.transaction, textField(req.body, 'code'), req.ip ?? '');
       if (!result.ok && 'endLocation' in result) return endSignIn(res, begun.transaction.id, result.endLocation);
-      if (!result.ok) return renderCode(res, result.status, begun, { error: result.message });
+      if (!result.ok) return renderCode(req, res, result.status, begun, { error: result.message });
       req.log.info({ client_id: begun.transaction.client_id }, 'hosted login completed');
       clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
       redirectWithFragment(res, result.location);
@@ -200,7 +204,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const sent = await sendLoginCode(deps.start, begun.transaction, { number: phone }, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
       if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
-      await renderCode(res, sent.status, begun, { error: sent.message });
+      await renderCode(req, res, sent.status, begun, { error: sent.message });
     }),
   );
 

@@ -1,8 +1,10 @@
 /**
- * The hosted login pages: plain server-rendered HTML, no script. Every interpolated value
- * goes through `escapeHtml`.
+ * The hosted login pages: plain server-rendered HTML. Every interpolated value goes through
+ * `escapeHtml`. The one script is WEBOTP_SCRIPT, on the code page of a connection whose codes
+ * are bound to the page's origin; the page works the same without it.
  */
 
+import { createHash } from 'node:crypto';
 import { escapeHtml, htmlPage } from '@smsauth/service-kit';
 
 function layout(title: string, body: string): string {
@@ -85,7 +87,31 @@ export interface CodeView {
   cooldownSeconds: number;
   notice?: string;
   error?: string;
+  /** Served from the connection's webotp origin: offer the SMS's code through the WebOTP API. */
+  webOtp?: boolean;
 }
+
+/**
+ * Progressive enhancement: where the browser has the WebOTP API, ask it for the code of the
+ * origin-bound SMS, fill it in and submit; typing it (or iOS autofill through
+ * autocomplete="one-time-code") works as before. Allowed by its hash in the CSP.
+ */
+export const WEBOTP_SCRIPT = `(function () {
+  if (!('OTPCredential' in window)) return;
+  var input = document.getElementById('code');
+  var form = input && input.form;
+  if (!form) return;
+  var abort = new AbortController();
+  form.addEventListener('submit', function () { abort.abort(); });
+  navigator.credentials.get({ otp: { transport: ['sms'] }, signal: abort.signal }).then(function (otp) {
+    if (!otp || !otp.code) return;
+    input.value = otp.code;
+    form.submit();
+  }).catch(function () {});
+})();`;
+
+/** The CSP source that allows WEBOTP_SCRIPT, computed from its text when the module loads. */
+export const WEBOTP_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(WEBOTP_SCRIPT).digest('base64')}'`;
 
 function cooldownHint(seconds: number): string {
   if (seconds <= 0) return `<p class="cooldown" id="resend-hint"><span>Did not get it? You can ask for a new code.</span></p>`;
@@ -115,7 +141,7 @@ ${cooldownHint(view.cooldownSeconds)}
 <button type="submit" class="secondary" aria-describedby="resend-hint">Send a new code</button>
 </form>
 <p><a href="/authorize/phone?transaction=${encodeURIComponent(form.transactionId)}">Use a different number</a></p>
-${cancelForm(form)}`,
+${cancelForm(form)}${view.webOtp ? `\n<script>${WEBOTP_SCRIPT}</script>` : ''}`,
   );
 }
 

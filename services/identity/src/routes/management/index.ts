@@ -7,6 +7,7 @@ import * as connections from '../../domain/management/connections';
 import * as lists from '../../domain/management/lists';
 import { recordProjectionOf } from '../../domain/management/paging';
 import * as resourceServers from '../../domain/management/resource-servers';
+import * as smsTemplate from '../../domain/management/sms-template';
 import * as signingKeys from '../../domain/management/signing-keys';
 import * as userBlocks from '../../domain/management/user-blocks';
 import * as users from '../../domain/management/users';
@@ -45,6 +46,10 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
   router.patch('/connections/:id', can('update:connections'), async (req, res) => {
     res.json(await connections.updateConnection(store, rules, id(req.params.id), req.body));
+  });
+  // Renders without saving anything, so reading connections is enough.
+  router.post('/connections/:id/sms-template/test', can('read:connections'), async (req, res) => {
+    res.json(await smsTemplate.testSmsTemplate(store, id(req.params.id), req.body));
   });
   router.delete('/connections/:id', can('delete:connections'), async (req, res) => {
     await connections.deleteConnection(store, id(req.params.id));

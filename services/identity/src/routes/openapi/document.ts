@@ -34,6 +34,8 @@ import {
   RoTokenResponseSchema,
   SigningKeyRecordSchema,
   SigningKeyRotationSchema,
+  SmsTemplateTestRequestSchema,
+  SmsTemplateTestResponseSchema,
   StartRequestSchema,
   StartResponseSchema,
   toJsonSchema,
@@ -81,6 +83,7 @@ const REQUEST_SCHEMAS = {
   RevokeRequest: RevokeRequestSchema,
   ConnectionCreate: ConnectionCreateSchema,
   ConnectionUpdate: ConnectionUpdateSchema,
+  SmsTemplateTestRequest: SmsTemplateTestRequestSchema,
   ClientCreate: ClientCreateSchema,
   ClientUpdate: ClientUpdateSchema,
   ClientCredentialCreate: ClientCredentialCreateSchema,
@@ -103,6 +106,7 @@ const RESPONSE_SCHEMAS = {
   Jwks: JwksSchema,
   OpenIdConfiguration: OpenIdConfigurationSchema,
   ConnectionRecord: ConnectionRecordSchema,
+  SmsTemplateTestResponse: SmsTemplateTestResponseSchema,
   ClientRecord: ClientRecordSchema,
   ClientCredentialRecord: ClientCredentialRecordSchema,
   ResourceServerRecord: ResourceServerRecordSchema,
@@ -256,6 +260,26 @@ const EXAMPLES = {
         enabled_clients: [EXAMPLE_CLIENT],
       },
     },
+    liquidConnection: {
+      summary: 'A Liquid template by language, with domain-bound codes',
+      value: {
+        options: {
+          name: 'sms-liquid',
+          strategy: 'sms',
+          provider: 'sms_gateway',
+          gateway_url: 'http://localhost:4001/sms',
+          syntax: 'liquid',
+          template:
+            "{% case request_language | slice: 0, 2 %}{% when 'es' %}Tu código de {{ application.name }} es {{ code }}{% when 'fr' %}Votre code {{ application.name }} est {{ code }}{% else %}Your {{ application.name }} code is {{ code }}{% endcase %}",
+          webotp: { origin: 'https://login.example.com', app_hashes: ['FA+9qCX9VSu'] },
+        },
+        enabled_clients: [EXAMPLE_CLIENT],
+      },
+    },
+  },
+  smsTemplateTest: {
+    stored: { summary: 'The stored template, in Spanish', value: { variables: { request_language: 'es-ES' } } },
+    draft: { summary: 'A draft template', value: { syntax: 'liquid', template: 'Your code is {{ code }}' } },
   },
 };
 
@@ -595,6 +619,16 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     status: '200',
     response: ref('ConnectionRecord'),
     errors: ['400', '404', '409'],
+  },
+  'POST /connections/:id/sms-template/test': {
+    summary:
+      'Render the connection\'s SMS (or a draft syntax/template/webotp, merged as a PATCH would be, not saved) with sample variables, and count its SMS segments ' +
+      '(GSM-7: 160 septets in one segment, 153 per part beyond; UCS-2: 70 / 67 UTF-16 units). A Liquid template that does not parse or is cut off is a 400 naming the line.',
+    request: 'SmsTemplateTestRequest',
+    requestExamples: EXAMPLES.smsTemplateTest,
+    status: '200',
+    response: ref('SmsTemplateTestResponse'),
+    errors: ['400', '404'],
   },
   'DELETE /connections/:id': { summary: 'Delete a connection', status: '204', errors: ['404'] },
   'GET /clients': {
