@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PhoneNumberSchema } from './phone';
+import { smsPolicyOptionFields, smsPolicyOptionPatchFields } from './sms-policy';
 
 // Field schemas are shared by create (with defaults) and PATCH (all optional, no defaults,
 // so a partial update never resets a field the caller did not send).
@@ -69,6 +70,7 @@ export const ConnectionOptionsSchema = z.strictObject({
   disable_signup: z.boolean().default(false),
   gateway_authentication: GatewayAuthenticationSchema.optional(),
   forward_req_info: ForwardRequestInfoSchema.default(false),
+  ...smsPolicyOptionFields,
 });
 export type ConnectionOptions = z.infer<typeof ConnectionOptionsSchema>;
 export type ConnectionOptionsInput = z.input<typeof ConnectionOptionsSchema>;
@@ -138,6 +140,7 @@ export const ConnectionOptionsPatchSchema = z.strictObject({
     .nullable()
     .optional(),
   forward_req_info: ForwardRequestInfoSchema.optional(),
+  ...smsPolicyOptionPatchFields,
 });
 export type ConnectionOptionsPatch = z.infer<typeof ConnectionOptionsPatchSchema>;
 
@@ -200,8 +203,15 @@ export function applyConnectionOptionsPatch(
     const message = 'cannot be changed; create a new connection instead';
     return { success: false, issues: [{ code: 'custom', path: ['options', 'name'], message, input: patch.name }] };
   }
-  const { totp, from, gateway_authentication, ...plain } = patch;
-  const merged: Record<string, unknown> = { ...current, ...withoutUndefined(plain) };
+  const { totp, from, gateway_authentication, sms_velocity_limits, sms_fraud_guard, ...rest } = patch;
+  const plain = withoutUndefined(rest);
+  const merged: Record<string, unknown> = { ...current, ...plain };
+  // `null` removes an optional field (the SMS policy fields then behave as before they existed).
+  for (const [key, value] of Object.entries(plain)) if (value === null) delete merged[key];
+  for (const [key, value] of [['sms_velocity_limits', sms_velocity_limits], ['sms_fraud_guard', sms_fraud_guard]] as const) {
+    if (value === null) delete merged[key];
+    else if (value) merged[key] = { ...current[key], ...withoutUndefined(value) };
+  }
   if (totp) merged.totp = { ...current.totp, ...withoutUndefined(totp) };
   if (from === null) delete merged.from;
   else if (from !== undefined) merged.from = from;

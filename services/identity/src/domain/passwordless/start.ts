@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
+import { countedAsRateLimit, smsPolicyForStart, type SmsPolicyDependencies } from '../sms-policy/guard';
 import { refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
@@ -32,6 +33,7 @@ export interface StartDependencies {
   smsGateway: SmsGateway;
   logger: Pick<Logger, 'info'>;
   clientAuthenticator: ClientAuthenticator;
+  smsPolicy: SmsPolicyDependencies;
 }
 
 export interface StartCall {
@@ -143,12 +145,14 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   );
   const phoneNumber = request.phone_number;
   const now = deps.clock.now();
-  call.setHeaders(await enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));
+  const sms = smsPolicyForStart(deps.smsPolicy, connection, phoneNumber); // test numbers: fixed code, no limits, no SMS
+  if (!sms.testNumber) call.setHeaders(await countedAsRateLimit(deps.smsPolicy, enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now)));
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
   if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
   // A blocked user gets the block's error and no code: nothing is stored or sent.
   refuseBlockedUser(user);
+  await sms.enforce();
 
   const authToken = gatewayToken(connection, now);
   const { time_step: step, length: digits } = connection.options.totp;
@@ -167,7 +171,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   });
 
   try {
-    await deps.smsGateway.deliverSms({
+    if (!sms.testNumber) await deps.smsGateway.deliverSms({
       gatewayUrl: connection.options.gateway_url,
       payload: deliveryPayload(connection, client, phoneNumber, code, call),
       authToken,
