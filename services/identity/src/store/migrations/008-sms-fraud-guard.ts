@@ -13,7 +13,6 @@ CREATE TABLE sms_prefix_counters (
   verified      integer NOT NULL DEFAULT 0,
   PRIMARY KEY (connection_id, prefix, window_start)
 );
-CREATE INDEX sms_prefix_counters_window_start ON sms_prefix_counters (window_start);
 
 CREATE TABLE sms_fraud_blocks (
   connection_id text NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
