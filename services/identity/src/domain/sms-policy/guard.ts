@@ -146,7 +146,13 @@ export async function recordSmsVerification(deps: SmsPolicyDependencies, connect
   }
   if (policy.fraudGuard.mode === 'off' || policy.safeList.has(phoneNumber)) return;
   const { windowStart } = rateLimitWindow(deps.clock.now(), policy.fraudGuard.window_minutes * 60);
-  await deps.store.smsFraudGuard.countVerified(connection.id, smsNumberFacts(phoneNumber, policy.prefixDigits).prefix, windowStart);
+  const { prefix } = smsNumberFacts(phoneNumber, policy.prefixDigits);
+  try {
+    await deps.store.smsFraudGuard.countVerified(connection.id, prefix, windowStart);
+  } catch (err) {
+    // The code is already consumed: a login that succeeded must not fail over a statistic.
+    deps.logger.warn({ connection: connection.name, prefix, err }, 'SMS fraud guard could not count a verification');
+  }
 }
 
 /** True when `candidate` is the fixed code of a test number this deployment allows. */
