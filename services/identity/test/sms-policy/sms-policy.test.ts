@@ -344,7 +344,9 @@ describeOnEachDatabase('per-connection SMS policy', (database) => {
       expect(await metric('sms_start_refusals_total', 'reason="country"')).toBe(country + 1);
       expect(await metric('sms_start_refusals_total', 'reason="rate_limit"')).toBe(rateLimit + 1);
       const logs = h.identity.logs();
-      expect(logs).toContain('passwordless start refused by the SMS policy');
+      expect(logs).toContain('passwordless start refused before sending');
+      expect(logs).toContain('rate_limit');
+      expect(logs).toContain('***0900');
       expect(logs).toContain('***5678');
       expect(logs).not.toContain(FR_MOBILE);
       expect(logs).not.toContain(FR_MOBILE.slice(1));

@@ -12,7 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
-import { countedAsRateLimit, smsPolicyForStart, type SmsPolicyDependencies } from '../sms-policy/guard';
+import { smsPolicyForStart, type SmsPolicyDependencies } from '../sms-policy/guard';
 import { refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
@@ -146,7 +146,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   const phoneNumber = request.phone_number;
   const now = deps.clock.now();
   const sms = smsPolicyForStart(deps.smsPolicy, connection, phoneNumber); // test numbers: fixed code, no limits, no SMS
-  if (!sms.testNumber) call.setHeaders(await countedAsRateLimit(deps.smsPolicy, enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now)));
+  if (!sms.testNumber) call.setHeaders(await sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now)));
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
   if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');

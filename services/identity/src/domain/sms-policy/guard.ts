@@ -25,6 +25,8 @@ export interface SmsStartPolicy {
    * the code is stored, so what it counts as a send is a start that sends.
    */
   enforce(): Promise<void>;
+  /** Passes the per-IP and per-number start limits' answer through; their 429 is a `rate_limit` refusal (counted, logged). */
+  countingRateLimits<T>(check: Promise<T>): Promise<T>;
 }
 
 const TEST_NUMBERS_DISABLED = 'Test numbers are disabled on this deployment (NODE_ENV=production without ALLOW_TEST_NUMBERS=true)';
@@ -41,7 +43,7 @@ export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: Store
     deps.metrics.refused(reason);
     deps.logger.warn(
       { connection: connection.name, recipient: maskPhoneNumber(phoneNumber), country, reason },
-      'passwordless start refused by the SMS policy',
+      'passwordless start refused before sending',
     );
     throw error;
   };
@@ -50,9 +52,14 @@ export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: Store
     if (!deps.testNumbersAllowed) refuse('test_numbers_disabled', new HttpError(400, ErrorCodes.BAD_PHONE_NUMBER, TEST_NUMBERS_DISABLED));
     deps.metrics.testNumberUsed('start');
     deps.logger.warn({ connection: connection.name, recipient: maskPhoneNumber(phoneNumber) }, 'test number start: no SMS sent');
-    return { testNumber: true, enforce: async () => undefined };
+    return { testNumber: true, enforce: async () => undefined, countingRateLimits: (check) => check };
   }
-  return { testNumber: false, enforce: () => enforceSmsPolicy(deps, connection, policy, phoneNumber, refuse) };
+  return {
+    testNumber: false,
+    enforce: () => enforceSmsPolicy(deps, connection, policy, phoneNumber, refuse),
+    countingRateLimits: (check) =>
+      check.catch((err: unknown) => (err instanceof HttpError && err.status === 429 ? refuse('rate_limit', err) : Promise.reject(err))),
+  };
 }
 
 async function enforceSmsPolicy(
@@ -121,16 +128,6 @@ function fraudGuardError(minSends: number, blockedUntil: Date, now: Date): HttpE
   return new HttpError(429, ErrorCodes.TOO_MANY_REQUESTS, 'SMS to this number range is temporarily blocked: too few codes sent to it were used', {
     headers: { ...decision.headers },
   });
-}
-
-/** Today's per-IP and per-number start limits: their 429s count as `rate_limit` refusals. */
-export async function countedAsRateLimit<T>(deps: Pick<SmsPolicyDependencies, 'metrics'>, check: Promise<T>): Promise<T> {
-  try {
-    return await check;
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 429) deps.metrics.refused('rate_limit');
-    throw err;
-  }
 }
 
 /**
