@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CountryCodeSchema, PhoneNumberSchema } from './phone';
+import { smsPolicyOptionFields, smsPolicyOptionPatchFields } from './sms-policy';
 
 // Field schemas are shared by create (with defaults) and PATCH (all optional, no defaults,
 // so a partial update never resets a field the caller did not send).
@@ -136,6 +137,7 @@ export const ConnectionOptionsSchema = z.strictObject({
   forward_req_info: ForwardRequestInfoSchema.default(false),
   /** The hosted login page's preselected country for numbers typed without +country code. */
   default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).optional(),
+  ...smsPolicyOptionFields,
 });
 export type ConnectionOptions = z.infer<typeof ConnectionOptionsSchema>;
 export type ConnectionOptionsInput = z.input<typeof ConnectionOptionsSchema>;
@@ -209,6 +211,7 @@ export const ConnectionOptionsPatchSchema = z.strictObject({
     .optional(),
   forward_req_info: ForwardRequestInfoSchema.optional(),
   default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).nullable().optional(),
+  ...smsPolicyOptionPatchFields,
 });
 export type ConnectionOptionsPatch = z.infer<typeof ConnectionOptionsPatchSchema>;
 
@@ -273,15 +276,18 @@ export function applyConnectionOptionsPatch(
     const message = 'cannot be changed; create a new connection instead';
     return { success: false, issues: [{ code: 'custom', path: ['options', 'name'], message, input: patch.name }] };
   }
-  const { totp, from, gateway_authentication, default_country, webotp, ...plain } = patch;
-  const merged: Record<string, unknown> = { ...current, ...withoutUndefined(plain) };
+  const { totp, from, gateway_authentication, sms_velocity_limits, sms_fraud_guard, ...rest } = patch;
+  const plain = withoutUndefined(rest);
+  const merged: Record<string, unknown> = { ...current, ...plain };
+  // `null` removes an optional field (the SMS policy fields then behave as before they existed).
+  for (const [key, value] of Object.entries(plain)) if (value === null) delete merged[key];
+  for (const [key, value] of [['sms_velocity_limits', sms_velocity_limits], ['sms_fraud_guard', sms_fraud_guard]] as const) {
+    if (value === null) delete merged[key];
+    else if (value) merged[key] = { ...current[key], ...withoutUndefined(value) };
+  }
   if (totp) merged.totp = { ...current.totp, ...withoutUndefined(totp) };
   if (from === null) delete merged.from;
   else if (from !== undefined) merged.from = from;
-  if (default_country === null) delete merged.default_country;
-  else if (default_country !== undefined) merged.default_country = default_country;
-  if (webotp === null) delete merged.webotp;
-  else if (webotp !== undefined) merged.webotp = webotp;
   if (gateway_authentication === null) delete merged.gateway_authentication;
   else if (gateway_authentication) {
     merged.gateway_authentication = { ...current.gateway_authentication, ...withoutUndefined(gateway_authentication) };

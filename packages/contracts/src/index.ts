@@ -1,6 +1,7 @@
 export * from './phone';
 export * from './errors';
 export * from './connection';
+export * from './sms-policy';
 export * from './delivery';
 export * from './passwordless';
 export * from './token';

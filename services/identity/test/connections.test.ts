@@ -1,3 +1,4 @@
+import { NEW_CONNECTION_SMS_POLICY } from '@smsauth/contracts';
 import request from 'supertest';
 import { adminToken, connectionBody, startTestIdentity, type TestIdentity } from './helpers';
 
@@ -39,6 +40,8 @@ describe('/api/v2/connections', () => {
       strategy: 'sms',
       options: {
         ...(body.options as object),
+        // A new connection gets the SMS policy defaults (README "Stopping SMS fraud").
+        ...NEW_CONNECTION_SMS_POLICY,
         gateway_authentication: { method: 'bearer', subject: 'urn:identity', audience: 'urn:gateway', secret_base64_encoded: false },
       },
       enabled_clients: [clientId],

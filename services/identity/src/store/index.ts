@@ -14,6 +14,7 @@ import { rateLimitsRepo } from './repos/rate-limits';
 import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
 import { signingKeysRepo } from './repos/signing-keys';
+import { smsFraudGuardRepo } from './repos/sms-fraud-guard';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
 import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
@@ -28,6 +29,8 @@ export interface IdentityStore {
   readonly signingKeys: ReturnType<typeof signingKeysRepo>;
   readonly rateLimits: ReturnType<typeof rateLimitsRepo>;
   readonly codes: ReturnType<typeof oneTimeCodesRepo>;
+  /** The SMS fraud guard's per-prefix counts and blocks (domain/sms-policy). */
+  readonly smsFraudGuard: ReturnType<typeof smsFraudGuardRepo>;
   readonly loginFailures: ReturnType<typeof loginFailuresRepo>;
   /** Multi-table statements of the start and code-exchange path (one round trip each). */
   readonly passwordlessLogins: ReturnType<typeof passwordlessLoginsRepo>;
@@ -55,6 +58,7 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     signingKeys: signingKeysRepo(db, cipher),
     rateLimits: rateLimitsRepo(db),
     codes: oneTimeCodesRepo(db, cipher),
+    smsFraudGuard: smsFraudGuardRepo(db),
     loginFailures: loginFailuresRepo(db),
     passwordlessLogins: passwordlessLoginsRepo(db, cipher),
     refreshTokens: refreshTokensRepo(db),
@@ -108,6 +112,7 @@ export { createSecretCipher, type SecretCipher } from './secret-cipher';
 export type { FailureCounters, FailureCountingLimits } from './repos/login-failures';
 export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
+export type { SmsPrefixCount, StoredSmsFraudBlock } from './repos/sms-fraud-guard';
 export type { StoredResourceServer } from './repos/resource-servers';
 export type { StoredClientGrant } from './repos/client-grants';
 export type { StoredUser, NewUser, UserChanges, UserCondition, UserListQuery, UserSearchField, UserSortColumn } from './repos/users';

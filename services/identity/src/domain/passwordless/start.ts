@@ -12,6 +12,7 @@ import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/se
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
 import { canonicalPhoneNumber, type CanonicalPhoneNumber } from '../phone/canonical-number';
+import { smsPolicyForStart, type SmsPolicyDependencies } from '../sms-policy/guard';
 import { refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
@@ -34,6 +35,7 @@ export interface StartDependencies {
   logger: Pick<Logger, 'info'>;
   clientAuthenticator: ClientAuthenticator;
   smsMetrics: Pick<SmsMetrics, 'sent'>;
+  smsPolicy: SmsPolicyDependencies;
 }
 
 export interface StartCall {
@@ -147,12 +149,14 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   // From here on the number is its E.164 form only (stored, counted, sent to, echoed); `number` also tells its country and type.
   const phoneNumber = number.e164;
   const now = deps.clock.now();
-  call.setHeaders(await enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));
+  const sms = smsPolicyForStart(deps.smsPolicy, connection, phoneNumber); // test numbers: fixed code, no limits, no SMS
+  if (!sms.testNumber) call.setHeaders(await sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now)));
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
   if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
   // A blocked user gets the block's error and no code: nothing is stored or sent.
   refuseBlockedUser(user);
+  await sms.enforce();
 
   const authToken = gatewayToken(connection, now);
   const { time_step: step, length: digits } = connection.options.totp;
@@ -171,7 +175,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   });
 
   try {
-    await deps.smsGateway.deliverSms({
+    if (!sms.testNumber) await deps.smsGateway.deliverSms({
       gatewayUrl: connection.options.gateway_url,
       payload: deliveryPayload(connection, client, phoneNumber, code, { ...call, send: request.send }),
       authToken,

@@ -36,6 +36,7 @@ import {
   SigningKeyRotationSchema,
   SmsTemplateTestRequestSchema,
   SmsTemplateTestResponseSchema,
+  SmsFraudBlockListSchema,
   StartRequestSchema,
   StartResponseSchema,
   toJsonSchema,
@@ -115,6 +116,7 @@ const RESPONSE_SCHEMAS = {
   UserBlocksResponse: UserBlocksResponseSchema,
   SigningKeyRecord: SigningKeyRecordSchema,
   SigningKeyRotation: SigningKeyRotationSchema,
+  SmsFraudBlockList: SmsFraudBlockListSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
 
@@ -311,7 +313,7 @@ function authenticationPaths(managementAudience: string): Json {
         requestBody: body('StartRequest', EXAMPLES.start),
         responses: {
           '200': { description: 'The code was sent.', headers: rateLimitHeaders, ...json(ref('StartResponse')) },
-          '400': error('The first problem of the request (by START_REQUEST_VALIDATION_ORDER), or the gateway failed.', [
+          '400': error('The first problem of the request (by START_REQUEST_VALIDATION_ORDER), the connection\'s SMS policy refused the number (`bad.phone_number`: country or number type not enabled, test numbers disabled), or the gateway failed.', [
             E.BAD_CLIENT_ID,
             E.BAD_CONNECTION,
             E.BAD_PHONE_NUMBER,
@@ -324,7 +326,7 @@ function authenticationPaths(managementAudience: string): Json {
             E.INVALID_CLIENT,
             E.UNAUTHORIZED,
           ]),
-          '429': error('Start rate limit per IP or per phone number (with `Retry-After`).', [E.TOO_MANY_REQUESTS]),
+          '429': error('Start rate limit per IP or per phone number, a velocity limit of the connection per country or number prefix, or a prefix the SMS fraud guard blocked (with `Retry-After`).', [E.TOO_MANY_REQUESTS]),
           ...COMMON_ERRORS,
         },
       },
@@ -585,6 +587,11 @@ const ERROR_409 = error('Conflict with an existing record.', [E.CONFLICT]);
 const ERROR_401 = error('Missing or invalid token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]);
 const ERROR_403 = error('The token lacks the route\'s scope, or the record may not be changed.', [E.INSUFFICIENT_SCOPE, E.FORBIDDEN]);
 
+const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  ':kid': 'Key id.',
+  ':prefix': 'A blocked prefix: `+`, the country calling code and the next digits (encode `+` as `%2B`).',
+};
+
 /** What each management route takes and answers, keyed `METHOD /path` as the router declares it. */
 const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   'GET /connections': {
@@ -631,6 +638,17 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     errors: ['400', '404'],
   },
   'DELETE /connections/:id': { summary: 'Delete a connection', status: '204', errors: ['404'] },
+  'GET /connections/:id/sms-fraud-blocks': {
+    summary: 'Number prefixes the SMS fraud guard blocks now on this connection (options.sms_fraud_guard), soonest expiry first',
+    status: '200',
+    response: ref('SmsFraudBlockList'),
+    errors: ['404'],
+  },
+  'DELETE /connections/:id/sms-fraud-blocks/:prefix': {
+    summary: 'Lift a fraud-guard block before it expires (the prefix\'s send and verification counts start again from zero)',
+    status: '204',
+    errors: ['404'],
+  },
   'GET /clients': {
     summary: 'List clients',
     query: queryParameters(ClientsListQuerySchema, { ...PAGING_DESCRIPTIONS, app_type: 'Only clients of these app types (comma-separated or repeated).' }),
@@ -818,7 +836,7 @@ function managementPaths(routes: readonly ManagementRoute[]): Json {
     if (!operation) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
     if (!route.scope) throw new Error(`The management route ${key} names no scope`);
     const path = `/api/v2${toOpenApiPath(route.path)}`;
-    const parameters = [...(route.path.match(/:(\w+)/g) ?? [])].map((p) => pathParameter(p.slice(1), p === ':kid' ? 'Key id.' : 'Record id.'));
+    const parameters = [...(route.path.match(/:(\w+)/g) ?? [])].map((p) => pathParameter(p.slice(1), PATH_PARAMETER_DESCRIPTIONS[p] ?? 'Record id.'));
     const responses: Json = {
       [operation.status]: {
         description: operation.status === '204' ? 'Done; no body.' : 'Success.',

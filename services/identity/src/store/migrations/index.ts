@@ -5,6 +5,7 @@ import * as managementLists from './004-management-lists';
 import * as clientAuthentication from './005-client-authentication';
 import * as managedUsersAndNextSigningKey from './006-managed-users-and-next-signing-key';
 import * as canonicalPhoneNumbers from './007-canonical-phone-numbers';
+import * as smsFraudGuard from './008-sms-fraud-guard';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   { version: 5, name: 'client-authentication', sql: clientAuthentication.sql },
   { version: 6, name: 'managed-users-and-next-signing-key', sql: managedUsersAndNextSigningKey.sql },
   { version: 7, name: 'canonical-phone-numbers', sql: '', afterSql: canonicalPhoneNumbers.normaliseUserPhoneNumbers },
+  { version: 8, name: 'sms-fraud-guard', sql: smsFraudGuard.sql },
 ];
