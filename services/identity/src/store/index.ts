@@ -13,6 +13,7 @@ import { rateLimitsRepo } from './repos/rate-limits';
 import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
 import { signingKeysRepo } from './repos/signing-keys';
+import { tenantLogsRepo } from './repos/tenant-logs';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
 import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
@@ -35,6 +36,8 @@ export interface IdentityStore {
   readonly authorizeTransactions: ReturnType<typeof authorizeTransactionsRepo>;
   /** private_key_jwt public keys and the used assertion `jti`s. */
   readonly clientCredentials: ReturnType<typeof clientCredentialsRepo>;
+  /** Tenant log events (GET /api/v2/logs, log streams); append inside the transaction of the change. */
+  readonly tenantLogs: ReturnType<typeof tenantLogsRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
   transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
   /** Serialises a critical section across instances; call inside transaction(), released at its end. */
@@ -60,6 +63,7 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     accessTokens: accessTokensRepo(db),
     authorizeTransactions: authorizeTransactionsRepo(db),
     clientCredentials: clientCredentialsRepo(db),
+    tenantLogs: tenantLogsRepo(db),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
       await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
@@ -115,3 +119,4 @@ export type { StoredRefreshToken } from './repos/refresh-tokens';
 export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';
 export type { StoredClientCredential } from './repos/client-credentials';
+export type { TenantLogRecord } from './repos/tenant-logs';
