@@ -1,17 +1,39 @@
 import { ClientCredentialsRequestSchema, ErrorCodes } from '@smsauth/contracts';
-import { HttpError } from '@smsauth/service-kit';
+import { HttpError, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore } from '../../store';
+import { logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
 import type { TokenSigner } from '../tokens/signer';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import type { TokenGrantHandler } from './token-grants';
 
-/** `grant_type=client_credentials`: an M2M token for an API the client holds a grant for. */
+/**
+ * `grant_type=client_credentials`: an M2M token for an API the client holds a grant for.
+ * Each exchange is recorded: `seccft`, or `feccft` with the error of a refusal.
+ */
 export function clientCredentialsGrant(deps: {
   store: IdentityStore;
   signer: TokenSigner;
   clientAuthenticator: ClientAuthenticator;
+  clock: Clock;
 }): TokenGrantHandler {
+  const exchange = exchangeClientCredentials(deps);
   return async (call) => {
+    const log: LogContext = { clientId: presentedCredentials(call).clientId, ip: call.ip, userAgent: call.headers['user-agent'] };
+    try {
+      const { response, clientName, audience } = await exchange(call);
+      await recordEvents(deps.store, logRecord('seccft', { ...log, clientName }, deps.clock.now(), { audience, scope: response.scope }));
+      return response;
+    } catch (err) {
+      if (err instanceof HttpError) {
+        await recordEvents(deps.store, logRecord('feccft', log, deps.clock.now(), { error: err.error, status: err.status }));
+      }
+      throw err;
+    }
+  };
+}
+
+function exchangeClientCredentials(deps: { store: IdentityStore; signer: TokenSigner; clientAuthenticator: ClientAuthenticator }) {
+  return async (call: Parameters<TokenGrantHandler>[0]) => {
     const presented = presentedCredentials(call);
     const parsed = ClientCredentialsRequestSchema.safeParse({ ...call.body, client_id: presented.clientId });
     const issues = parsed.error?.issues.map((i) => String(i.path[0] ?? 'body')) ?? [];
@@ -44,6 +66,10 @@ export function clientCredentialsGrant(deps: {
       { sub: `${client.client_id}@clients`, aud: api.identifier, azp: client.client_id, scope: scopeText, gty: 'client-credentials' },
       { expiresInSeconds: api.token_lifetime },
     );
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: api.token_lifetime, scope: scopeText };
+    return {
+      response: { access_token: accessToken, token_type: 'Bearer', expires_in: api.token_lifetime, scope: scopeText },
+      clientName: client.name,
+      audience: api.identifier,
+    };
   };
 }
