@@ -15,11 +15,15 @@ describeWithPostgres('tenant log records and their changes when the database con
   let admin: pg.Client;
   let schema: string;
 
-  /** Ends the connection of whoever writes to `table` from now on (until disarmed). */
-  const killWritersOf = async (table: string) => {
+  /** Runs `action` while PostgreSQL ends the connection of whoever writes to `table`; returns its status. */
+  const statusWhileKillingWritersOf = async (table: string, action: () => PromiseLike<{ status: number }>) => {
     await admin.query(`CREATE TRIGGER kill_writer BEFORE INSERT OR UPDATE ON ${schema}.${table} FOR EACH ROW EXECUTE FUNCTION ${schema}.kill_writer()`);
+    try {
+      return (await action()).status;
+    } finally {
+      await admin.query(`DROP TRIGGER kill_writer ON ${schema}.${table}`);
+    }
   };
-  const disarm = (table: string) => admin.query(`DROP TRIGGER kill_writer ON ${schema}.${table}`);
 
   beforeAll(async () => {
     h = await FlowHarness.start({ TRUST_PROXY: 'true' }, { database: { name: 'PostgreSQL', env: { DATABASE_URL: databaseUrl }, schema: (schema = `log_faults_${process.pid}_${Date.now()}`) } });
@@ -43,12 +47,7 @@ describeWithPostgres('tenant log records and their changes when the database con
     const code = await h.sendCode(setup, who);
     const wrong = code === '000000' ? '111111' : '000000';
     const mark = await logMark(h);
-    await killWritersOf('tenant_logs');
-    try {
-      expect((await h.ro(setup, who, wrong)).status).toBe(503);
-    } finally {
-      await disarm('tenant_logs');
-    }
+    expect(await statusWhileKillingWritersOf('tenant_logs', () => h.ro(setup, who, wrong))).toBe(503);
     expect(await failuresOf(who.phone)).toBe(0);
     expect(await mark.types()).toEqual([]);
 
@@ -61,12 +60,7 @@ describeWithPostgres('tenant log records and their changes when the database con
     const who = h.caller();
     const code = await h.sendCode(setup, who);
     const mark = await logMark(h);
-    await killWritersOf('login_failures_by_phone');
-    try {
-      expect((await h.ro(setup, who, code === '000000' ? '111111' : '000000')).status).toBe(503);
-    } finally {
-      await disarm('login_failures_by_phone');
-    }
+    expect(await statusWhileKillingWritersOf('login_failures_by_phone', () => h.ro(setup, who, code === '000000' ? '111111' : '000000'))).toBe(503);
     expect(await mark.types()).toEqual([]);
   });
 
@@ -74,12 +68,7 @@ describeWithPostgres('tenant log records and their changes when the database con
     const who = h.caller();
     const code = await h.sendCode(setup, who);
     const mark = await logMark(h);
-    await killWritersOf('tenant_logs');
-    try {
-      expect((await h.ro(setup, who, code)).status).toBe(503);
-    } finally {
-      await disarm('tenant_logs');
-    }
+    expect(await statusWhileKillingWritersOf('tenant_logs', () => h.ro(setup, who, code))).toBe(503);
     expect(await h.identity.store.users.findByPhone(setup.connectionId, who.phone)).toBeUndefined();
     const used = await h.identity.sql.query<{ used: boolean }>('SELECT used FROM one_time_codes WHERE phone_number = $1', [who.phone]);
     expect(used.rows).toEqual([{ used: false }]);
@@ -92,20 +81,10 @@ describeWithPostgres('tenant log records and their changes when the database con
   it('a management write whose record cannot be written does not happen, and a write that fails records nothing', async () => {
     const mark = await logMark(h);
     const countNamed = async (name: string) => (await h.identity.sql.query('SELECT 1 FROM clients WHERE name = $1', [name])).rows.length;
-    await killWritersOf('tenant_logs');
-    try {
-      expect((await h.management('post', '/clients', { name: 'Unrecorded', app_type: 'native' })).status).toBe(503);
-    } finally {
-      await disarm('tenant_logs');
-    }
+    expect(await statusWhileKillingWritersOf('tenant_logs', () => h.management('post', '/clients', { name: 'Unrecorded', app_type: 'native' }))).toBe(503);
     expect(await countNamed('Unrecorded')).toBe(0);
 
-    await killWritersOf('clients');
-    try {
-      expect((await h.management('post', '/clients', { name: 'Unwritten', app_type: 'native' })).status).toBe(503);
-    } finally {
-      await disarm('clients');
-    }
+    expect(await statusWhileKillingWritersOf('clients', () => h.management('post', '/clients', { name: 'Unwritten', app_type: 'native' }))).toBe(503);
     expect(await countNamed('Unwritten')).toBe(0);
     expect(await mark.types()).toEqual([]);
   });
