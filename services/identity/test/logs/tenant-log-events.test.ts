@@ -4,6 +4,7 @@ import { answer } from '@smsauth/test-support';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, adminToken } from '../helpers';
 import { logMark } from './log-harness';
+import { recordStartRefused, startLogContext } from '../../src/domain/logs/login-events';
 
 // Every event the issue lists, each produced by its action and by nothing else: the records
 // appended while a test runs its action are exactly the expected ones.
@@ -149,6 +150,25 @@ describeOnEachDatabase('tenant log events', (database) => {
     const unblock = await mark.records();
     expect(unblock.map((r) => r.type)).toEqual(['ublkdu']);
     expect(unblock[0]).toMatchObject({ client_id: ADMIN_CLIENT_ID, phone_number: maskPhoneNumber(who.phone), details: { request: { method: 'DELETE', path: '/api/v2/user-blocks' } } });
+  });
+
+  it('records a guess for a number with no code pending (fu)', async () => {
+    const who = caller();
+    const mark = await logMark(h);
+    expect((await h.ro(setup, who, '123456')).status).toBe(401);
+    const records = await mark.records();
+    expect(records.map((r) => [r.type, r.phone_number, r.details])).toEqual([['fu', maskPhoneNumber(who.phone), { via: 'oauth/ro' }]]);
+  });
+
+  it('records a start refused by the SMS policy (sms_start_refused) through recordStartRefused, the fraud guard hook', async () => {
+    const who = caller();
+    const mark = await logMark(h);
+    const context = startLogContext({ client_id: setup.clientId, name: setup.clientName }, { name: setup.connection, id: setup.connectionId }, who.phone, { ip: who.ip, userAgent: 'UA' }, undefined);
+    await recordStartRefused(h.identity.store, 'sms_start_refused', context, h.clock.now(), { reason: 'country_not_allowed' });
+    const records = await mark.records();
+    expect(records.map((r) => [r.type, r.description, r.phone_number, r.details])).toEqual([
+      ['sms_start_refused', 'Start Refused by SMS Policy', maskPhoneNumber(who.phone), { reason: 'country_not_allowed' }],
+    ]);
   });
 
   it('records a start over the rate limit (api_limit) and a refused sign-up (fs)', async () => {
