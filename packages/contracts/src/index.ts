@@ -14,3 +14,4 @@ export * from './message-status';
 export * from './users';
 export * from './management-lists';
 export * from './sms-template';
+export * from './tenant-logs';

@@ -3,6 +3,7 @@ import { buildApp, type AppDependencies } from './app';
 import { managementAudienceOf, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
 import { phoneNumberMigrationContext } from './domain/phone/stored-numbers';
+import { LogRetention } from './domain/logs/retention';
 import { KeyRing } from './domain/tokens/key-ring';
 import { createSecretCipher, openStore, type IdentityStore, type SqlClient } from './store';
 
@@ -18,7 +19,7 @@ export interface StartedIdentity extends ServiceApp {
   keyRing: KeyRing;
   /** The raw database client (tests seed rows with it). */
   sql: SqlClient;
-  /** Closes the database (also registered as a lifecycle closer). */
+  /** Stops log pruning and closes the database (both also registered as lifecycle closers). */
   close(): Promise<void>;
 }
 
@@ -35,6 +36,7 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     // Migration 7 writes stored numbers in E.164 with the same parser every incoming number goes through.
     migrationContext: phoneNumberMigrationContext(logger),
+    recordTenantLogs: config.TENANT_LOG_RECORDING,
   });
   try {
     const keyRing = await KeyRing.open(opened.store, clock, { certificateSubject: new URL(config.AUTH_URL).hostname });
@@ -47,7 +49,15 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     });
     const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost });
     built.lifecycle.addCloser('database', () => opened.close());
-    return { ...built, store: opened.store, keyRing, sql: opened.sql, close: () => opened.close() };
+    const retention = new LogRetention(opened.store, clock, { retentionDays: config.LOG_RETENTION_DAYS }, logger);
+    retention.start();
+    // Closers run in reverse order: pruning stops before the database closes.
+    built.lifecycle.addCloser('log-retention', () => retention.stop());
+    const close = async () => {
+      await retention.stop();
+      await opened.close();
+    };
+    return { ...built, store: opened.store, keyRing, sql: opened.sql, close };
   } catch (err) {
     await opened.close().catch(() => undefined);
     throw err;

@@ -15,6 +15,7 @@ import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
 import { signingKeysRepo } from './repos/signing-keys';
 import { smsFraudGuardRepo } from './repos/sms-fraud-guard';
+import { tenantLogsRepo } from './repos/tenant-logs';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
 import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
@@ -39,6 +40,8 @@ export interface IdentityStore {
   readonly authorizeTransactions: ReturnType<typeof authorizeTransactionsRepo>;
   /** private_key_jwt public keys and the used assertion `jti`s. */
   readonly clientCredentials: ReturnType<typeof clientCredentialsRepo>;
+  /** Tenant log events (GET /api/v2/logs, log streams); append inside the transaction of the change. */
+  readonly tenantLogs: ReturnType<typeof tenantLogsRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
   transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
   /** Serialises a critical section across instances; call inside transaction(), released at its end. */
@@ -47,7 +50,14 @@ export interface IdentityStore {
   ping(): Promise<void>;
 }
 
-function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityStore['transaction'] | undefined): IdentityStore {
+/** Store-wide choices. */
+export interface StoreOptions {
+  /** false: tenant log records are not written (TENANT_LOG_RECORDING, for the bench only). */
+  recordTenantLogs?: boolean;
+}
+
+function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityStore['transaction'] | undefined, options: StoreOptions): IdentityStore {
+  const recording = options.recordTenantLogs ?? true;
   const store: IdentityStore = {
     clients: clientsRepo(db),
     connections: connectionsRepo(db, cipher),
@@ -60,11 +70,12 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     codes: oneTimeCodesRepo(db, cipher),
     smsFraudGuard: smsFraudGuardRepo(db),
     loginFailures: loginFailuresRepo(db),
-    passwordlessLogins: passwordlessLoginsRepo(db, cipher),
+    passwordlessLogins: passwordlessLoginsRepo(db, cipher, { recordTenantLogs: recording }),
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),
     authorizeTransactions: authorizeTransactionsRepo(db),
     clientCredentials: clientCredentialsRepo(db),
+    tenantLogs: tenantLogsRepo(db, { recordTenantLogs: recording }),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
       await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
@@ -76,8 +87,8 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
   return store;
 }
 
-export function createStore(sql: SqlClient, cipher: SecretCipher): IdentityStore {
-  return bindStore(sql, cipher, (fn) => sql.transaction((tx) => fn(bindStore(tx, cipher, undefined))));
+export function createStore(sql: SqlClient, cipher: SecretCipher, options: StoreOptions = {}): IdentityStore {
+  return bindStore(sql, cipher, (fn) => sql.transaction((tx) => fn(bindStore(tx, cipher, undefined, options))), options);
 }
 
 export interface OpenedStore {
@@ -93,7 +104,7 @@ export interface OpenedStore {
 export async function openStore(
   databaseUrl: string,
   cipher: SecretCipher,
-  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements'> & { migrationContext?: MigrationContext } = {},
+  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements'> & StoreOptions & { migrationContext?: MigrationContext } = {},
 ): Promise<OpenedStore> {
   const sql = await openSqlClient(databaseUrl, options);
   try {
@@ -102,7 +113,7 @@ export async function openStore(
     await sql.close().catch(() => undefined);
     throw err;
   }
-  return { store: createStore(sql, cipher), sql, close: () => sql.close() };
+  return { store: createStore(sql, cipher, { recordTenantLogs: options.recordTenantLogs }), sql, close: () => sql.close() };
 }
 
 export { UniqueViolationError, MissingReferenceError } from './errors';
@@ -125,3 +136,4 @@ export type { StoredRefreshToken } from './repos/refresh-tokens';
 export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';
 export type { StoredClientCredential } from './repos/client-credentials';
+export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';

@@ -30,12 +30,12 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
     return statements.mock.calls.map(([text]) => String(text).trim().split(/\s+/).slice(0, 2).join(' '));
   }
 
-  // A connection created now runs the SMS fraud guard: one statement more per start (count the
-  // prefix's send, or find it blocked) and per verified code (count the prefix's verification).
-  it('a start reads its context once, counts both rate limits at once, counts its prefix for the fraud guard and stores the code: 4 statements', async () => {
+  // A connection created now runs the SMS fraud guard (count the prefix's send, or find it
+  // blocked), and the start is recorded in the tenant log (`cs`).
+  it('a start reads its context once, counts both rate limits at once, counts its prefix for the fraud guard, stores the code and records it sent: 5 statements', async () => {
     const who = h.caller();
     const sent = await statementsOf(async () => expect((await h.start({ client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code' }, who.ip)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'WITH block', 'INSERT INTO']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'WITH block', 'INSERT INTO', 'INSERT INTO']);
   });
 
   it('/oauth/ro with the right code takes 5 statements: context, attempt, completion, the fraud guard\'s verification count, opaque access token', async () => {

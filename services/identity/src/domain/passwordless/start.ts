@@ -13,6 +13,7 @@ import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '
 import type { ClientAuthenticator } from '../oauth/client-auth';
 import { canonicalPhoneNumber, type CanonicalPhoneNumber } from '../phone/canonical-number';
 import { smsPolicyForStart, type SmsPolicyDependencies } from '../sms-policy/guard';
+import { discardUnsentCode, recordCodeSent, recordingRefusal, recordStartRefused, startLogContext } from '../logs/login-events';
 import { refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
@@ -150,13 +151,20 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   const phoneNumber = number.e164;
   const now = deps.clock.now();
   const sms = smsPolicyForStart(deps.smsPolicy, connection, phoneNumber); // test numbers: fixed code, no limits, no SMS
-  if (!sms.testNumber) call.setHeaders(await sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now)));
+  const log = startLogContext(client, connection, phoneNumber, call, user);
+  if (!sms.testNumber) {
+    const counted = sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));
+    call.setHeaders(await recordingRefusal(deps.store, 'api_limit', log, now, counted));
+  }
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
-  if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
+  if (!user && connection.options.disable_signup) {
+    await recordStartRefused(deps.store, 'fs', log, now);
+    throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
+  }
   // A blocked user gets the block's error and no code: nothing is stored or sent.
   refuseBlockedUser(user);
-  await sms.enforce();
+  await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(), (err) => ({ error: err.error, reason: err.errorDescription }));
 
   const authToken = gatewayToken(connection, now);
   const { time_step: step, length: digits } = connection.options.totp;
@@ -182,12 +190,12 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
       idempotencyKey: key.request_id,
     });
   } catch (err) {
-    // The caller must learn why delivery failed even if the discard fails too; the
-    // undelivered code then stays until it expires, known to nobody.
-    await deps.store.codes.discard(key).catch(() => undefined);
+    // The caller learns why delivery failed even if the discard fails too.
+    await discardUnsentCode(deps.store, key, log, now, err);
     throw err;
   }
   deps.smsMetrics.sent.inc({ country: number.country ?? 'unknown' });
+  await recordCodeSent(deps.store, log, now, key.request_id);
   deps.logger.info(
     { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id },
     'passwordless code sent',

@@ -10,6 +10,7 @@ import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
 export type { MigrationContext } from './context';
+import * as tenantLogs from './009-tenant-logs';
 
 export interface Migration {
   version: number;
@@ -35,4 +36,5 @@ export const migrations: readonly Migration[] = [
   { version: 6, name: 'managed-users-and-next-signing-key', sql: managedUsersAndNextSigningKey.sql },
   { version: 7, name: 'canonical-phone-numbers', sql: '', afterSql: canonicalPhoneNumbers.normaliseUserPhoneNumbers },
   { version: 8, name: 'sms-fraud-guard', sql: smsFraudGuard.sql },
+  { version: 9, name: 'tenant-logs', sql: tenantLogs.sql },
 ];
