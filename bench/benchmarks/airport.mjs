@@ -6,6 +6,7 @@
 // A middle row, bare Express + the service kit (lib/kit-airport.mjs, no gateway), separates the
 // kit's per-request cost from the gateway's. BENCH_AIRPORT_BASE=<another checkout, built> adds
 // that tree's airport API and kit row to every round: an A/B of a change in one run.
+// BENCH_RATE=<req/s> loads every target at that fixed rate (CPU per request is then the figure).
 import { join } from 'node:path';
 import { autocannonRun, cpuUsPerRequest } from '../lib/load.mjs';
 import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
@@ -54,6 +55,8 @@ export async function run(ctx) {
           connections: ctx.connections,
           durationSec: ctx.durationSec,
           warmupSec: ctx.warmupSec,
+          // BENCH_RATE=<req/s>: the same fixed load for every target (compare cpuUsPerReq, not rps).
+          ...(process.env.BENCH_RATE ? { overallRate: Number(process.env.BENCH_RATE) } : {}),
         },
         { workDir: s.dir, watch: [target] },
       );
