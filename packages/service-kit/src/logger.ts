@@ -1,4 +1,3 @@
-import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 
@@ -81,78 +80,7 @@ function prettyDestination(destination: DestinationStream, colorize: boolean): D
  * batch the lines that pile up while a write is in flight; pino flushes them on exit.
  */
 function stdoutDestination(): DestinationStream {
-  return batchedPerTurn(pino.destination({ dest: 1, sync: false }) as unknown as SonicBoomLike);
-}
-
-type SonicBoomLike = DestinationStream & { fd: number; flush(cb?: (err?: Error) => void): void; flushSync(): void };
-
-/** At exit, where no callback will ever run: retries a full pipe; a closed one loses the lines. */
-function writeAllSync(fd: number, text: string): void {
-  let rest = Buffer.from(text);
-  try {
-    while (rest.length > 0) {
-      try {
-        rest = rest.subarray(writeSync(fd, rest));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
-      }
-    }
-  } catch {
-    // EPIPE and the like: nobody is reading any more.
-  }
-}
-
-const writeOnExit = new Set<() => void>();
-let exitHookInstalled = false;
-
-/**
- * Hands `target` the lines of one event-loop turn as one write, at the end of the turn
- * (setImmediate), in order. Under load every answered request writes an access line, and
- * each asynchronous write cost the main thread 7 to 13 µs (a thread-pool round trip, plus
- * sonic-boom measuring its whole buffer again); the lines of a turn now share one. A line
- * waits at most until its turn ends. On exit the lines still waiting are written
- * synchronously, after what `target` holds (a fatal line logged just before process.exit is
- * not lost); pino's own exit hook then finds `target` empty.
- */
-export function batchedPerTurn(target: SonicBoomLike): SonicBoomLike {
-  let pending = '';
-  let scheduled = false;
-  const handOver = () => {
-    scheduled = false;
-    if (pending === '') return;
-    const chunk = pending;
-    pending = '';
-    target.write(chunk);
-  };
-  const writeSynchronously = () => {
-    const chunk = pending;
-    pending = '';
-    target.flushSync();
-    if (chunk !== '') writeAllSync(target.fd, chunk);
-  };
-  writeOnExit.add(writeSynchronously);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    // Prepended: it must run before pino's exit hook, which flushes `target` and nothing else.
-    process.prependListener('exit', () => {
-      for (const write of writeOnExit) write();
-    });
-  }
-  return {
-    fd: target.fd,
-    write(line: string) {
-      pending += line;
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(handOver);
-      }
-    },
-    flush(cb?: (err?: Error) => void) {
-      handOver();
-      target.flush(cb);
-    },
-    flushSync: writeSynchronously,
-  } as SonicBoomLike;
+  return pino.destination({ dest: 1, sync: false });
 }
 
 export const REDACTION_CENSOR = '[REDACTED]';
