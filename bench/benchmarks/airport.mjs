@@ -3,6 +3,10 @@
 // (Express 5 + Auth0's express-oauth2-jwt-bearer, lib/peer-airport.mjs, same lookup, checking the
 // same token against the same identity service); same connections and duration, alternated
 // twice. Then the same load on the airport API with WEB_CONCURRENCY=2 for the scaling factor.
+// A middle row, bare Express + the service kit (lib/kit-airport.mjs, no gateway), separates the
+// kit's per-request cost from the gateway's. BENCH_AIRPORT_BASE=<another checkout, built> adds
+// that tree's airport API and kit row to every round: an A/B of a change in one run.
+// BENCH_RATE=<req/s> loads every target at that fixed rate (CPU per request is then the figure).
 import { join } from 'node:path';
 import { autocannonRun, cpuUsPerRequest } from '../lib/load.mjs';
 import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
@@ -31,6 +35,17 @@ export async function run(ctx) {
     extra.push(peer);
     const clustered = await startAirportApi(s, { env: { WEB_CONCURRENCY: '2' } });
     extra.push(clustered);
+    const kitEnv = { NODE_ENV: 'production', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
+    const kitApp = await startProcess({ name: 'kit-express', script: join(repoRoot, 'bench', 'lib', 'kit-airport.mjs'), port: await stack.freePort(), logDir: s.dir, env: kitEnv });
+    extra.push(kitApp);
+    const baseTree = process.env.BENCH_AIRPORT_BASE;
+    const base = [];
+    if (baseTree) {
+      const baseApi = await startAirportApi(s, { name: 'airport-api-base', script: join(baseTree, 'services', 'airport-api', 'dist', 'main.js') });
+      const baseKit = await startProcess({ name: 'kit-express-base', script: join(repoRoot, 'bench', 'lib', 'kit-airport.mjs'), port: await stack.freePort(), logDir: s.dir, env: { ...kitEnv, KIT_TREE: baseTree } });
+      extra.push(baseApi, baseKit);
+      base.push(['Express 5 + service kit, base tree', baseKit, false], ['airport-api WEB_CONCURRENCY=1, base tree', baseApi, true]);
+    }
     const path = '/airportName?iataCode=SFO';
     const load = (target, authorized) =>
       autocannonRun(
@@ -40,6 +55,8 @@ export async function run(ctx) {
           connections: ctx.connections,
           durationSec: ctx.durationSec,
           warmupSec: ctx.warmupSec,
+          // BENCH_RATE=<req/s>: the same fixed load for every target (compare cpuUsPerReq, not rps).
+          ...(process.env.BENCH_RATE ? { overallRate: Number(process.env.BENCH_RATE) } : {}),
         },
         { workDir: s.dir, watch: [target] },
       );
@@ -48,7 +65,9 @@ export async function run(ctx) {
     for (let round = 1; round <= 2; round++) {
       for (const [label, target, authorized] of [
         ['bare Express 5 (no auth)', bare, false],
+        ['Express 5 + service kit (no auth)', kitApp, false],
         ['airport-api WEB_CONCURRENCY=1', s.airportApi, true],
+        ...base,
         [PEER, peer, true],
         ['airport-api WEB_CONCURRENCY=2', clustered, true],
       ]) {
@@ -62,6 +81,8 @@ export async function run(ctx) {
     const apiRps = rpsOf('airport-api WEB_CONCURRENCY=1');
     const clusteredRps = rpsOf('airport-api WEB_CONCURRENCY=2');
     const peerRps = rpsOf(PEER);
+    const kitRps = rpsOf('Express 5 + service kit (no auth)');
+    const cpuOf = (label) => mean(rows.filter((r) => r.target === label).map((r) => r.cpuUsPerReq));
     printTable('airport: requests per second (each row one run)', rows);
     const summary = {
       bareRps,
@@ -73,6 +94,10 @@ export async function run(ctx) {
       oursPerPeer: apiRps / peerRps,
       peerTarget: 1.5,
       peerMet: apiRps / peerRps >= 1.5,
+      kitRps,
+      kitPerBare: kitRps / bareRps,
+      cpuUsPerReq: { bare: cpuOf('bare Express 5 (no auth)'), kit: cpuOf('Express 5 + service kit (no auth)'), api: cpuOf('airport-api WEB_CONCURRENCY=1'), peer: cpuOf(PEER) },
+      ...(baseTree ? { baseApiRps: rpsOf('airport-api WEB_CONCURRENCY=1, base tree'), baseKitRps: rpsOf('Express 5 + service kit, base tree'), baseCpuUsPerReq: { kit: cpuOf('Express 5 + service kit, base tree'), api: cpuOf('airport-api WEB_CONCURRENCY=1, base tree') } } : {}),
       webConcurrency2Rps: clusteredRps,
       scalingFactor: clusteredRps / apiRps,
     };

@@ -3,7 +3,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannonRun } from '../lib/load.mjs';
+import { autocannonRun, cpuUsPerRequest } from '../lib/load.mjs';
 import { removeDir, secret, stack, startProcess, workDir } from '../lib/services.mjs';
 import { mean, printTable } from '../lib/table.mjs';
 
@@ -43,7 +43,7 @@ export async function run(ctx) {
           { url: `${target.url}/sms`, method: 'POST', headers: { 'content-type': 'application/json' }, body, ...(auth ? { tokensFile } : {}), connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec },
           { workDir: dir, watch: [target] },
         );
-        rows.push({ round, gateway: label, deliveriesPerSec: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss[target.name].peakMb });
+        rows.push({ round, gateway: label, deliveriesPerSec: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss[target.name].peakMb, cpuUsPerReq: cpuUsPerRequest(r, target.name) });
       }
     }
     printTable('gateway: each row one run', rows);

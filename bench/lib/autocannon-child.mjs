@@ -1,5 +1,8 @@
 // The load generator, in its own process: autocannon driven by a JSON spec file.
-// spec: {url, method, headers, body, connections, durationSec, warmupSec?, tokensFile?, tokenOffset?}
+// spec: {url, method, headers, body, connections, durationSec, warmupSec?, tokensFile?, tokenOffset?, overallRate?}
+// overallRate (requests/s over all connections) turns the closed loop into a fixed rate: every
+// target then answers the same load, so CPU time per request compares without the batching
+// that a saturated server gets (more requests per event-loop turn) and a contended one does not.
 // With tokensFile, each request takes the next token of the file (round robin across all
 // connections), sent as `authorization: Bearer <token>`.
 import { readFileSync } from 'node:fs';
@@ -19,6 +22,7 @@ function options(durationSec) {
     connections: spec.connections ?? 16,
     pipelining: 1,
     duration: durationSec,
+    ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
   };
   if (tokens) {
     base.requests = [

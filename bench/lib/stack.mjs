@@ -114,9 +114,10 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
 }
 
 /** Starts (or restarts) the airport API against a running stack. */
-export async function startAirportApi(benchStack, { env = {}, apiAudiences = [API_AUDIENCE], nodeArgs = [] } = {}) {
+export async function startAirportApi(benchStack, { env = {}, apiAudiences = [API_AUDIENCE], nodeArgs = [], name = 'airport-api', script } = {}) {
   return startProcess({
-    name: 'airport-api',
+    name,
+    ...(script ? { script } : {}),
     port: await stack.freePort(),
     logDir: benchStack.dir,
     nodeArgs,

@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type { HttpError } from '@smsauth/service-kit';
 import type { GatewayOperation } from './document';
 import type { AuthOutcome } from './gateway-metrics';
-import type { JwtVerifier } from './jwt-verifier';
+import type { JwtVerifier, Verification } from './jwt-verifier';
 import { insufficientScope, unauthenticated } from './rejection';
 import { findToken } from './token-location';
 import type { JwtClaims } from './types';
@@ -36,9 +36,30 @@ function failure(outcome: AuthOutcome, reason: string, error: HttpError): AuthRe
 
 /**
  * Checks the operation's security: alternatives (OR) of scheme sets (AND). On success the
- * claims are those of the first scheme of the satisfied alternative.
+ * claims are those of the first scheme of the satisfied alternative. The answer is a plain
+ * value whenever no verification waits for a JWKS fetch (every cached or known-key token):
+ * no promise, no microtask turn per request; a pending verification continues asynchronously.
  */
-export async function authenticate(req: Request, operation: GatewayOperation, verifier: JwtVerifier): Promise<AuthResult> {
+export function authenticate(req: Request, operation: GatewayOperation, verifier: JwtVerifier): AuthResult | Promise<AuthResult> {
+  const steps = evaluate(req, operation, verifier);
+  let step = steps.next();
+  while (!step.done) {
+    if (step.value instanceof Promise) return continueAfter(steps, step.value);
+    step = steps.next(step.value);
+  }
+  return step.value;
+}
+
+type Steps = Generator<Verification | Promise<Verification>, AuthResult, Verification>;
+
+async function continueAfter(steps: Steps, pending: Promise<Verification>): Promise<AuthResult> {
+  let step = steps.next(await pending);
+  while (!step.done) step = steps.next(step.value instanceof Promise ? await step.value : step.value);
+  return step.value;
+}
+
+/** The checks in order; yields each verification and is resumed with its settled result. */
+function* evaluate(req: Request, operation: GatewayOperation, verifier: JwtVerifier): Steps {
   let best: AuthResult | undefined;
   for (const requirement of operation.security) {
     if (requirement.schemes.length === 0) return { ok: true, claims: undefined, payloadSegment: undefined };
@@ -51,9 +72,7 @@ export async function authenticate(req: Request, operation: GatewayOperation, ve
         result = failure('missing_credentials', reason, unauthenticated(reason, false));
         break;
       }
-      const pending = verifier.verify(token, scheme);
-      // Await only a real promise (a JWKS fetch): a settled answer costs no microtask turn.
-      const verification = pending instanceof Promise ? await pending : pending;
+      const verification = yield verifier.verify(token, scheme);
       if (!verification.ok) {
         result = failure(verification.outcome, verification.reason, unauthenticated(verification.reason, true));
         break;

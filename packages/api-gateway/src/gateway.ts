@@ -1,8 +1,8 @@
 import type { OpenApi2Document } from '@smsauth/contracts';
 import { systemClock, type Clock, type Lifecycle, type Logger } from '@smsauth/service-kit';
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Registry } from 'prom-client';
-import { authenticate } from './authenticate';
+import { authenticate, type AuthResult } from './authenticate';
 import { compileDocument, loadOpenApiDocument, OpenApiDocumentError, type GatewayOperation } from './document';
 import { createGatewayMetrics } from './gateway-metrics';
 import { JwksKeyStore } from './jwks-key-store';
@@ -46,6 +46,8 @@ export type ApiGatewayRouter = Router & {
 };
 
 function removeUserInfoHeader(req: Request): void {
+  // req.headers is built from rawHeaders: a name absent there is absent from both.
+  if (!(USER_INFO_HEADER in req.headers)) return;
   delete req.headers[USER_INFO_HEADER];
   const raw = req.rawHeaders;
   for (let index = raw.length - 2; index >= 0; index -= 2) {
@@ -100,34 +102,43 @@ export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
   // Warm the key sets now; a failure only shows in readiness and in rejections.
   for (const store of keyStores.values()) void store.refresh();
 
+  const allowed = metrics.auth.labels('allowed');
   const router = Router();
-  router.use(async (req, res, next) => {
+  // Synchronous whenever authentication is (a cached or known-key token): no promise per request.
+  router.use((req, res, next) => {
     removeUserInfoHeader(req);
     const found = findOperation(operations, req.method, req.path);
     if (!found) return next(operationNotFound());
     const { operation, params } = found;
-    res.locals.metricsRoute = `${req.baseUrl}${operation.route}`;
+    res.locals.metricsRoute = req.baseUrl === '' ? operation.route : `${req.baseUrl}${operation.route}`;
     req.params = params;
+    if (operation.security.length === 0) return callHandler(operation, req, res, next);
+    const result = authenticate(req, operation, verifier);
+    if (result instanceof Promise) return result.then((settled) => afterAuthentication(settled, operation, req, res, next));
+    return afterAuthentication(result, operation, req, res, next);
+  });
 
-    if (operation.security.length > 0) {
-      const result = await authenticate(req, operation, verifier);
-      if (!result.ok) {
-        metrics.auth.inc({ outcome: result.outcome });
-        logger.info(
-          { requestId: res.getHeader('x-request-id'), operationId: operation.operationId, outcome: result.outcome, reason: result.reason },
-          'gateway rejected the call',
-        );
-        return next(result.error);
-      }
-      metrics.auth.inc({ outcome: 'allowed' });
-      if (result.claims) {
-        req.auth = result.claims;
-        req.headers[USER_INFO_HEADER] = result.payloadSegment;
-      }
+  function afterAuthentication(result: AuthResult, operation: GatewayOperation, req: Request, res: Response, next: NextFunction): unknown {
+    if (!result.ok) {
+      metrics.auth.inc({ outcome: result.outcome });
+      logger.info(
+        { requestId: res.getHeader('x-request-id'), operationId: operation.operationId, outcome: result.outcome, reason: result.reason },
+        'gateway rejected the call',
+      );
+      return next(result.error);
     }
+    allowed.inc();
+    if (result.claims) {
+      req.auth = result.claims;
+      req.headers[USER_INFO_HEADER] = result.payloadSegment;
+    }
+    return callHandler(operation, req, res, next);
+  }
+
+  function callHandler(operation: GatewayOperation, req: Request, res: Response, next: NextFunction): unknown {
     const handler = handlers[operation.operationId] as RequestHandler;
     return handler(req, res, next);
-  });
+  }
 
   const readiness = async (): Promise<void> => {
     await Promise.all([...keyStores.values()].map((store) => store.checkReady()));

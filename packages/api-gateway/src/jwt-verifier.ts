@@ -104,18 +104,27 @@ export interface JwtVerifierOptions {
 
 /** Checks a token against one JWT scheme; the answer names the precise, non-secret reason. */
 export class JwtVerifier {
-  constructor(private readonly options: JwtVerifierOptions) {}
+  // Bound once: a lookup counts without building a label object.
+  private readonly cacheHits: { inc(value?: number): void };
+  private readonly cacheMisses: { inc(value?: number): void };
+
+  constructor(private readonly options: JwtVerifierOptions) {
+    this.cacheHits = options.metrics.tokenCache.labels('hit');
+    this.cacheMisses = options.metrics.tokenCache.labels('miss');
+  }
 
   /**
    * A plain value whenever no JWKS fetch is needed (a cache hit, a malformed token, a known
    * kid), a promise only while keys are being fetched: the hot path adds no promise layer.
    */
   verify(token: string, scheme: JwtScheme): Verification | Promise<Verification> {
-    const { cache, metrics } = this.options;
     const cacheKey = VerifiedTokenCache.keyOf(scheme.name, token);
-    const cached = cache.get(cacheKey);
-    metrics.tokenCache.inc({ result: cached ? 'hit' : 'miss' });
-    if (cached) return cached;
+    const cached = this.options.cache.get(cacheKey);
+    if (cached) {
+      this.cacheHits.inc();
+      return cached;
+    }
+    this.cacheMisses.inc();
 
     const result = this.verifyUncached(token, scheme);
     return result instanceof Promise ? result.then((settled) => this.remember(cacheKey, settled)) : this.remember(cacheKey, result);

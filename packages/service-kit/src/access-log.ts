@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { Express, RequestHandler } from 'express';
+import { performance } from 'node:perf_hooks';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from './logger';
+import type { HttpDurationRecorder } from './metrics';
 import { assignRequestId } from './request-id';
 
 declare module 'http' {
@@ -12,15 +14,20 @@ declare module 'http' {
   }
 }
 
-export interface AccessLogOptions {
+export interface RequestPlumbingOptions {
   logger: Logger;
   /** Rewrites the URL before it is logged (secrets in query strings). */
   redactUrl: (url: string) => string;
-  /** Paths with no access line (probes). */
+  /** Paths with no access line (probes); they are still measured. */
   quietPaths: readonly string[];
+  /** Where each answered request's duration goes (`http_request_duration_seconds`). */
+  recordDuration: HttpDurationRecorder;
 }
 
 const REQUEST_LOGGER = Symbol('request logger');
+const STARTED_AT = Symbol('started at');
+
+type TimedRequest = Request & { [STARTED_AT]: number };
 
 function requestFields(req: IncomingMessage & { originalUrl?: string }, redactUrl: (url: string) => string) {
   // A router mounted on a path rewrites req.url; originalUrl is what the caller asked for.
@@ -28,14 +35,24 @@ function requestFields(req: IncomingMessage & { originalUrl?: string }, redactUr
   return { id: req.id, method: req.method, url: redactUrl(url), remoteAddress: req.socket?.remoteAddress };
 }
 
+/** The route pattern a request matched (bounded label values), else what the app named, else `unmatched`. */
+function routeOf(req: Request, res: Response): string {
+  const path = req.route?.path;
+  if (path) return req.baseUrl === '' ? String(path) : `${req.baseUrl}${String(path)}`;
+  return (res.locals.metricsRoute as string | undefined) ?? 'unmatched';
+}
+
 /**
- * Request ids, `req.log` and one access line per response. It replaces pino-http, which
- * built a child logger (serialising the request) for every request whether or not anything
- * logged through it: `req.log` is made only when a route asks for it. The line records only
- * the response status, never response headers (a redirect's Location can carry tokens).
+ * A request's shared per-request work in one middleware and one hook: the request id (echoed
+ * in `x-request-id`), one clock reading at the start, and when the response closes (sent, or
+ * abandoned by the client) the duration histogram and one access line. The hook is a single
+ * function shared by every request (`this` is the response), so a request allocates no
+ * closures or timers of its own; the line's fields are built only when its level is enabled.
+ * `req.log` is made only when a route asks for it. The line records only the response status,
+ * never response headers (a redirect's Location can carry tokens).
  */
-export function installAccessLog(app: Express, options: AccessLogOptions): RequestHandler {
-  const { logger, redactUrl } = options;
+export function installRequestPlumbing(app: Express, options: RequestPlumbingOptions): RequestHandler {
+  const { logger, redactUrl, recordDuration } = options;
   const quiet = new Set(options.quietPaths);
   Object.defineProperty(app.request, 'log', {
     configurable: true,
@@ -43,25 +60,26 @@ export function installAccessLog(app: Express, options: AccessLogOptions): Reque
       return (this[REQUEST_LOGGER] ??= logger.child({ req: requestFields(this, redactUrl) }));
     },
   });
+
+  function onResponseClosed(this: Response): void {
+    const req = this.req as TimedRequest;
+    const elapsedMs = performance.now() - req[STARTED_AT];
+    const status = this.statusCode;
+    // 'close' follows 'finish' for an answered request; without 'finish' the client went away.
+    const aborted = !this.writableFinished;
+    // An abandoned request has no meaningful status or duration to chart.
+    if (!aborted) recordDuration(req.method, routeOf(req, this), status, elapsedMs / 1000);
+    if (quiet.has(req.originalUrl)) return;
+    const level = aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+    if (!logger.isLevelEnabled(level)) return;
+    const message = aborted ? 'request aborted' : status >= 500 ? 'request errored' : 'request completed';
+    logger[level]({ req: requestFields(req, redactUrl), res: { statusCode: status }, responseTime: Math.round(elapsedMs) }, message);
+  }
+
   return (req, res, next) => {
+    (req as TimedRequest)[STARTED_AT] = performance.now();
     req.id = assignRequestId(req, res);
-    if (quiet.has(req.url)) return next();
-    const startedAt = Date.now();
-    const done = () => {
-      res.removeListener('finish', done);
-      res.removeListener('close', done);
-      const aborted = !res.writableFinished;
-      const status = res.statusCode;
-      const level = aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-      if (!logger.isLevelEnabled(level)) return;
-      const message = aborted ? 'request aborted' : status >= 500 ? 'request errored' : 'request completed';
-      logger[level](
-        { req: requestFields(req, redactUrl), res: { statusCode: status }, responseTime: Date.now() - startedAt },
-        message,
-      );
-    };
-    res.on('finish', done);
-    res.on('close', done);
+    res.on('close', onResponseClosed);
     next();
   };
 }

@@ -1,10 +1,11 @@
 import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
-import { installAccessLog } from './access-log';
+import { installRequestPlumbing } from './access-log';
 import { errorHandler, notFoundHandler } from './errors';
 import { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
-import { createMetricsRegistry, httpMetricsMiddleware } from './metrics';
+import { createMetricsRegistry, httpDurationRecorder } from './metrics';
+import { parseQueryOnce } from './query';
 
 export interface ServiceAppOptions {
   name: string;
@@ -48,16 +49,17 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
   app.set('query parser', 'simple');
+  parseQueryOnce(app);
 
   app.use(
-    installAccessLog(app, {
+    installRequestPlumbing(app, {
       logger: options.logger,
       redactUrl: queryRedactor(options.redactQueryParams ?? []),
       // Probes would drown the log; their failures still show up through readiness.
       quietPaths: ['/healthz', '/readyz', '/metrics'],
+      recordDuration: httpDurationRecorder(metrics),
     }),
   );
-  app.use(httpMetricsMiddleware(metrics));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -12,6 +12,7 @@ export * from './logger';
 export * from './mask';
 export * from './memory-logger';
 export * from './metrics';
+export * from './query';
 export * from './request-id';
 export * from './serve';
 export * from './run-service';

@@ -202,6 +202,38 @@ describe('service app', () => {
     expect(res.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="unmatched"[^}]*status_code="404"/);
     expect(res.text).not.toContain('/items/42');
   });
+
+  it('counts every answered request under its method, route and status, however often the combination recurs', async () => {
+    const { app } = buildTestApp();
+    for (let i = 0; i < 3; i++) await request(app).get(`/items/${i}?limit=1`).expect(200);
+    await request(app).get('/items/9?limit=99').expect(400);
+    const res = await request(app).get('/metrics');
+    expect(res.text).toMatch(/http_request_duration_seconds_count\{service="test",method="GET",route="\/items\/:id",status_code="200"\} 3\n/);
+    expect(res.text).toMatch(/http_request_duration_seconds_count\{service="test",method="GET",route="\/items\/:id",status_code="400"\} 1\n/);
+  });
+});
+
+describe('query parameters', () => {
+  it('reads req.query from the URL as it stands, also after a middleware rewrites the URL', async () => {
+    const { logger } = capturingLogger();
+    const { app } = createServiceApp({
+      name: 'test',
+      logger,
+      routes: (a) => {
+        a.get('/rewrite', (req, _res, next) => {
+          const before = { ...req.query };
+          req.url = '/rewritten?b=2&b=3';
+          (req as unknown as { before: unknown }).before = before;
+          next('route');
+        });
+        a.get('/rewritten', (req, res) => {
+          res.json({ before: (req as unknown as { before: unknown }).before, after: req.query, same: req.query === req.query });
+        });
+      },
+    });
+    const res = await request(app).get('/rewrite?a=1&plus=%2B1+2').expect(200);
+    expect(res.body).toEqual({ before: { a: '1', plus: '+1 2' }, after: { b: ['2', '3'] }, same: true });
+  });
 });
 
 describe('query redaction', () => {
