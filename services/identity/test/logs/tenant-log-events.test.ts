@@ -4,7 +4,6 @@ import { answer } from '@smsauth/test-support';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, adminToken } from '../helpers';
 import { logMark } from './log-harness';
-import { recordStartRefused, startLogContext } from '../../src/domain/logs/login-events';
 
 // Every event the issue lists, each produced by its action and by nothing else: the records
 // appended while a test runs its action are exactly the expected ones.
@@ -160,14 +159,21 @@ describeOnEachDatabase('tenant log events', (database) => {
     expect(records.map((r) => [r.type, r.phone_number, r.details])).toEqual([['fu', maskPhoneNumber(who.phone), { via: 'oauth/ro' }]]);
   });
 
-  it('records a start refused by the SMS policy (sms_start_refused) through recordStartRefused, the fraud guard hook', async () => {
+  it('records a start refused by the SMS policy (sms_start_refused) with the refusal, and nothing sent', async () => {
+    const britishOnly = await h.loginSetup({ allowed_countries: ['GB'] });
     const who = caller();
     const mark = await logMark(h);
-    const context = startLogContext({ client_id: setup.clientId, name: setup.clientName }, { name: setup.connection, id: setup.connectionId }, who.phone, { ip: who.ip, userAgent: 'UA' }, undefined);
-    await recordStartRefused(h.identity.store, 'sms_start_refused', context, h.clock.now(), { reason: 'country_not_allowed' });
+    const refused = await h.start({ client_id: britishOnly.clientId, connection: britishOnly.connection, phone_number: who.phone, send: 'code' }, who.ip);
+    expect(refused.status).toBe(400);
     const records = await mark.records();
-    expect(records.map((r) => [r.type, r.description, r.phone_number, r.details])).toEqual([
-      ['sms_start_refused', 'Start Refused by SMS Policy', maskPhoneNumber(who.phone), { reason: 'country_not_allowed' }],
+    expect(records.map((r) => [r.type, r.description, r.connection, r.phone_number, r.details])).toEqual([
+      [
+        'sms_start_refused',
+        'Start Refused by SMS Policy',
+        britishOnly.connection,
+        maskPhoneNumber(who.phone),
+        { error: 'bad.phone_number', reason: 'SMS to this country is not enabled for this connection' },
+      ],
     ]);
   });
 

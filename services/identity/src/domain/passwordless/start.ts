@@ -150,7 +150,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   // From here on the number is its E.164 form only (stored, counted, sent to, echoed); `number` also tells its country and type.
   const phoneNumber = number.e164;
   const now = deps.clock.now();
-  const sms = smsPolicyForStart(deps.smsPolicy, connection, phoneNumber); // test numbers: fixed code, no limits, no SMS
+  const sms = smsPolicyForStart(deps.smsPolicy, connection, number); // test numbers: fixed code, no limits, no SMS
   const log = startLogContext(client, connection, phoneNumber, call, user);
   if (!sms.testNumber) {
     const counted = sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));

@@ -4,6 +4,7 @@ import type { IdentityStore, StoredConnection } from '../../store';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitCounter } from '../passwordless/rate-limits';
 import { otpMatches } from '../passwordless/otp';
 import type { SmsPolicyMetrics, SmsStartRefusalReason } from './metrics';
+import type { CanonicalPhoneNumber } from '../phone/canonical-number';
 import { looksPumped, smsNumberFacts, smsPolicyOf, staticRefusal, type SmsNumberFacts, type SmsPolicy } from './policy';
 
 export interface SmsPolicyDependencies {
@@ -37,7 +38,8 @@ const TEST_NUMBERS_DISABLED = 'Test numbers are disabled on this deployment (NOD
  * before anything is stored or sent, logged once and counted in sms_start_refusals_total.
  * A test number is refused at once where test numbers are not allowed.
  */
-export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: StoredConnection, phoneNumber: string): SmsStartPolicy {
+export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: StoredConnection, number: CanonicalPhoneNumber): SmsStartPolicy {
+  const phoneNumber = number.e164;
   const policy = smsPolicyOf(connection.options);
   const refuse = (reason: SmsStartRefusalReason, error: HttpError, country?: string): never => {
     deps.metrics.refused(reason);
@@ -56,7 +58,7 @@ export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: Store
   }
   return {
     testNumber: false,
-    enforce: () => enforceSmsPolicy(deps, connection, policy, phoneNumber, refuse),
+    enforce: () => enforceSmsPolicy(deps, connection, policy, number, refuse),
     countingRateLimits: (check) =>
       check.catch((err: unknown) => (err instanceof HttpError && err.status === 429 ? refuse('rate_limit', err) : Promise.reject(err))),
   };
@@ -66,10 +68,11 @@ async function enforceSmsPolicy(
   deps: SmsPolicyDependencies,
   connection: StoredConnection,
   policy: SmsPolicy,
-  phoneNumber: string,
+  number: CanonicalPhoneNumber,
   refuse: (reason: SmsStartRefusalReason, error: HttpError, country?: string) => never,
 ): Promise<void> {
-  const facts = smsNumberFacts(phoneNumber, policy.prefixDigits);
+  const phoneNumber = number.e164;
+  const facts = smsNumberFacts(number, policy.prefixDigits);
   const rule = staticRefusal(policy, facts);
   if (rule) refuse(rule.reason, new HttpError(400, ErrorCodes.BAD_PHONE_NUMBER, rule.description), facts.country);
   if (policy.safeList.has(phoneNumber)) return;

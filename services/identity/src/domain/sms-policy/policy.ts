@@ -7,7 +7,7 @@ import {
   type SmsTestNumber,
 } from '@smsauth/contracts';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { canonicalPhoneNumber } from '../phone/canonical-number';
+import { canonicalPhoneNumber, type CanonicalPhoneNumber } from '../phone/canonical-number';
 
 /*
  * A connection's SMS policy as start applies it. An option the stored connection does not
@@ -57,9 +57,13 @@ export interface SmsNumberFacts {
   prefix: string;
 }
 
-/** Reads an E.164 number's country, type and prefix with libphonenumber's full metadata. */
-export function smsNumberFacts(e164: string, prefixDigits: number): SmsNumberFacts {
-  const canonical = canonicalPhoneNumber(e164);
+/**
+ * A number's country, type and prefix: from start's own parse when given one (no second
+ * libphonenumber parse per start), else read from the stored E.164 string.
+ */
+export function smsNumberFacts(numberOrE164: CanonicalPhoneNumber | string, prefixDigits: number): SmsNumberFacts {
+  const canonical = typeof numberOrE164 === 'string' ? canonicalPhoneNumber(numberOrE164) : { ok: true as const, number: numberOrE164 };
+  const e164 = typeof numberOrE164 === 'string' ? numberOrE164 : numberOrE164.e164;
   if (canonical.ok) {
     const { number } = canonical;
     const national = number.e164.slice(1 + number.callingCode.length);
@@ -69,8 +73,8 @@ export function smsNumberFacts(e164: string, prefixDigits: number): SmsNumberFac
       prefix: `+${number.callingCode}${national.slice(0, prefixDigits)}`,
     };
   }
-  // Not valid (start only checks E.164 shape until canonical numbers are wired in): still
-  // counted and blockable per prefix, with the calling code when one can be read.
+  // Not valid (start refuses these before the policy; a stored number from before migration 7
+  // may be one): still counted per prefix, with the calling code when one can be read.
   const callingCode = parsePhoneNumberFromString(e164)?.countryCallingCode;
   const digits = e164.replace(/^\+/, '');
   const prefixLength = (callingCode?.length ?? 0) + prefixDigits;
