@@ -12,3 +12,4 @@ export * from './management';
 export * from './message-status';
 export * from './users';
 export * from './management-lists';
+export * from './log-streams';

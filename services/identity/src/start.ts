@@ -1,23 +1,23 @@
-import { type Logger, type ServiceApp, systemClock } from '@smsauth/service-kit';
-import { buildApp, type AppDependencies } from './app';
+import { type Logger, systemClock } from '@smsauth/service-kit';
+import { buildApp, type AppDependencies, type IdentityApp } from './app';
 import { managementAudienceOf, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
 import { KeyRing } from './domain/tokens/key-ring';
 import { createSecretCipher, openStore, type IdentityStore, type SqlClient } from './store';
 
-export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'resolveHost'>> {
+export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'resolveHost' | 'logStreamTimers'>> {
   /** PostgreSQL schema to work in (tests isolate themselves); default public. */
   schema?: string;
   /** Where generated admin credentials are printed once; stdout by default. */
   print?: (text: string) => void;
 }
 
-export interface StartedIdentity extends ServiceApp {
+export interface StartedIdentity extends IdentityApp {
   store: IdentityStore;
   keyRing: KeyRing;
   /** The raw database client (tests seed rows with it). */
   sql: SqlClient;
-  /** Closes the database (also registered as a lifecycle closer). */
+  /** Stops log stream delivery and closes the database (both also registered as lifecycle closers). */
   close(): Promise<void>;
 }
 
@@ -42,9 +42,16 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
       logger,
       print: options.print,
     });
-    const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost });
+    const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost, logStreamTimers: options.logStreamTimers });
     built.lifecycle.addCloser('database', () => opened.close());
-    return { ...built, store: opened.store, keyRing, sql: opened.sql, close: () => opened.close() };
+    // Closers run last-registered first: the worker finishes its pass before the database closes.
+    built.lifecycle.addCloser('log-stream-worker', () => built.logStreamWorker.stop());
+    built.logStreamWorker.start();
+    const close = async () => {
+      await built.logStreamWorker.stop();
+      await opened.close();
+    };
+    return { ...built, store: opened.store, keyRing, sql: opened.sql, close };
   } catch (err) {
     await opened.close().catch(() => undefined);
     throw err;

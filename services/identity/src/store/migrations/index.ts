@@ -5,6 +5,7 @@ import * as managementLists from './004-management-lists';
 import * as clientAuthentication from './005-client-authentication';
 import * as managedUsersAndNextSigningKey from './006-managed-users-and-next-signing-key';
 import * as tenantLogs from './009-tenant-logs';
+import * as logStreams from './010-log-streams';
 
 export interface Migration {
   version: number;
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   { version: 5, name: 'client-authentication', sql: clientAuthentication.sql },
   { version: 6, name: 'managed-users-and-next-signing-key', sql: managedUsersAndNextSigningKey.sql },
   { version: 9, name: 'tenant-logs', sql: tenantLogs.sql },
+  { version: 10, name: 'log-streams', sql: logStreams.sql },
 ];
