@@ -105,6 +105,46 @@ export class StreamHarness {
     for (let i = 0; i < max; i += 1) if (!(await this.identity.logStreamWorker.runOnce())) return;
   }
 
+  /**
+   * Delivery passes until `done()` holds. On a shared PostgreSQL another suite's open
+   * transaction can hold records back for a moment (a stream sends only records older than
+   * every open transaction), so a pass may find nothing settled yet: passes repeat, yielding
+   * between them, until the condition holds; the test asserts the outcome, not a duration.
+   */
+  async deliverUntil(done: () => boolean | Promise<boolean>, maxPasses = 2000): Promise<void> {
+    for (let i = 0; i < maxPasses; i += 1) {
+      await this.drain();
+      if (await done()) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`delivery did not reach the expected state after ${maxPasses} passes`);
+  }
+
+  /** Waits, without delivering, until `count` records are settled for the stream (see deliverUntil). */
+  async settled(streamId: string, count: number): Promise<void> {
+    const { logStreams } = this.identity.store;
+    for (let i = 0; i < 2000; i += 1) {
+      const stream = await logStreams.findById(streamId);
+      if ((await logStreams.pendingRecords(stream!.cursor, count)).length >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`${count} records did not settle`);
+  }
+
+  /**
+   * Starts a delivery pass and answers it (still pending) once `receiver` has `count`
+   * requests: passes that found nothing settled yet (see deliverUntil) are repeated.
+   */
+  async passReaching(receiver: RecordingServer, count: number): Promise<Promise<boolean>> {
+    for (let i = 0; i < 2000; i += 1) {
+      const pass = this.identity.logStreamWorker.runOnce();
+      const reached = await Promise.race([receiver.waitForRequests(count).then(() => true), pass.then(() => receiver.requests.length >= count)]);
+      if (reached) return pass;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no delivery pass reached ${count} requests`);
+  }
+
   /** A metric's value for one stream label (undefined when absent). */
   async metric(name: string, labels: Record<string, string>): Promise<number | undefined> {
     const text = (await request(this.url).get('/metrics')).text;
@@ -114,11 +154,14 @@ export class StreamHarness {
     return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
   }
 
+  /** As a graceful shutdown: the worker, the sink's connections, then the database. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
     await closed;
-    await this.identity.close();
+    await this.identity.lifecycle.runClosers((name, err) => {
+      throw new Error(`closer ${name} failed: ${String(err)}`);
+    });
   }
 }
 

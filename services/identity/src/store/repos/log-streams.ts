@@ -103,13 +103,18 @@ export function logStreamsRepo(db: SqlExecutor, cipher: SecretCipher) {
 
   return {
     /**
-     * A new stream starts at the present: its cursor is the oldest open transaction, so it
-     * delivers every record committed from now on (and none of the history before it).
+     * A new stream starts at the present: after the last record visible now, or after every
+     * transaction already ended when none is newer. A transaction that begins later has a
+     * larger id than both, so every record written from now on comes after the cursor; the
+     * history before it is not sent.
      */
     async insert(stream: { id: string; name: string; sink: StoredLogStreamSink; httpAuthorization: string | null; signingSecret: string }): Promise<StoredLogStream> {
       const { rows } = await db.query<LogStreamRow>(
-        `INSERT INTO log_streams (id, name, sink, http_authorization, signing_secret, cursor_tx_id, cursor_seq)
-         VALUES ($1, $2, $3::jsonb, $4, $5, pg_snapshot_xmin(pg_current_snapshot()), 0)
+        `WITH last AS (SELECT tx_id, seq FROM tenant_logs ORDER BY tx_id DESC, seq DESC LIMIT 1),
+              settled AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS tx_id, 0::bigint AS seq),
+              start AS (SELECT * FROM last UNION ALL SELECT * FROM settled ORDER BY tx_id DESC, seq DESC LIMIT 1)
+         INSERT INTO log_streams (id, name, sink, http_authorization, signing_secret, cursor_tx_id, cursor_seq)
+         SELECT $1, $2, $3::jsonb, $4, $5, start.tx_id, start.seq FROM start
          RETURNING ${STREAM_COLUMNS}`,
         [stream.id, stream.name, JSON.stringify(stream.sink), sealAuthorization(stream.id, stream.httpAuthorization), cipher.seal(stream.signingSecret, signingSecretContext(stream.id))],
       );
