@@ -210,7 +210,7 @@ function restartSuite(database: () => { env: Record<string, string>; schema?: st
       stream = await first.createStream({ httpEndpoint: receiver.url() });
       ids = await first.record(4);
       // One pass: one batch (three records when all four are settled), then the instance stops.
-      await (await first.passReaching(receiver, 1));
+      await (await first.passReaching(receiver, 1)).pass;
       ids.push(...(await first.record(2)));
     } finally {
       await first.close();
@@ -269,7 +269,7 @@ describeWithPostgres('log stream delivery by two replicas on one PostgreSQL', (d
     await a.createStream({ httpEndpoint: receiver.url() });
     const ids = await a.record(2);
     receiver.hold();
-    const aPass = await a.passReaching(receiver, 1);
+    const { pass: aPass } = await a.passReaching(receiver, 1);
     await b.identity.logStreamWorker.runOnce();
     expect(receiver.requests).toHaveLength(1);
     receiver.release();
@@ -296,7 +296,7 @@ describeWithPostgres('log stream delivery by two replicas on one PostgreSQL', (d
     await a.settled(stream.id, 5);
     receiver.hold();
     // A sends the first batch and never hears back (it hangs, as a dying replica would).
-    const aPass = await a.passReaching(receiver, 1);
+    const { pass: aPass } = await a.passReaching(receiver, 1);
     await b.identity.logStreamWorker.runOnce();
     expect(receiver.requests).toHaveLength(1);
     // Past the lease (LOG_STREAM_TIMEOUT_MS 10 s + 30 s): B takes over and sends the same batch.

@@ -132,14 +132,15 @@ export class StreamHarness {
   }
 
   /**
-   * Starts a delivery pass and answers it (still pending) once `receiver` has `count`
-   * requests: passes that found nothing settled yet (see deliverUntil) are repeated.
+   * Starts a delivery pass and answers it (still pending, wrapped: an async function would
+   * wait for a returned promise) once `receiver` has `count` requests: passes that found
+   * nothing settled yet (see deliverUntil) are repeated.
    */
-  async passReaching(receiver: RecordingServer, count: number): Promise<Promise<boolean>> {
+  async passReaching(receiver: RecordingServer, count: number): Promise<{ pass: Promise<boolean> }> {
     for (let i = 0; i < 2000; i += 1) {
       const pass = this.identity.logStreamWorker.runOnce();
       const reached = await Promise.race([receiver.waitForRequests(count).then(() => true), pass.then(() => receiver.requests.length >= count)]);
-      if (reached) return pass;
+      if (reached) return { pass };
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     throw new Error(`no delivery pass reached ${count} requests`);
