@@ -1,6 +1,7 @@
 import { LogStreamCreatedSchema, LogStreamRecordSchema, OAuthErrorBodySchema } from '@smsauth/contracts';
 import { z } from 'zod';
 import type { ResolveHost } from '../../src/delivery/gateway-url-policy';
+import { adminToken } from '../helpers';
 import { describeOnEachDatabase } from '../passwordless/flow-harness';
 import { RecordingServer, StreamHarness } from './stream-harness';
 
@@ -114,7 +115,7 @@ describeOnEachDatabase('log streams management API', (database) => {
   });
 
   it('demands the log stream scopes', async () => {
-    const readOnly = await import('../helpers').then(({ adminToken }) => adminToken(h.identity.app, 'read:log_streams'));
+    const readOnly = await adminToken(h.identity.app, 'read:log_streams');
     const denied = await h.management('post', '/log-streams', { name: 'SIEM', type: 'http', sink: sink() }).set('authorization', `Bearer ${readOnly}`);
     expect(denied.status).toBe(403);
     expect(denied.body.error_description).toBe('Insufficient scope, expected: create:log_streams');

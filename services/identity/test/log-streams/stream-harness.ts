@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LogStreamEventSchema, type LogStreamEvent } from '@smsauth/contracts';
+import { LogStreamEventSchema, LogStreamRecordSchema, type LogStreamEvent, type LogStreamRecord } from '@smsauth/contracts';
 import { RecordingServer, type RecordedRequest } from '@smsauth/test-support';
 import request from 'supertest';
 import type { Timers } from '../../src/domain/log-streams/worker';
@@ -83,10 +83,10 @@ export class StreamHarness {
     return res.body;
   }
 
-  async stream(id: string): Promise<Record<string, any>> {
+  async stream(id: string): Promise<LogStreamRecord> {
     const res = await this.management('get', `/log-streams/${id}`);
     expect(res.status).toBe(200);
-    return res.body;
+    return LogStreamRecordSchema.strict().parse(res.body);
   }
 
   /** Appends records, each in a transaction of its own (as separate logins would). */
