@@ -13,3 +13,4 @@ export * from './message-status';
 export * from './users';
 export * from './management-lists';
 export * from './log-streams';
+export * from './tenant-logs';

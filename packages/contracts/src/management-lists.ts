@@ -11,7 +11,7 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 50;
 
 /** A decimal integer within [min, max], from a query string. */
-function queryInt(min: number, max: number) {
+export function queryInt(min: number, max: number) {
   return z
     .string()
     .regex(/^\d{1,9}$/, { message: 'must be a whole number' })
@@ -19,7 +19,7 @@ function queryInt(min: number, max: number) {
     .pipe(z.int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
 }
 
-const queryBoolean = z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
+export const queryBoolean = z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
 
 /** Comma-separated field names; empty means every field. */
 const fieldList = z

@@ -16,9 +16,11 @@ export const MANAGEMENT_RESOURCES = [
   'client_credentials',
   'log_streams',
 ] as const;
-export const MANAGEMENT_SCOPES: readonly string[] = MANAGEMENT_RESOURCES.flatMap((resource) =>
-  ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`),
-);
+export const MANAGEMENT_SCOPES: readonly string[] = [
+  ...MANAGEMENT_RESOURCES.flatMap((resource) => ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`)),
+  // Tenant logs are written by the events themselves; the API only reads them.
+  'read:logs',
+];
 
 /** The legacy resource-owner grant (`POST /oauth/ro`), named as in the reference product. */
 export const LEGACY_RO_GRANT = 'http://auth0.com/oauth/legacy/grant-type/ro';

@@ -89,7 +89,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     bruteForce: { threshold: config.BRUTE_FORCE_THRESHOLD, blockSeconds: config.BRUTE_FORCE_BLOCK_SECONDS },
   };
   const grants = new TokenGrantRegistry()
-    .register('client_credentials', clientCredentialsGrant({ store, signer, clientAuthenticator }))
+    .register('client_credentials', clientCredentialsGrant({ store, signer, clientAuthenticator, clock }))
     .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(codeExchange))
     .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger, clientAuthenticator }));
 

@@ -77,6 +77,13 @@ export const configSchema = z
     KEY_ENCRYPTION_SECRET: env.optionalString().pipe(
       z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
     ),
+    /** Tenant log records (GET /api/v2/logs, log streams) older than this many days are pruned. */
+    LOG_RETENTION_DAYS: env.positiveInt(30),
+    /**
+     * false: no tenant log records are written. Only for measuring what recording costs
+     * (bench/benchmarks/login.mjs); an identity without them has no audit trail.
+     */
+    TENANT_LOG_RECORDING: env.boolean(true),
     TRUST_PROXY: env.trustProxy(),
     WEB_CONCURRENCY: env.webConcurrency(),
     ...passwordlessConfigShape,

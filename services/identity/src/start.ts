@@ -2,6 +2,7 @@ import { type Logger, systemClock } from '@smsauth/service-kit';
 import { buildApp, type AppDependencies, type IdentityApp } from './app';
 import { managementAudienceOf, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
+import { LogRetention } from './domain/logs/retention';
 import { KeyRing } from './domain/tokens/key-ring';
 import { createSecretCipher, openStore, type IdentityStore, type SqlClient } from './store';
 
@@ -17,7 +18,7 @@ export interface StartedIdentity extends IdentityApp {
   keyRing: KeyRing;
   /** The raw database client (tests seed rows with it). */
   sql: SqlClient;
-  /** Stops log stream delivery and closes the database (both also registered as lifecycle closers). */
+  /** Stops log stream delivery and log pruning, and closes the database (all also registered as lifecycle closers). */
   close(): Promise<void>;
 }
 
@@ -32,6 +33,7 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
   const opened = await openStore(config.DATABASE_URL, cipher, {
     schema: options.schema,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    recordTenantLogs: config.TENANT_LOG_RECORDING,
   });
   try {
     const keyRing = await KeyRing.open(opened.store, clock, { certificateSubject: new URL(config.AUTH_URL).hostname });
@@ -44,11 +46,15 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     });
     const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost, logStreamTimers: options.logStreamTimers });
     built.lifecycle.addCloser('database', () => opened.close());
-    // Closers run last-registered first: the worker finishes its pass before the database closes.
+    const retention = new LogRetention(opened.store, clock, { retentionDays: config.LOG_RETENTION_DAYS }, logger);
+    retention.start();
+    // Closers run in reverse order: delivery and pruning stop before the database closes.
+    built.lifecycle.addCloser('log-retention', () => retention.stop());
     built.lifecycle.addCloser('log-stream-worker', () => built.logStreamWorker.stop());
     built.logStreamWorker.start();
     const close = async () => {
       await built.logStreamWorker.stop();
+      await retention.stop();
       await opened.close();
     };
     return { ...built, store: opened.store, keyRing, sql: opened.sql, close };

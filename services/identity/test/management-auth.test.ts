@@ -37,6 +37,9 @@ const ROUTES: Array<[method: 'get' | 'post' | 'patch' | 'put' | 'delete', path: 
   ['get', '/api/v2/keys/signing/x', 'read:signing_keys'],
   ['post', '/api/v2/keys/signing/rotate', 'create:signing_keys'],
   ['put', '/api/v2/keys/signing/x/revoke', 'update:signing_keys'],
+  ['get', '/api/v2/logs', 'read:logs'],
+  ['get', '/api/v2/logs/x', 'read:logs'],
+  ['get', '/api/v2/users/x/logs', 'read:logs'],
 ];
 
 describe('management API authentication and scopes', () => {

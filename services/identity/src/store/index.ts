@@ -49,7 +49,14 @@ export interface IdentityStore {
   ping(): Promise<void>;
 }
 
-function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityStore['transaction'] | undefined): IdentityStore {
+/** Store-wide choices. */
+export interface StoreOptions {
+  /** false: tenant log records are not written (TENANT_LOG_RECORDING, for the bench only). */
+  recordTenantLogs?: boolean;
+}
+
+function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityStore['transaction'] | undefined, options: StoreOptions): IdentityStore {
+  const recording = options.recordTenantLogs ?? true;
   const store: IdentityStore = {
     clients: clientsRepo(db),
     connections: connectionsRepo(db, cipher),
@@ -61,12 +68,12 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     rateLimits: rateLimitsRepo(db),
     codes: oneTimeCodesRepo(db, cipher),
     loginFailures: loginFailuresRepo(db),
-    passwordlessLogins: passwordlessLoginsRepo(db, cipher),
+    passwordlessLogins: passwordlessLoginsRepo(db, cipher, { recordTenantLogs: recording }),
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),
     authorizeTransactions: authorizeTransactionsRepo(db),
     clientCredentials: clientCredentialsRepo(db),
-    tenantLogs: tenantLogsRepo(db),
+    tenantLogs: tenantLogsRepo(db, { recordTenantLogs: recording }),
     logStreams: logStreamsRepo(db, cipher),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
@@ -79,8 +86,8 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
   return store;
 }
 
-export function createStore(sql: SqlClient, cipher: SecretCipher): IdentityStore {
-  return bindStore(sql, cipher, (fn) => sql.transaction((tx) => fn(bindStore(tx, cipher, undefined))));
+export function createStore(sql: SqlClient, cipher: SecretCipher, options: StoreOptions = {}): IdentityStore {
+  return bindStore(sql, cipher, (fn) => sql.transaction((tx) => fn(bindStore(tx, cipher, undefined, options))), options);
 }
 
 export interface OpenedStore {
@@ -93,7 +100,7 @@ export interface OpenedStore {
 export async function openStore(
   databaseUrl: string,
   cipher: SecretCipher,
-  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements'> = {},
+  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements'> & StoreOptions = {},
 ): Promise<OpenedStore> {
   const sql = await openSqlClient(databaseUrl, options);
   try {
@@ -102,7 +109,7 @@ export async function openStore(
     await sql.close().catch(() => undefined);
     throw err;
   }
-  return { store: createStore(sql, cipher), sql, close: () => sql.close() };
+  return { store: createStore(sql, cipher, { recordTenantLogs: options.recordTenantLogs }), sql, close: () => sql.close() };
 }
 
 export { UniqueViolationError, MissingReferenceError } from './errors';
@@ -123,5 +130,5 @@ export type { StoredRefreshToken } from './repos/refresh-tokens';
 export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';
 export type { StoredClientCredential } from './repos/client-credentials';
-export type { TenantLogRecord } from './repos/tenant-logs';
+export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';
 export type { LogStreamCursor, PendingLogRecord, StoredLogStream, StoredLogStreamSink } from './repos/log-streams';

@@ -30,10 +30,10 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
     return statements.mock.calls.map(([text]) => String(text).trim().split(/\s+/).slice(0, 2).join(' '));
   }
 
-  it('a start reads its context once, counts both rate limits at once and stores the code: 3 statements', async () => {
+  it('a start reads its context once, counts both rate limits at once, stores the code and records it sent: 4 statements', async () => {
     const who = h.caller();
     const sent = await statementsOf(async () => expect((await h.start({ client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code' }, who.ip)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'INSERT INTO']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'INSERT INTO', 'INSERT INTO']);
   });
 
   it('/oauth/ro with the right code takes 4 statements: context, attempt, completion, opaque access token', async () => {

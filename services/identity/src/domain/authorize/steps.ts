@@ -169,6 +169,7 @@ export async function exchangeCodeForTokenRedirect(
       ip,
       user,
       failures: bruteForce,
+      log: { via: 'hosted-login', clientName: request.client.name },
     });
   } catch (err) {
     if (isUserBlockedError(err)) return endForBlockedUser(deps.store, transaction, err);

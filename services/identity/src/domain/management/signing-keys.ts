@@ -50,14 +50,17 @@ export async function getSigningKey(store: IdentityStore, keyRing: KeyRing, kid:
   return toSigningKeyRecord(complete!);
 }
 
+/** Records a rotation or revocation in its own transaction (the audit record). */
+export type KeyChangeRecorder = (tx: IdentityStore, kid: string) => Promise<void>;
+
 /** Answers `{kid, cert}` of the new next key, as the reference product does. */
-export async function rotateSigningKey(keyRing: KeyRing): Promise<SigningKeyRotation> {
-  return keyRing.rotate();
+export async function rotateSigningKey(keyRing: KeyRing, record?: KeyChangeRecorder): Promise<SigningKeyRotation> {
+  return keyRing.rotate(record);
 }
 
 /** Neither the current key (nothing would sign) nor the next one (rotation needs it) can be revoked. */
-export async function revokeSigningKey(store: IdentityStore, keyRing: KeyRing, kid: string): Promise<SigningKeyRecord> {
-  const before = await keyRing.revoke(kid);
+export async function revokeSigningKey(store: IdentityStore, keyRing: KeyRing, kid: string, record?: KeyChangeRecorder): Promise<SigningKeyRecord> {
+  const before = await keyRing.revoke(kid, record && ((tx) => record(tx, kid)));
   if (!before) throw notFound('Signing key');
   if (before === 'current') throw conflict('The current signing key cannot be revoked; rotate first');
   if (before === 'next') throw conflict('The next signing key cannot be revoked; rotate first, then revoke it as the previous key');

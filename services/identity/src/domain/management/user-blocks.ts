@@ -24,9 +24,17 @@ export async function listUserBlocks(store: IdentityStore, clock: Clock, query: 
   return blocksOn(store, clock, identifierOf(query));
 }
 
+/** Whose blocks an unblock lifted: the number, and its user when reached through one (for its log record). */
+export interface LiftedBlocks {
+  phoneNumber: string;
+  userId?: string;
+}
+
 /** Lifts every block on the number and resets its failure counters; idempotent. */
-export async function clearUserBlocks(store: IdentityStore, query: unknown): Promise<void> {
-  await store.userBlocks.clear(identifierOf(query));
+export async function clearUserBlocks(store: IdentityStore, query: unknown): Promise<LiftedBlocks> {
+  const phoneNumber = identifierOf(query);
+  await store.userBlocks.clear(phoneNumber);
+  return { phoneNumber };
 }
 
 async function phoneOfUser(store: IdentityStore, userId: string): Promise<{ phone: string; connection: string }> {
@@ -42,6 +50,8 @@ export async function listUserBlocksOfUser(store: IdentityStore, clock: Clock, u
 }
 
 /** `DELETE /user-blocks/{id}`: as clearUserBlocks, for the user's phone number. */
-export async function clearUserBlocksOfUser(store: IdentityStore, userId: string): Promise<void> {
-  await store.userBlocks.clear((await phoneOfUser(store, userId)).phone);
+export async function clearUserBlocksOfUser(store: IdentityStore, userId: string): Promise<LiftedBlocks> {
+  const { phone } = await phoneOfUser(store, userId);
+  await store.userBlocks.clear(phone);
+  return { phoneNumber: phone, userId };
 }

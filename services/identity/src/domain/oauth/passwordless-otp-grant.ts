@@ -48,6 +48,7 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
       ip: call.ip,
       user,
       failures,
+      log: { via: 'otp', clientName: client.name, userAgent: call.headers['user-agent'] },
     });
     if (!result.ok) throw otpGrantRejection(result.reason);
 

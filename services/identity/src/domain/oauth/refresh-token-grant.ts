@@ -1,5 +1,6 @@
 import { ErrorCodes, RefreshTokenRequestSchema, type OAuthTokenResponse } from '@smsauth/contracts';
 import { HttpError, type Logger } from '@smsauth/service-kit';
+import { changeRecorded, logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
 import { refuseBlockedUser } from '../passwordless/blocked-user';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
@@ -27,19 +28,34 @@ export function refreshTokenGrant(
     requireGrantType(client, 'refresh_token');
 
     const now = deps.clock.now();
+    const log: LogContext = { clientId: client.client_id, clientName: client.name, ip: call.ip, userAgent: call.headers['user-agent'] };
     const tokenHash = hashToken(request.refresh_token);
     const presented = await deps.store.refreshTokens.findByHash(tokenHash);
     // Another client's token is refused without touching it.
-    if (!presented || presented.client_id !== client.client_id) throw invalidRefreshToken();
+    if (!presented || presented.client_id !== client.client_id) {
+      await recordEvents(deps.store, logRecord('fertft', log, now, { reason: 'unknown_token' }));
+      throw invalidRefreshToken();
+    }
+    const userLog = { ...log, userId: presented.user_id };
     // Checked before the token is rotated: refused while blocked, usable again once unblocked.
     const user = await deps.store.users.findById(presented.user_id);
     refuseBlockedUser(user);
-    const current = await deps.store.refreshTokens.rotate(tokenHash, now);
+    const current = await changeRecorded(
+      deps.store,
+      (tx) => tx.refreshTokens.rotate(tokenHash, now),
+      (rotated) => (rotated ? logRecord('sertft', userLog, now) : undefined),
+    );
     if (!current) {
       const latest = await deps.store.refreshTokens.findByHash(tokenHash);
       if (latest?.rotated_at && !latest.revoked_at) {
-        await deps.store.refreshTokens.revokeFamily(latest.family_id, now);
+        await changeRecorded(
+          deps.store,
+          (tx) => tx.refreshTokens.revokeFamily(latest.family_id, now),
+          () => logRecord('ferrt', userLog, now, { reason: 'reused_token', family_revoked: true }),
+        );
         deps.logger.warn({ client_id: client.client_id, family: latest.family_id }, 'refresh token reused: family revoked');
+      } else {
+        await recordEvents(deps.store, logRecord('fertft', userLog, now, { reason: latest?.revoked_at ? 'revoked_token' : 'expired_token' }));
       }
       throw invalidRefreshToken();
     }

@@ -56,6 +56,7 @@ export async function resourceOwnerLogin(
     ip: call.ip,
     user,
     failures,
+    log: { via: 'oauth/ro', clientName: client.name, userAgent: call.headers['user-agent'] },
   });
   if (!result.ok) {
     if (result.reason === 'blocked') throw tooManyAttemptsError();

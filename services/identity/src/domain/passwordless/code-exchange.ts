@@ -2,6 +2,7 @@ import { PHONE_NUMBER_PATTERN } from '@smsauth/contracts';
 import { maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredCode, StoredConnection, StoredUser } from '../../store';
 import { newUserIdPart } from '../ids';
+import { countRefusedExchange, exchangeLogContext, loginRecord, recordBlockedAttempt, type ExchangeLog } from '../logs/login-events';
 import { refuseBlockedUser } from './blocked-user';
 import { CONSECUTIVE_FAILURES_LOCK, loginBlockStatus, type BruteForceSettings, type BruteForceState } from './brute-force';
 import { codeState, MAX_CODE_ATTEMPTS } from './code-state';
@@ -26,6 +27,8 @@ export interface CodeExchangeAttempt {
   user: StoredUser | undefined;
   /** The number's brute-force counters and this IP's, read with the connection. */
   failures: BruteForceState;
+  /** For the tenant log records of the exchange: which path, and what it knows of the caller. */
+  log?: ExchangeLog;
 }
 
 /**
@@ -65,8 +68,10 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
   const protection = connection.options.brute_force_protection;
 
   const block = loginBlockStatus(attempt.failures, now, bruteForce, protection);
+  const log = exchangeLogContext(attempt);
   if (block.blocked) {
     deps.logger.warn({ recipient: maskPhoneNumber(phoneNumber), ip, reason: block.reason }, 'code exchange refused: blocked');
+    await recordBlockedAttempt(store, log, now, block.reason, attempt.log?.via);
     return { ok: false, reason: 'blocked' };
   }
 
@@ -77,14 +82,17 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
       ip,
       at: now,
       maxAttempts: MAX_CODE_ATTEMPTS,
+      log: loginRecord(log, now, attempt.log?.via),
     });
     if (user) return { ok: true, user, code: outcome.code };
   }
   // A right guess that lost the race to a parallel one reads as a used code.
   const reason = outcome.ok ? 'used' : outcome.reason;
-  await store.loginFailures.recordFailure(
+  await countRefusedExchange(
+    store,
     { phoneNumber, ip, at: now, countIp: protection },
     { ...bruteForce, consecutiveFailuresLock: CONSECUTIVE_FAILURES_LOCK },
+    { reason, context: log, via: attempt.log?.via },
   );
   deps.logger.info({ recipient: maskPhoneNumber(phoneNumber), ip, reason }, 'code exchange refused');
   return { ok: false, reason };

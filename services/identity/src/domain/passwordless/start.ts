@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
+import { discardUnsentCode, recordCodeSent, recordingRefusal, recordStartRefused, startLogContext } from '../logs/login-events';
 import { refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
@@ -143,10 +144,16 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   );
   const phoneNumber = request.phone_number;
   const now = deps.clock.now();
-  call.setHeaders(await enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));
+  const log = startLogContext(client, connection, phoneNumber, call, user);
+  call.setHeaders(
+    await recordingRefusal(deps.store, 'api_limit', log, now, enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now)),
+  );
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
-  if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
+  if (!user && connection.options.disable_signup) {
+    await recordStartRefused(deps.store, 'fs', log, now);
+    throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
+  }
   // A blocked user gets the block's error and no code: nothing is stored or sent.
   refuseBlockedUser(user);
 
@@ -174,11 +181,11 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
       idempotencyKey: key.request_id,
     });
   } catch (err) {
-    // The caller must learn why delivery failed even if the discard fails too; the
-    // undelivered code then stays until it expires, known to nobody.
-    await deps.store.codes.discard(key).catch(() => undefined);
+    // The caller learns why delivery failed even if the discard fails too.
+    await discardUnsentCode(deps.store, key, log, now, err);
     throw err;
   }
+  await recordCodeSent(deps.store, log, now, key.request_id);
   deps.logger.info(
     { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id },
     'passwordless code sent',

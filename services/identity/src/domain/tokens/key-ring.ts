@@ -145,20 +145,32 @@ export class KeyRing {
   /**
    * The next key becomes current, the old current stays published as previous, and a new
    * next key is made and published. Returns the new next key's kid and certificate.
+   * `alsoInTransaction` runs in the rotation's transaction once it rotated (its audit record).
    */
-  async rotate(): Promise<{ kid: string; cert: string }> {
+  async rotate(alsoInTransaction?: (tx: IdentityStore, newNextKid: string) => Promise<void>): Promise<{ kid: string; cert: string }> {
     const newNext = await generateSigningKey(this.options.certificateSubject, this.clock.now());
     // A database whose next key is missing (an older instance rotated meanwhile) gets one first.
     await this.reload();
-    const rotated = await this.store.transaction((tx) => tx.signingKeys.rotate(newNext, this.clock.now()));
+    const rotated = await this.store.transaction(async (tx) => {
+      const done = await tx.signingKeys.rotate(newNext, this.clock.now());
+      if (done && alsoInTransaction) await alsoInTransaction(tx, newNext.kid);
+      return done;
+    });
     if (!rotated) throw new Error('no next signing key to promote');
     await this.reload();
     return { kid: newNext.kid, cert: newNext.cert };
   }
 
-  /** Removes a previous or retired key from JWKS for good. Returns its state before, undefined if unknown. */
-  async revoke(kid: string): Promise<StoredSigningKey['state'] | undefined> {
-    const before = await this.store.transaction((tx) => tx.signingKeys.revoke(kid, this.clock.now()));
+  /**
+   * Removes a previous or retired key from JWKS for good. Returns its state before, undefined if unknown.
+   * `alsoInTransaction` runs in the revocation's transaction when the key was revoked.
+   */
+  async revoke(kid: string, alsoInTransaction?: (tx: IdentityStore) => Promise<void>): Promise<StoredSigningKey['state'] | undefined> {
+    const before = await this.store.transaction(async (tx) => {
+      const state = await tx.signingKeys.revoke(kid, this.clock.now());
+      if ((state === 'previous' || state === 'retired') && alsoInTransaction) await alsoInTransaction(tx);
+      return state;
+    });
     await this.reload();
     return before;
   }

@@ -38,6 +38,8 @@ import {
   RoTokenResponseSchema,
   SigningKeyRecordSchema,
   SigningKeyRotationSchema,
+  LogsListQuerySchema,
+  TenantLogSchema,
   StartRequestSchema,
   StartResponseSchema,
   toJsonSchema,
@@ -117,6 +119,7 @@ const RESPONSE_SCHEMAS = {
   UserBlocksResponse: UserBlocksResponseSchema,
   SigningKeyRecord: SigningKeyRecordSchema,
   SigningKeyRotation: SigningKeyRotationSchema,
+  TenantLog: TenantLogSchema,
   LogStreamRecord: LogStreamRecordSchema,
   LogStreamCreated: LogStreamCreatedSchema,
 } satisfies Record<string, z.ZodType>;
@@ -757,6 +760,40 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     summary: 'Lift every brute-force block of a user\'s phone number (by user id)',
     status: '204',
     errors: ['404'],
+  },
+  'GET /logs': {
+    summary: 'Tenant log events: search (newest first) or read by checkpoint',
+    query: queryParameters(LogsListQuerySchema, {
+      q:
+        '`field:value` / `field:"quoted"` on type, user_id, client_id, connection, ip; `date:[from TO to]` (inclusive) or ' +
+        '`date:{from TO to}` (exclusive), `*` for an open end, ISO 8601 dates; terms joined by AND.',
+      page: 'Zero-based page; search reaches the first 1,000 logs.',
+      per_page: 'Page size, 1-100 (default 50).',
+      include_totals: 'true: answer `{start, limit, length, total, logs}` instead of a bare array.',
+      sort: '`date:-1` (newest first, the default) or `date:1`.',
+      fields: PAGING_DESCRIPTIONS.fields,
+      include_fields: PAGING_DESCRIPTIONS.include_fields,
+      from:
+        'Checkpoint: a log_id; the answer is the logs after it in stream order (a bare array; every other parameter ignored) ' +
+        'and a `Link: <...>; rel="next"` header for the next request.',
+      take: 'Checkpoint page size, 1-100 (default 50); alone, reads from the oldest retained log.',
+    }),
+    status: '200',
+    response: pagedListOf('TenantLog', 'logs', { withLength: true }),
+    errors: ['400'],
+  },
+  'GET /logs/:id': { summary: 'Get a tenant log event by log_id', status: '200', response: ref('TenantLog'), errors: ['404'] },
+  'GET /users/:id/logs': {
+    summary: "A user's log events (search paging, newest first)",
+    query: queryParameters(LogsListQuerySchema.pick({ page: true, per_page: true, include_totals: true, sort: true }), {
+      page: 'Zero-based page; reaches the first 1,000 logs.',
+      per_page: 'Page size, 1-100 (default 50).',
+      include_totals: 'true: answer `{start, limit, length, total, logs}`.',
+      sort: '`date:-1` (default) or `date:1`.',
+    }),
+    status: '200',
+    response: pagedListOf('TenantLog', 'logs', { withLength: true }),
+    errors: ['400'],
   },
   'GET /keys/signing': { summary: 'List signing keys', status: '200', response: listOf('SigningKeyRecord'), errors: [] },
   'POST /keys/signing/rotate': {

@@ -5,6 +5,7 @@ import type { StoredClient } from './clients';
 import type { FailureCounters } from './login-failures';
 import { openConnectionRow, SELECT_CONNECTION, type ConnectionRow, type StoredConnection } from './connections';
 import type { CodeKey } from './one-time-codes';
+import { TENANT_LOG_RECORD_TYPES, type TenantLogRecord } from './tenant-logs';
 import type { StoredUser } from './users';
 
 /** What a passwordless start or code exchange reads before it decides anything. */
@@ -45,7 +46,8 @@ const EXCHANGE_CONTEXT = `
  * each: every round trip costs both processes a socket write and a wake-up, which on a
  * busy host outweighs the work the statement does.
  */
-export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher) {
+export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, options: { recordTenantLogs?: boolean } = {}) {
+  const recording = options.recordTenantLogs ?? true;
   const contextFrom = (row: ContextRow): LoginContext => {
     const connectionRow = fromJsonRow<ConnectionRow>(row.connection);
     const connection = connectionRow ? openConnectionRow(cipher, connectionRow) : undefined;
@@ -87,12 +89,12 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher) {
      * After a right guess, in one statement: marks the code used (only if it still is
      * unused, unexpired and within its attempts, so of parallel right guesses exactly one
      * gets a row back), clears the number's failure counters and this IP's, and creates the
-     * user or records another login. Undefined: the code was used (or replaced) meanwhile,
-     * and nothing was changed.
+     * user or records another login, and appends `login.log` to the tenant logs with the
+     * user's id. Undefined: the code was used (or replaced) meanwhile, and nothing was changed.
      */
     async consumeCodeAndRecordLogin(
       code: CodeKey,
-      login: { newUserId: string; ip: string; at: Date; maxAttempts: number },
+      login: { newUserId: string; ip: string; at: Date; maxAttempts: number; log?: Omit<TenantLogRecord, 'user_id'> },
     ): Promise<StoredUser | undefined> {
       const { rows } = await db.query<StoredUser>(
         `WITH consumed AS (
@@ -109,9 +111,15 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher) {
            SELECT $6::text, connection_id, phone_number, true, $4::timestamptz, $4, $4, 1 FROM consumed
            ON CONFLICT (connection_id, phone_number) DO UPDATE SET
              phone_verified = true, last_login = $4, updated_at = $4, logins_count = users.logins_count + 1
-           RETURNING *)
+           RETURNING *),
+         logged AS (
+           INSERT INTO tenant_logs (log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details)
+           SELECT r.log_id, r.date, r.type, r.description, r.client_id, r.client_name, r.connection, r.connection_id, login.user_id,
+             r.ip, r.user_agent, r.phone_number, COALESCE(r.details, '{}')
+           FROM login CROSS JOIN jsonb_to_record($8::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})
+           WHERE $8::jsonb IS NOT NULL)
          SELECT login.*, c.name AS connection_name FROM login JOIN connections c ON c.id = login.connection_id`,
-        [code.connection_id, code.phone_number, code.request_id, login.at, login.maxAttempts, login.newUserId, login.ip],
+        [code.connection_id, code.phone_number, code.request_id, login.at, login.maxAttempts, login.newUserId, login.ip, recording && login.log ? JSON.stringify(login.log) : null],
       );
       return rows[0];
     },

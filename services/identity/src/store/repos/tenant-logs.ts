@@ -20,26 +20,129 @@ export interface TenantLogRecord {
   details: Record<string, unknown>;
 }
 
-const COLUMNS = 'log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details';
+export const TENANT_LOG_COLUMNS = 'log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details';
+
+/** The column list of a JSON record: `jsonb_to_record(...) AS r(${TENANT_LOG_RECORD_TYPES})`. */
+export const TENANT_LOG_RECORD_TYPES = `log_id text, date timestamptz, type text, description text, client_id text, client_name text,
+    connection text, connection_id text, user_id text, ip text, user_agent text, phone_number text, details jsonb`;
 
 // One statement text whatever the number of records: they travel as one JSON array parameter
 // (one prepared statement, one round trip).
 const APPEND = `
-  INSERT INTO tenant_logs (${COLUMNS})
-  SELECT ${COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS r(
-    log_id text, date timestamptz, type text, description text, client_id text, client_name text,
-    connection text, connection_id text, user_id text, ip text, user_agent text, phone_number text, details jsonb)`;
+  INSERT INTO tenant_logs (${TENANT_LOG_COLUMNS})
+  SELECT ${TENANT_LOG_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})`;
+
+/** A stored record: fields not known are null. */
+export type StoredTenantLog = { [K in keyof TenantLogRecord]-?: undefined extends TenantLogRecord[K] ? Exclude<TenantLogRecord[K], undefined> | null : TenantLogRecord[K] };
+
+/** Columns `q` may compare for equality. */
+export type TenantLogField = 'type' | 'user_id' | 'client_id' | 'connection' | 'ip';
+
+export interface DateBound {
+  at: Date;
+  inclusive: boolean;
+}
+
+/** One condition of a log search; a search is all of them (AND). */
+export type TenantLogCondition =
+  | { field: TenantLogField; values: string[] }
+  | { field: 'date'; from?: DateBound; to?: DateBound };
+
+export interface TenantLogSearch {
+  conditions: readonly TenantLogCondition[];
+  offset: number;
+  limit: number;
+  /** Newest first (sort=date:-1, the default). */
+  descending: boolean;
+}
+
+const SELECT_LOG = `SELECT ${TENANT_LOG_COLUMNS} FROM tenant_logs`;
+
+function whereOf(conditions: readonly TenantLogCondition[], params: unknown[]): string {
+  const parts = conditions.map((condition) => {
+    if (condition.field === 'date') {
+      const bounds: string[] = [];
+      if (condition.from) {
+        params.push(condition.from.at);
+        bounds.push(`date ${condition.from.inclusive ? '>=' : '>'} $${params.length}`);
+      }
+      if (condition.to) {
+        params.push(condition.to.at);
+        bounds.push(`date ${condition.to.inclusive ? '<=' : '<'} $${params.length}`);
+      }
+      return bounds.length ? bounds.join(' AND ') : 'true';
+    }
+    // The column name comes from the closed TenantLogField union, never from input.
+    params.push(condition.values);
+    return `${condition.field} = ANY($${params.length}::text[])`;
+  });
+  return parts.length ? parts.join(' AND ') : 'true';
+}
 
 /**
  * Tenant log records. `append` runs on the executor the repo is bound to, so inside
  * store.transaction() the records commit or roll back with the change they record.
  */
-export function tenantLogsRepo(db: SqlExecutor) {
+export function tenantLogsRepo(db: SqlExecutor, options: { recordTenantLogs?: boolean } = {}) {
+  const recording = options.recordTenantLogs ?? true;
   return {
     async append(records: TenantLogRecord | readonly TenantLogRecord[]): Promise<void> {
       const list = Array.isArray(records) ? records : [records as TenantLogRecord];
-      if (list.length === 0) return;
+      if (list.length === 0 || !recording) return;
       await db.query(APPEND, [JSON.stringify(list)]);
+    },
+
+    async findById(logId: string): Promise<StoredTenantLog | undefined> {
+      const { rows } = await db.query<StoredTenantLog>(`${SELECT_LOG} WHERE log_id = $1`, [logId]);
+      return rows[0];
+    },
+
+    /** A page of the records matching every condition, by date (then by stream order). */
+    async search(search: TenantLogSearch): Promise<StoredTenantLog[]> {
+      const params: unknown[] = [];
+      const where = whereOf(search.conditions, params);
+      const direction = search.descending ? 'DESC' : 'ASC';
+      params.push(search.offset, search.limit);
+      const { rows } = await db.query<StoredTenantLog>(
+        `${SELECT_LOG} WHERE ${where} ORDER BY date ${direction}, seq ${direction} OFFSET $${params.length - 1} LIMIT $${params.length}`,
+        params,
+      );
+      return rows;
+    },
+
+    async count(conditions: readonly TenantLogCondition[]): Promise<number> {
+      const params: unknown[] = [];
+      const { rows } = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM tenant_logs WHERE ${whereOf(conditions, params)}`, params);
+      return rows[0]?.total ?? 0;
+    },
+
+    /**
+     * Checkpoint reading: up to `limit` records after `fromLogId` (from the oldest without it)
+     * in stream order. Only records of transactions older than every open one: a transaction
+     * that took a lower seq but commits later cannot be skipped by a reader already past it.
+     * Undefined when `fromLogId` names no record (never issued, or pruned).
+     */
+    async after(fromLogId: string | undefined, limit: number): Promise<StoredTenantLog[] | undefined> {
+      let afterSeq = '0';
+      if (fromLogId !== undefined) {
+        const { rows } = await db.query<{ seq: string }>('SELECT seq::text AS seq FROM tenant_logs WHERE log_id = $1', [fromLogId]);
+        if (!rows[0]) return undefined;
+        afterSeq = rows[0].seq;
+      }
+      const { rows } = await db.query<StoredTenantLog>(
+        `${SELECT_LOG} WHERE seq > $1::bigint AND tx_id < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY seq LIMIT $2`,
+        [afterSeq, limit],
+      );
+      return rows;
+    },
+
+    /** Deletes up to `batch` records dated before `before`, oldest first; returns how many. */
+    async pruneBefore(before: Date, batch: number): Promise<number> {
+      const { rowCount } = await db.query(
+        'DELETE FROM tenant_logs WHERE seq IN (SELECT seq FROM tenant_logs WHERE date < $1 ORDER BY date LIMIT $2)',
+        [before, batch],
+      );
+      return rowCount;
     },
   };
 }
