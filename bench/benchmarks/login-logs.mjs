@@ -53,6 +53,9 @@ export async function run(ctx) {
       medianOn: on,
       medianOff: off,
       fewerLoginsPerSecPct: Math.round(((off - on) / off) * 1000) / 10,
+      // Less sensitive than logins/s to what else the machine runs: identity's CPU per login.
+      medianIdentityCpuMsOn: median(runs.filter((r) => r.recording === 'on').map((r) => r.identityCpuMsPerLogin)),
+      medianIdentityCpuMsOff: median(runs.filter((r) => r.recording === 'off').map((r) => r.identityCpuMsPerLogin)),
       targetMet: (off - on) / off < 0.1,
       // The switch really switches: the recording stack holds records, the other none.
       recordsOn: await recordedLogs(stacks.on),

@@ -12,6 +12,7 @@ import {
   ResourceServerRecordSchema,
   SigningKeyRecordSchema,
   SigningKeyRotationSchema,
+  TenantLogSchema,
   UserBlocksResponseSchema,
   UserRecordSchema,
 } from '@smsauth/contracts';
@@ -230,6 +231,14 @@ describe('management API auth matrix', () => {
     'DELETE /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 204 }),
     'GET /user-blocks/:id': async () => ({ url: `/user-blocks/${encodeURIComponent(await createUser())}`, status: 200, schema: UserBlocksResponseSchema }),
     'DELETE /user-blocks/:id': async () => ({ url: `/user-blocks/${encodeURIComponent(await createUser())}`, status: 204 }),
+
+    'GET /logs': async () => ({ url: '/logs', status: 200, schema: z.array(TenantLogSchema) }),
+    'GET /logs/:id': async () => {
+      await createClient();
+      const { rows } = await h.identity.sql.query<{ log_id: string }>('SELECT log_id FROM tenant_logs ORDER BY seq DESC LIMIT 1');
+      return { url: `/logs/${rows[0]!.log_id}`, status: 200, schema: TenantLogSchema };
+    },
+    'GET /users/:id/logs': async () => ({ url: `/users/${encodeURIComponent(await createUser())}/logs`, status: 200, schema: z.array(TenantLogSchema) }),
 
     'GET /keys/signing': async () => ({ url: '/keys/signing', status: 200, schema: z.array(SigningKeyRecordSchema) }),
     'POST /keys/signing/rotate': async () => ({ url: '/keys/signing/rotate', status: 201, schema: SigningKeyRotationSchema }),
