@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TenantLogSchema } from './tenant-logs';
 
 // Log streams (`/api/v2/log-streams`) in the reference product's shape: an `http` stream
 // pushes tenant log events to `sink.httpEndpoint`. Bodies are strict: a misspelt field is a
@@ -113,25 +114,9 @@ export const LogStreamCreatedSchema = LogStreamRecordSchema.extend({
 });
 export type LogStreamCreated = z.infer<typeof LogStreamCreatedSchema>;
 
-/** One event as a stream delivers it, in the reference product's `{log_id, data}` shape. */
+/** One event as a stream delivers it, in the reference product's `{log_id, data}` shape; `data` is the record as `GET /api/v2/logs` shows it. */
 export const LogStreamEventSchema = z.object({
   log_id: z.string(),
-  data: z
-    .object({
-      log_id: z.string(),
-      date: z.string(),
-      type: z.string(),
-      description: z.string(),
-      client_id: z.string().optional(),
-      client_name: z.string().optional(),
-      connection: z.string().optional(),
-      connection_id: z.string().optional(),
-      user_id: z.string().optional(),
-      ip: z.string().optional(),
-      user_agent: z.string().optional(),
-      phone_number: z.string().optional(),
-      details: z.record(z.string(), z.unknown()),
-    })
-    .strict(),
+  data: TenantLogSchema.strict(),
 });
 export type LogStreamEvent = z.infer<typeof LogStreamEventSchema>;

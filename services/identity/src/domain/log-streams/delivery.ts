@@ -6,7 +6,8 @@ import {
   type LogStreamEvent,
 } from '@smsauth/contracts';
 import { epochSeconds, type Clock, type Logger } from '@smsauth/service-kit';
-import type { IdentityStore, PendingLogRecord, StoredLogStream, TenantLogRecord } from '../../store';
+import type { IdentityStore, PendingLogRecord, StoredLogStream, StoredTenantLog } from '../../store';
+import { toTenantLog } from '../logs/list';
 import { logStreamSignature } from './signature';
 
 /** One POST to a stream's sink. */
@@ -69,10 +70,9 @@ export type StreamAttempt = 'delivered' | 'idle' | 'busy' | 'failed';
 /** How long past the POST deadline a lease lasts: time to write the outcome back. */
 const LEASE_MARGIN_MS = 30_000;
 
-/** A tenant log record as streams deliver it: `{log_id, data}`, absent fields left out. */
-export function logStreamEventOf(record: TenantLogRecord): LogStreamEvent {
-  const { date, ...rest } = record;
-  return { log_id: record.log_id, data: { ...rest, date: date.toISOString() } };
+/** A tenant log record as streams deliver it: `{log_id, data}`, data as GET /api/v2/logs shows it. */
+export function logStreamEventOf(record: StoredTenantLog): LogStreamEvent {
+  return { log_id: record.log_id, data: toTenantLog(record) };
 }
 
 /** The request body of a batch in the stream's format. */

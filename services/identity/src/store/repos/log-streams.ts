@@ -1,7 +1,7 @@
 import type { LogStreamContentFormat, LogStreamStatus } from '@smsauth/contracts';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
-import type { TenantLogRecord } from './tenant-logs';
+import type { StoredTenantLog } from './tenant-logs';
 
 /** The sink as stored: the authorization header lives sealed in its own column. */
 export interface StoredLogStreamSink {
@@ -40,7 +40,7 @@ export interface StoredLogStream {
 /** A tenant log record waiting in a stream, with its place in the stream order. */
 export interface PendingLogRecord {
   cursor: LogStreamCursor;
-  record: TenantLogRecord;
+  record: StoredTenantLog;
 }
 
 interface LogStreamRow {
@@ -73,13 +73,6 @@ const signingSecretContext = (id: string) => `log_stream:${id}:signing_secret`;
 const SETTLED = 'tx_id < pg_snapshot_xmin(pg_current_snapshot())';
 
 const LOG_COLUMNS = 'log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details';
-type LogRow = { [K in keyof TenantLogRecord]-?: TenantLogRecord[K] | null } & { tx_id: string; seq: string };
-
-function recordOf(row: LogRow): TenantLogRecord {
-  const { tx_id: _tx, seq: _seq, ...columns } = row;
-  const present = Object.entries(columns).filter(([, value]) => value !== null);
-  return { ...Object.fromEntries(present), date: new Date(row.date!), details: row.details ?? {} } as TenantLogRecord;
-}
 
 /** Log streams, their cursors and delivery leases (migration 010). */
 export function logStreamsRepo(db: SqlExecutor, cipher: SecretCipher) {
@@ -256,13 +249,13 @@ export function logStreamsRepo(db: SqlExecutor, cipher: SecretCipher) {
      * record still being written (their transaction is older than every open one).
      */
     async pendingRecords(cursor: LogStreamCursor, limit: number): Promise<PendingLogRecord[]> {
-      const { rows } = await db.query<LogRow>(
+      const { rows } = await db.query<StoredTenantLog & { tx_id: string; seq: string }>(
         `SELECT tx_id::text AS tx_id, seq::text AS seq, ${LOG_COLUMNS} FROM tenant_logs
          WHERE (tx_id, seq) > ($1::xid8, $2::bigint) AND ${SETTLED}
          ORDER BY tx_id, seq LIMIT $3`,
         [cursor.txId, cursor.seq, limit],
       );
-      return rows.map((row) => ({ cursor: { txId: row.tx_id, seq: row.seq }, record: recordOf(row) }));
+      return rows.map(({ tx_id, seq, ...record }) => ({ cursor: { txId: tx_id, seq }, record }));
     },
 
     /** Per stream, the date of the next undelivered record (null when it is up to date). */
