@@ -298,6 +298,7 @@ export function applyConnectionOptionsPatch(
     : { success: false, issues: result.error.issues };
 }
 
-function withoutUndefined<T extends object>(value: T): Partial<T> {
+/** The fields of a PATCH that were given (an undefined field keeps the stored value). */
+export function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

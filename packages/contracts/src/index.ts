@@ -14,4 +14,5 @@ export * from './message-status';
 export * from './users';
 export * from './management-lists';
 export * from './sms-template';
+export * from './log-streams';
 export * from './tenant-logs';

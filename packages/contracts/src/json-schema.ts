@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConnectionCreateSchema, ConnectionRecordSchema, ConnectionUpdateSchema } from './connection';
 import { DeliveryRequestSchema } from './delivery';
+import { LogStreamCreateSchema, LogStreamCreatedSchema, LogStreamRecordSchema, LogStreamUpdateSchema } from './log-streams';
 import { OAuthErrorBodySchema } from './errors';
 import { GatewayRejectionSchema, RpcStatusSchema } from './gateway-rejection';
 import { OpenApi2DocumentSchema, SecurityDefinitionSchema } from './openapi';
@@ -44,6 +45,10 @@ export const contractSchemas = {
   ConnectionUpdate: ConnectionUpdateSchema,
   ConnectionRecord: ConnectionRecordSchema,
   DeliveryRequest: DeliveryRequestSchema,
+  LogStreamCreate: LogStreamCreateSchema,
+  LogStreamUpdate: LogStreamUpdateSchema,
+  LogStreamRecord: LogStreamRecordSchema,
+  LogStreamCreated: LogStreamCreatedSchema,
   StartRequest: StartRequestSchema,
   StartResponse: StartResponseSchema,
   RoTokenRequest: RoTokenRequestSchema,

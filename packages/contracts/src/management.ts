@@ -14,6 +14,7 @@ export const MANAGEMENT_RESOURCES = [
   'user_blocks',
   'signing_keys',
   'client_credentials',
+  'log_streams',
 ] as const;
 export const MANAGEMENT_SCOPES: readonly string[] = [
   ...MANAGEMENT_RESOURCES.flatMap((resource) => ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`)),

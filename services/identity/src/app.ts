@@ -1,9 +1,23 @@
-import { apiDocsEnabled, apiDocsRouter, createMetricsRegistry, createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
+import {
+  apiDocsEnabled,
+  apiDocsRouter,
+  createMetricsRegistry,
+  createServiceApp,
+  Lifecycle,
+  type Logger,
+  type ServiceApp,
+  systemClock,
+  type Clock,
+} from '@smsauth/service-kit';
 import { issuerOf, managementAudienceOf, testNumbersAllowed, type Config } from './config';
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gateway-client';
 import { gatewayUrlCheck } from './delivery/gateway-url-check';
+import { logStreamMetrics } from './delivery/log-stream-metrics';
+import { createLogStreamSinkClient } from './delivery/log-stream-sink';
 import type { ResolveHost } from './delivery/gateway-url-policy';
+import { LogStreamDeliverer, logStreamLagSeconds, type LogStreamSink } from './domain/log-streams/delivery';
+import { LogStreamWorker, type Timers } from './domain/log-streams/worker';
 import { ClientAuthenticator } from './domain/oauth/client-auth';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';
 import type { PasswordlessExchangeDependencies } from './domain/oauth/passwordless-exchange';
@@ -44,10 +58,19 @@ export interface AppDependencies {
   /** Delivers codes to connection gateways; built from resolveHost when absent. */
   smsGateway?: SmsGatewayClient;
   lifecycle?: Lifecycle;
+  /** POSTs log stream batches; built from the URL policy and resolveHost when absent. */
+  logStreamSink?: LogStreamSink;
+  /** The log stream worker's timers; tests inject ones that never fire and call runOnce(). */
+  logStreamTimers?: Timers;
+}
+
+export interface IdentityApp extends ServiceApp {
+  /** Delivers tenant logs to log streams; not started here (startIdentity starts it). */
+  logStreamWorker: LogStreamWorker;
 }
 
 /** Builds the identity app from its dependencies; never listens. */
-export function buildApp(deps: AppDependencies): ServiceApp {
+export function buildApp(deps: AppDependencies): IdentityApp {
   const { config, store, keyRing } = deps;
   const clock = deps.clock ?? systemClock;
   const issuer = issuerOf(config);
@@ -109,7 +132,30 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     smsPolicy,
   };
 
-  return createServiceApp({
+  const metrics = createMetricsRegistry('identity');
+  // Sink URLs obey GATEWAY_URL_POLICY, as gateway URLs do, at write time and at connect time.
+  const ownSink = deps.logStreamSink
+    ? undefined
+    : createLogStreamSinkClient({ policy: config.GATEWAY_URL_POLICY, timeoutMs: config.LOG_STREAM_TIMEOUT_MS, resolveHost: deps.resolveHost });
+  if (ownSink) lifecycle.addCloser('log-stream-sink', () => ownSink.close());
+  const logStreamSink = deps.logStreamSink ?? ownSink!;
+  const logStreamDeliverer = new LogStreamDeliverer({
+    store,
+    clock,
+    sink: logStreamSink,
+    metrics: logStreamMetrics(metrics, () => logStreamLagSeconds(store, clock)),
+    logger,
+    policy: {
+      batchSize: config.LOG_STREAM_BATCH_SIZE,
+      timeoutMs: config.LOG_STREAM_TIMEOUT_MS,
+      maxFailures: config.LOG_STREAM_MAX_FAILURES,
+      backoffMs: config.LOG_STREAM_BACKOFF_MS,
+      maxBackoffMs: config.LOG_STREAM_MAX_BACKOFF_MS,
+    },
+  });
+  const logStreamWorker = new LogStreamWorker(logStreamDeliverer, { pollMs: config.LOG_STREAM_POLL_MS, timers: deps.logStreamTimers, logger });
+
+  const serviceApp = createServiceApp({
     name: 'identity',
     logger: deps.logger,
     lifecycle,
@@ -134,6 +180,7 @@ export function buildApp(deps: AppDependencies): ServiceApp {
         clock,
         audience: managementAudienceOf(config),
         connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost), testNumbersAllowed: smsPolicy.testNumbersAllowed },
+        logStreamRules: { checkSinkUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost, 'sink.httpEndpoint') },
       });
       app.use('/api/v2', management);
       app.use(
@@ -141,4 +188,5 @@ export function buildApp(deps: AppDependencies): ServiceApp {
       );
     },
   });
+  return { ...serviceApp, logStreamWorker };
 }

@@ -42,6 +42,16 @@ export const passwordlessConfigSchema = z
   .transform(withGatewayUrlPolicyDefault);
 export type PasswordlessConfig = z.output<typeof passwordlessConfigSchema>;
 
+/** Log stream delivery (domain/log-streams): how often, how much, how long, how persistent. */
+export const logStreamConfigShape = {
+  LOG_STREAM_POLL_MS: env.positiveInt(1000).pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' })),
+  LOG_STREAM_BATCH_SIZE: env.positiveInt(100).pipe(z.number().max(1000, { message: 'must be at most 1000' })),
+  LOG_STREAM_TIMEOUT_MS: env.positiveInt(10_000).pipe(z.number().min(100).max(120_000, { message: 'must be from 100 to 120000' })),
+  LOG_STREAM_MAX_FAILURES: env.positiveInt(10).pipe(z.number().max(1000, { message: 'must be at most 1000' })),
+  LOG_STREAM_BACKOFF_MS: env.positiveInt(1000).pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' })),
+  LOG_STREAM_MAX_BACKOFF_MS: env.positiveInt(300_000).pipe(z.number().max(86_400_000, { message: 'must be at most 86400000' })),
+};
+
 const MIN_SECRET_LENGTH = 32;
 
 /** Environment of the identity service; parsed once at start. */
@@ -84,6 +94,7 @@ export const configSchema = z
     TRUST_PROXY: env.trustProxy(),
     WEB_CONCURRENCY: env.webConcurrency(),
     ...passwordlessConfigShape,
+    ...logStreamConfigShape,
   })
   .superRefine((config, ctx) => {
     if (Boolean(config.ADMIN_CLIENT_ID) !== Boolean(config.ADMIN_CLIENT_SECRET)) {

@@ -1,5 +1,5 @@
-import { type Logger, type ServiceApp, systemClock } from '@smsauth/service-kit';
-import { buildApp, type AppDependencies } from './app';
+import { type Logger, systemClock } from '@smsauth/service-kit';
+import { buildApp, type AppDependencies, type IdentityApp } from './app';
 import { managementAudienceOf, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
 import { phoneNumberMigrationContext } from './domain/phone/stored-numbers';
@@ -7,19 +7,19 @@ import { LogRetention } from './domain/logs/retention';
 import { KeyRing } from './domain/tokens/key-ring';
 import { createSecretCipher, openStore, type IdentityStore, type SqlClient } from './store';
 
-export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'resolveHost'>> {
+export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'resolveHost' | 'logStreamTimers'>> {
   /** PostgreSQL schema to work in (tests isolate themselves); default public. */
   schema?: string;
   /** Where generated admin credentials are printed once; stdout by default. */
   print?: (text: string) => void;
 }
 
-export interface StartedIdentity extends ServiceApp {
+export interface StartedIdentity extends IdentityApp {
   store: IdentityStore;
   keyRing: KeyRing;
   /** The raw database client (tests seed rows with it). */
   sql: SqlClient;
-  /** Stops log pruning and closes the database (both also registered as lifecycle closers). */
+  /** Stops log stream delivery and log pruning, and closes the database (all also registered as lifecycle closers). */
   close(): Promise<void>;
 }
 
@@ -47,13 +47,16 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
       logger,
       print: options.print,
     });
-    const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost });
+    const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost, logStreamTimers: options.logStreamTimers });
     built.lifecycle.addCloser('database', () => opened.close());
     const retention = new LogRetention(opened.store, clock, { retentionDays: config.LOG_RETENTION_DAYS }, logger);
     retention.start();
-    // Closers run in reverse order: pruning stops before the database closes.
+    // Closers run in reverse order: delivery and pruning stop before the database closes.
     built.lifecycle.addCloser('log-retention', () => retention.stop());
+    built.lifecycle.addCloser('log-stream-worker', () => built.logStreamWorker.stop());
+    built.logStreamWorker.start();
     const close = async () => {
+      await built.logStreamWorker.stop();
       await retention.stop();
       await opened.close();
     };

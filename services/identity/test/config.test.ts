@@ -67,4 +67,18 @@ describe('identity configuration', () => {
   it('refuses an AUTH_URL that is not http(s)', () => {
     expect(problemsOf({ AUTH_URL: 'ftp://auth' })).toContain('AUTH_URL');
   });
+
+  it('defaults log stream delivery to 100-record batches, 10 s deadlines and suspension after 10 failures, and refuses out-of-range values by name', () => {
+    expect(loadConfig(configSchema, {})).toMatchObject({
+      LOG_STREAM_POLL_MS: 1000,
+      LOG_STREAM_BATCH_SIZE: 100,
+      LOG_STREAM_TIMEOUT_MS: 10_000,
+      LOG_STREAM_MAX_FAILURES: 10,
+      LOG_STREAM_BACKOFF_MS: 1000,
+      LOG_STREAM_MAX_BACKOFF_MS: 300_000,
+    });
+    expect(problemsOf({ LOG_STREAM_BATCH_SIZE: '5000' })).toMatch(/^LOG_STREAM_BATCH_SIZE: must be at most 1000/);
+    expect(problemsOf({ LOG_STREAM_TIMEOUT_MS: '10' })).toMatch(/^LOG_STREAM_TIMEOUT_MS:/);
+    expect(problemsOf({ LOG_STREAM_MAX_FAILURES: '0' })).toMatch(/^LOG_STREAM_MAX_FAILURES:/);
+  });
 });

@@ -38,7 +38,8 @@ export interface SmsGatewayClientDeps {
   logger?: Pick<Logger, 'warn'>;
 }
 
-type AgentPair = { httpAgent: http.Agent; httpsAgent: https.Agent };
+/** The keep-alive agents of one URL policy; under `public` they connect only to vetted addresses. */
+export type AgentPair = { httpAgent: http.Agent; httpsAgent: https.Agent };
 
 /**
  * POSTs delivery requests to connection gateways. Never follows redirects (a 3xx is a
@@ -50,8 +51,8 @@ type AgentPair = { httpAgent: http.Agent; httpsAgent: https.Agent };
 export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGatewayClient {
   const client = deps.http ?? axios.create();
   const agents: Record<GatewayUrlPolicy, AgentPair> = {
-    any: { httpAgent: new http.Agent({ keepAlive: true }), httpsAgent: new https.Agent({ keepAlive: true }) },
-    public: guardedAgents(deps.resolveHost),
+    any: policyAgents('any'),
+    public: policyAgents('public', deps.resolveHost),
   };
 
   const timeoutMs = deps.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
@@ -62,7 +63,16 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
     let failure: SmsProviderError;
     try {
       checkGatewayUrlSyntax(request.gatewayUrl, policy);
-      const response = await post(client, agents[policy], request, timeoutMs);
+      const response = await postWithinDeadline(client, agents[policy], {
+        url: request.gatewayUrl,
+        data: request.payload,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/plain, */*',
+          'Idempotency-Key': request.idempotencyKey,
+          ...(request.authToken ? { Authorization: `Bearer ${request.authToken}` } : {}),
+        },
+      }, timeoutMs);
       if (response.status === 200) return;
       failure =
         response.status === 401
@@ -91,7 +101,9 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
   };
 }
 
-function guardedAgents(resolveHost?: ResolveHost): AgentPair {
+/** Agents for outgoing calls under `policy` (SMS gateways, log stream sinks): destroy them to close their sockets. */
+export function policyAgents(policy: GatewayUrlPolicy, resolveHost?: ResolveHost): AgentPair {
+  if (policy === 'any') return { httpAgent: new http.Agent({ keepAlive: true }), httpsAgent: new https.Agent({ keepAlive: true }) };
   const lookup = createGuardedLookup({ resolveHost });
   // Agent options reach net.connect, and they override per-request options there.
   return {
@@ -100,10 +112,14 @@ function guardedAgents(resolveHost?: ResolveHost): AgentPair {
   };
 }
 
-async function post(
+/**
+ * One POST under a URL policy's agents: no redirects, no proxy, the whole call (connect, send,
+ * response) bounded by `timeoutMs`; the status decides and the body is read and dropped.
+ */
+export async function postWithinDeadline(
   client: AxiosInstance,
   agents: AgentPair,
-  request: SmsMessage,
+  request: { url: string; data: unknown; headers: Record<string, string> },
   timeoutMs: number,
 ): Promise<{ status: number }> {
   // `timeout` alone is an idle timer; the abort signal bounds the whole call, so a gateway
@@ -113,14 +129,9 @@ async function post(
   try {
     const response: AxiosResponse<Readable> = await client.request({
       method: 'POST',
-      url: request.gatewayUrl,
-      data: request.payload,
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/plain, */*',
-        'Idempotency-Key': request.idempotencyKey,
-        ...(request.authToken ? { Authorization: `Bearer ${request.authToken}` } : {}),
-      },
+      url: request.url,
+      data: request.data,
+      headers: request.headers,
       timeout: timeoutMs,
       signal: deadline.signal,
       // The agents (and with them the SSRF guard) only exist in the Node http adapter.
@@ -166,14 +177,20 @@ class DeadlineExceeded extends Error {
 
 const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
 
+/** Why a call got no HTTP answer: the URL policy refused the address, the deadline passed, or no connection. */
+export function unansweredCallReason(err: unknown): 'refused' | 'timeout' | 'unreachable' {
+  if (err instanceof DeadlineExceeded) return 'timeout';
+  if (refusedClass(err) !== undefined) return 'refused';
+  if (axios.isAxiosError(err) && err.code && TIMEOUT_CODES.has(err.code)) return 'timeout';
+  return 'unreachable';
+}
+
 function toSmsProviderError(err: unknown): SmsProviderError {
   if (err instanceof SmsProviderError) return err;
-  if (err instanceof DeadlineExceeded) return SmsProviderError.timeout();
-  if (refusedClass(err) !== undefined) return SmsProviderError.addressRefused();
-  if (axios.isAxiosError(err)) {
-    if (err.response) return SmsProviderError.unexpectedStatus(err.response.status);
-    if (err.code && TIMEOUT_CODES.has(err.code)) return SmsProviderError.timeout();
-  }
+  if (axios.isAxiosError(err) && err.response && !(err instanceof DeadlineExceeded)) return SmsProviderError.unexpectedStatus(err.response.status);
+  const reason = unansweredCallReason(err);
+  if (reason === 'timeout') return SmsProviderError.timeout();
+  if (reason === 'refused') return SmsProviderError.addressRefused();
   return SmsProviderError.unreachable();
 }
 
@@ -185,7 +202,8 @@ function findCause(err: unknown, match: (e: unknown) => boolean): unknown {
   return undefined;
 }
 
-function refusedClass(err: unknown): string | undefined {
+/** The address class (or reason) the URL policy refused, found in an error's cause chain. */
+export function refusedClass(err: unknown): string | undefined {
   const refused = findCause(err, (e) => e instanceof GatewayUrlRefusedError) as GatewayUrlRefusedError | undefined;
   return refused ? (refused.addressClass ?? refused.reason) : undefined;
 }

@@ -7,16 +7,16 @@ import {
 } from './gateway-url-policy';
 
 /**
- * Connection create/update: `options.gateway_url` must satisfy GATEWAY_URL_POLICY
- * (under `public`, after DNS resolution). Refusal -> 400 naming `options.gateway_url`.
- * Built once in app.ts and handed to the management domain as its ConnectionRules.
+ * Connection (and log stream) create/update: `options.gateway_url` (`sink.httpEndpoint`) must
+ * satisfy GATEWAY_URL_POLICY (under `public`, after DNS resolution). Refusal -> 400 naming
+ * `field`. Built once in app.ts and handed to the management domain as its ConnectionRules.
  */
-export function gatewayUrlCheck(policy: GatewayUrlPolicy, resolveHost?: ResolveHost): (url: string) => Promise<void> {
+export function gatewayUrlCheck(policy: GatewayUrlPolicy, resolveHost?: ResolveHost, field = 'options.gateway_url'): (url: string) => Promise<void> {
   return async (url) => {
     try {
       await assertGatewayUrlAllowed(url, policy, resolveHost ? { resolveHost } : {});
     } catch (err) {
-      if (err instanceof GatewayUrlRefusedError) throw gatewayUrlRefusedHttpError(err);
+      if (err instanceof GatewayUrlRefusedError) throw gatewayUrlRefusedHttpError(err, field);
       throw err;
     }
   };

@@ -16,6 +16,7 @@ import { resourceServersRepo } from './repos/resource-servers';
 import { signingKeysRepo } from './repos/signing-keys';
 import { smsFraudGuardRepo } from './repos/sms-fraud-guard';
 import { tenantLogsRepo } from './repos/tenant-logs';
+import { logStreamsRepo } from './repos/log-streams';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
 import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
@@ -42,6 +43,8 @@ export interface IdentityStore {
   readonly clientCredentials: ReturnType<typeof clientCredentialsRepo>;
   /** Tenant log events (GET /api/v2/logs, log streams); append inside the transaction of the change. */
   readonly tenantLogs: ReturnType<typeof tenantLogsRepo>;
+  /** Log streams, their cursors and delivery leases, and the tenant log records they deliver. */
+  readonly logStreams: ReturnType<typeof logStreamsRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
   transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
   /** Serialises a critical section across instances; call inside transaction(), released at its end. */
@@ -76,6 +79,7 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     authorizeTransactions: authorizeTransactionsRepo(db),
     clientCredentials: clientCredentialsRepo(db),
     tenantLogs: tenantLogsRepo(db, { recordTenantLogs: recording }),
+    logStreams: logStreamsRepo(db, cipher),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
       await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
@@ -137,3 +141,4 @@ export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';
 export type { StoredClientCredential } from './repos/client-credentials';
 export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';
+export type { LogStreamCursor, PendingLogRecord, StoredLogStream, StoredLogStreamSink } from './repos/log-streams';

@@ -5,6 +5,8 @@ import {
   ClientRecordSchema,
   ConnectionRecordSchema,
   ErrorCodes,
+  LogStreamCreatedSchema,
+  LogStreamRecordSchema,
   MANAGEMENT_SCOPES,
   OAuthErrorBodySchema,
   ResourceServerRecordSchema,
@@ -126,6 +128,9 @@ describe('management API auth matrix', () => {
   async function signingKeys(): Promise<Array<{ kid: string; current: boolean }>> {
     return (await admin('get', '/keys/signing')).body;
   }
+
+  const createLogStream = async () =>
+    (await admin('post', '/log-streams', { name: unique('stream'), type: 'http', sink: { httpEndpoint: h.gateway.url('/logs') } })).body as { id: string };
 
   const SUCCESS: Record<string, () => Promise<SuccessCase>> = {
     'GET /connections': async () => ({ url: '/connections', status: 200, schema: z.array(ConnectionRecordSchema) }),
@@ -260,6 +265,16 @@ describe('management API auth matrix', () => {
       const current = (await signingKeys()).find((k) => k.current)!;
       return { url: `/keys/signing/${current.kid}`, status: 200, schema: SigningKeyRecordSchema };
     },
+    'GET /log-streams': async () => ({ url: '/log-streams', status: 200, schema: z.array(LogStreamRecordSchema) }),
+    'POST /log-streams': async () => ({
+      url: '/log-streams',
+      body: { name: unique('stream'), type: 'http', sink: { httpEndpoint: h.gateway.url('/logs') } },
+      status: 201,
+      schema: LogStreamCreatedSchema,
+    }),
+    'GET /log-streams/:id': async () => ({ url: `/log-streams/${(await createLogStream()).id}`, status: 200, schema: LogStreamRecordSchema }),
+    'PATCH /log-streams/:id': async () => ({ url: `/log-streams/${(await createLogStream()).id}`, body: { status: 'paused' }, status: 200, schema: LogStreamRecordSchema }),
+    'DELETE /log-streams/:id': async () => ({ url: `/log-streams/${(await createLogStream()).id}`, status: 204 }),
     'PUT /keys/signing/:kid/revoke': async () => {
       const before = (await signingKeys()).find((k) => k.current)!;
       await admin('post', '/keys/signing/rotate');

@@ -4,6 +4,7 @@ import * as clientCredentials from '../../domain/management/client-credentials';
 import * as clientGrants from '../../domain/management/client-grants';
 import * as clients from '../../domain/management/clients';
 import * as connections from '../../domain/management/connections';
+import * as logStreams from '../../domain/log-streams/management';
 import * as lists from '../../domain/management/lists';
 import { recordProjectionOf } from '../../domain/management/paging';
 import * as resourceServers from '../../domain/management/resource-servers';
@@ -28,11 +29,12 @@ export interface ManagementDependencies {
   clock: Clock;
   audience: string;
   connectionRules: connections.ConnectionRules;
+  logStreamRules: logStreams.LogStreamRules;
 }
 
 /** `/api/v2`: thin routes over domain/management; each names the scope it needs. */
 export function managementRouter(deps: ManagementDependencies): Router {
-  const { store, keyRing, clock, connectionRules: rules } = deps;
+  const { store, keyRing, clock, connectionRules: rules, logStreamRules } = deps;
   const router = Router();
   router.use(authenticateManagementCaller(deps.verifier, deps.audience));
   const can = requireScope;
@@ -224,6 +226,24 @@ export function managementRouter(deps: ManagementDependencies): Router {
   });
   router.put('/keys/signing/:kid/revoke', can('update:signing_keys'), async (req, res) => {
     res.json(await signingKeys.revokeSigningKey(store, keyRing, id(req.params.kid), keyChange(req, res, 'Revoke a signing key')));
+  });
+
+  // Log streams, as Auth0's /log-streams (http sinks only); the POST answer alone shows the signing secret.
+  router.get('/log-streams', can('read:log_streams'), async (_req, res) => {
+    res.json(await logStreams.listLogStreams(store));
+  });
+  router.post('/log-streams', can('create:log_streams'), async (req, res) => {
+    res.status(201).json(await write(req, res, 'Create a log stream', (tx) => logStreams.createLogStream(tx, logStreamRules, req.body)));
+  });
+  router.get('/log-streams/:id', can('read:log_streams'), async (req, res) => {
+    res.json(await logStreams.getLogStream(store, id(req.params.id)));
+  });
+  router.patch('/log-streams/:id', can('update:log_streams'), async (req, res) => {
+    res.json(await write(req, res, 'Update a log stream', (tx) => logStreams.updateLogStream(tx, logStreamRules, id(req.params.id), req.body)));
+  });
+  router.delete('/log-streams/:id', can('delete:log_streams'), async (req, res) => {
+    await write(req, res, 'Delete a log stream', (tx) => logStreams.deleteLogStream(tx, id(req.params.id)));
+    res.status(204).end();
   });
 
   return router;

@@ -12,6 +12,10 @@ import {
   ClientRecordSchema,
   ClientUpdateSchema,
   ConnectionCreateSchema,
+  LogStreamCreatedSchema,
+  LogStreamCreateSchema,
+  LogStreamRecordSchema,
+  LogStreamUpdateSchema,
   ConnectionRecordSchema,
   ConnectionsListQuerySchema,
   ConnectionUpdateSchema,
@@ -97,6 +101,8 @@ const REQUEST_SCHEMAS = {
   ClientGrantUpdate: ClientGrantUpdateSchema,
   UserCreate: UserCreateSchema,
   UserUpdate: UserUpdateSchema,
+  LogStreamCreate: LogStreamCreateSchema,
+  LogStreamUpdate: LogStreamUpdateSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** What the service answers (output form: closed objects, so an undocumented field is an error). */
@@ -120,6 +126,8 @@ const RESPONSE_SCHEMAS = {
   SigningKeyRotation: SigningKeyRotationSchema,
   SmsFraudBlockList: SmsFraudBlockListSchema,
   TenantLog: TenantLogSchema,
+  LogStreamRecord: LogStreamRecordSchema,
+  LogStreamCreated: LogStreamCreatedSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
 
@@ -858,6 +866,30 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     response: ref('SigningKeyRecord'),
     errors: ['404', '409'],
   },
+  'GET /log-streams': { summary: 'List log streams', status: '200', response: listOf('LogStreamRecord'), errors: [] },
+  'POST /log-streams': {
+    summary:
+      'Create an http log stream: it delivers every tenant log record from now on, signed (X-Smsauth-Signature). ' +
+      'The answer alone shows `signing_secret`; `sink.httpAuthorization` is write-only. The endpoint must satisfy GATEWAY_URL_POLICY.',
+    request: 'LogStreamCreate',
+    status: '201',
+    response: ref('LogStreamCreated'),
+    errors: ['400'],
+  },
+  'GET /log-streams/:id': {
+    summary: 'Get a log stream, with its delivery state (failures, why it was suspended)',
+    status: '200',
+    response: ref('LogStreamRecord'),
+    errors: ['404'],
+  },
+  'PATCH /log-streams/:id': {
+    summary: 'Update a log stream: name, sink fields (merged; httpAuthorization null removes it), status active (resume from the cursor) or paused',
+    request: 'LogStreamUpdate',
+    status: '200',
+    response: ref('LogStreamRecord'),
+    errors: ['400', '404'],
+  },
+  'DELETE /log-streams/:id': { summary: 'Delete a log stream', status: '204', errors: ['404'] },
 };
 
 /** `/connections/:id` -> `/connections/{id}`. */

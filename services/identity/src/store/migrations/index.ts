@@ -11,6 +11,7 @@ import type { SqlExecutor } from '../sql-client';
 
 export type { MigrationContext } from './context';
 import * as tenantLogs from './009-tenant-logs';
+import * as logStreams from './010-log-streams';
 
 export interface Migration {
   version: number;
@@ -37,4 +38,5 @@ export const migrations: readonly Migration[] = [
   { version: 7, name: 'canonical-phone-numbers', sql: '', afterSql: canonicalPhoneNumbers.normaliseUserPhoneNumbers },
   { version: 8, name: 'sms-fraud-guard', sql: smsFraudGuard.sql },
   { version: 9, name: 'tenant-logs', sql: tenantLogs.sql },
+  { version: 10, name: 'log-streams', sql: logStreams.sql },
 ];
