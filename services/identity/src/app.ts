@@ -132,7 +132,6 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     smsPolicy,
   };
 
-  const metrics = createMetricsRegistry('identity');
   // Sink URLs obey GATEWAY_URL_POLICY, as gateway URLs do, at write time and at connect time.
   const ownSink = deps.logStreamSink
     ? undefined
