@@ -3,9 +3,9 @@
  * key rotation...), written in the transaction of the change it records, read by
  * GET /api/v2/logs and delivered by log streams.
  *
- * - seq: the order of the stream (a log stream's cursor is a seq).
- * - tx_id: the writing transaction; a stream delivers only rows whose transaction is older than
- *   every open one, so a row committed late never slips behind a cursor already past its seq.
+ * - (tx_id, seq): the order readers follow (log streams' cursors, the checkpoint `from`); they
+ *   read only rows whose transaction is older than every open one, so a row committed late
+ *   never slips behind a cursor already past it (seq alone could: migration 010's comment).
  * - phone_number: masked, never the full number; details never hold a code, secret or token.
  */
 export const sql = `

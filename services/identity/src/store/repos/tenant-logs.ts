@@ -123,15 +123,21 @@ export function tenantLogsRepo(db: SqlExecutor, options: { recordTenantLogs?: bo
      * Undefined when `fromLogId` names no record (never issued, or pruned).
      */
     async after(fromLogId: string | undefined, limit: number): Promise<StoredTenantLog[] | undefined> {
-      let afterSeq = '0';
+      // Continued in (tx_id, seq) order, as log streams are: by seq alone, a record numbered
+      // before another but committed after it would fall behind a reader already past it.
+      let after = { txId: '0', seq: '0' };
       if (fromLogId !== undefined) {
-        const { rows } = await db.query<{ seq: string }>('SELECT seq::text AS seq FROM tenant_logs WHERE log_id = $1', [fromLogId]);
+        const { rows } = await db.query<{ tx_id: string; seq: string }>(
+          'SELECT tx_id::text AS tx_id, seq::text AS seq FROM tenant_logs WHERE log_id = $1',
+          [fromLogId],
+        );
         if (!rows[0]) return undefined;
-        afterSeq = rows[0].seq;
+        after = { txId: rows[0].tx_id, seq: rows[0].seq };
       }
       const { rows } = await db.query<StoredTenantLog>(
-        `${SELECT_LOG} WHERE seq > $1::bigint AND tx_id < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY seq LIMIT $2`,
-        [afterSeq, limit],
+        `${SELECT_LOG} WHERE (tx_id, seq) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+         ORDER BY tx_id, seq LIMIT $3`,
+        [after.txId, after.seq, limit],
       );
       return rows;
     },
