@@ -32,6 +32,7 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
   const opened = await openStore(config.DATABASE_URL, cipher, {
     schema: options.schema,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    m2mCacheTtlMs: config.M2M_CACHE_TTL_MS,
   });
   try {
     const keyRing = await KeyRing.open(opened.store, clock, { certificateSubject: new URL(config.AUTH_URL).hostname });

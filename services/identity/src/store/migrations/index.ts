@@ -4,6 +4,7 @@ import * as authorizeTransactions from './003-authorize-transactions';
 import * as managementLists from './004-management-lists';
 import * as clientAuthentication from './005-client-authentication';
 import * as managedUsersAndNextSigningKey from './006-managed-users-and-next-signing-key';
+import * as m2mLookupNotifications from './011-m2m-lookup-notifications';
 
 export interface Migration {
   version: number;
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = [
   { version: 4, name: 'management-lists', sql: managementLists.sql },
   { version: 5, name: 'client-authentication', sql: clientAuthentication.sql },
   { version: 6, name: 'managed-users-and-next-signing-key', sql: managedUsersAndNextSigningKey.sql },
+  { version: 11, name: 'm2m-lookup-notifications', sql: m2mLookupNotifications.sql },
 ];
