@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import request from 'supertest';
-import { createSecretCipher, listenerApplicationName, openStore, type OpenedStore } from '../src/store';
+import { createSecretCipher, listenerApplicationName, openStore, type IdentityStore, type OpenedStore } from '../src/store';
 import { M2mLookupCache } from '../src/store/m2m-lookup-cache';
 import { adminToken, describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema, type TestIdentity } from './helpers';
 
@@ -31,6 +31,22 @@ async function createM2mSetup(identity: TestIdentity): Promise<M2mSetup> {
     .send({ client_id: client.body.client_id, audience: API, scope: ['read:airports'] })
     .expect(201);
   return { admin, apiId: api.body.id, clientId: client.body.client_id, clientSecret: client.body.client_secret, grantId: grant.body.id };
+}
+
+/** Client `m2m` and the API, straight through the store (no grant). */
+async function insertClientAndApi(store: IdentityStore): Promise<void> {
+  await store.clients.insert({
+    client_id: 'm2m',
+    name: 'M2M',
+    app_type: 'non_interactive',
+    callbacks: [],
+    allowed_origins: [],
+    grant_types: ['client_credentials'],
+    default_audience: null,
+    secret_hash: null,
+    system_role: null,
+  });
+  await store.resourceServers.insert({ id: 'rs_1', name: 'API', identifier: API, signing_alg: 'RS256', token_lifetime: 3600, scopes: [], is_system: false });
 }
 
 function tokenRequest(identity: TestIdentity, clientId: string, clientSecret: string) {
@@ -92,6 +108,28 @@ describe('the client_credentials lookup cache on the embedded database', () => {
     expect(refused.body.error).toBe('access_denied');
     await request(identity.app).delete(`/api/v2/clients/${setup.clientId}`).set(auth()).expect(204);
     expect((await token()).status).toBe(401);
+  });
+});
+
+describe('the client_credentials lookups of a store with the cache', () => {
+  let opened: OpenedStore;
+  beforeAll(async () => {
+    opened = await openStore('memory://', createSecretCipher(undefined), { m2mCacheTtlMs: 60_000 });
+  });
+  afterAll(() => opened.close());
+
+  it('keeps a lookup only when the client and the API exist, so random names cannot fill it', async () => {
+    const { store } = opened;
+    await insertClientAndApi(store);
+    expect(opened.m2mCache!.serving).toBe(true);
+    await store.clientGrants.findClientCredentialsContext('nobody', API);
+    await store.clientGrants.findClientCredentialsContext('m2m', 'https://nowhere.test');
+    expect(opened.m2mCache!.size).toBe(0);
+    expect((await store.clientGrants.findClientCredentialsContext('m2m', API)).grant).toBeUndefined();
+    expect(opened.m2mCache!.size).toBe(1);
+    await store.clientGrants.insert({ id: 'cgr_1', client_id: 'm2m', audience: API, scope: [] });
+    expect(opened.m2mCache!.size).toBe(0);
+    expect((await store.clientGrants.findClientCredentialsContext('m2m', API)).grant?.id).toBe('cgr_1');
   });
 });
 
@@ -169,6 +207,10 @@ describeWithPostgres('the client_credentials lookup cache across instances on Po
   const bAnswersWithinASecond = (expected: (res: request.Response) => boolean) => holdsWithin(1_000, async () => expected(await onB()));
 
   it('serves a warm instance from its cache: a write that notifies nobody is not seen there', async () => {
+    // Once B answers with this notified change, every notification before it (the setup's) has
+    // reached B, so what B reads next stays in its cache.
+    await a.sql.query('UPDATE resource_servers SET token_lifetime = 3601 WHERE id = $1', [setup.apiId]);
+    expect(await bAnswersWithinASecond((res) => res.body.expires_in === 3601)).toBe(true);
     expect((await onB()).body.scope).toBe('read:airports');
     const raw = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
     await raw.connect();
@@ -185,7 +227,7 @@ describeWithPostgres('the client_credentials lookup cache across instances on Po
   });
 
   it('gives a changed API lifetime on another instance within one second', async () => {
-    expect((await onB()).body.expires_in).toBe(3600);
+    expect((await onB()).body.expires_in).toBe(3601);
     await request(a.app).patch(`/api/v2/resource-servers/${setup.apiId}`).set(auth()).send({ token_lifetime: 900 }).expect(200);
     expect(await bAnswersWithinASecond((res) => res.body.expires_in === 900)).toBe(true);
   });
@@ -232,23 +274,17 @@ describeWithPostgres('the client_credentials lookup cache while its LISTEN conne
     // Only `cached` listens; it retries late, so the test sees it down.
     cached = await openStore(databaseUrl, cipher, { schema, m2mCacheTtlMs: 60_000, listenRetryMs: 60_000 });
     writer = await openStore(databaseUrl, cipher, { schema });
-    await writer.store.clients.insert({
-      client_id: 'm2m',
-      name: 'M2M',
-      app_type: 'non_interactive',
-      callbacks: [],
-      allowed_origins: [],
-      grant_types: ['client_credentials'],
-      default_audience: null,
-      secret_hash: null,
-      system_role: null,
-    });
-    await writer.store.resourceServers.insert({ id: 'rs_1', name: 'API', identifier: API, signing_alg: 'RS256', token_lifetime: 3600, scopes: [], is_system: false });
+    await insertClientAndApi(writer.store);
     const grant = await writer.store.clientGrants.insert({ id: 'cgr_1', client_id: 'm2m', audience: API, scope: [] });
     const cache = cached.m2mCache!;
     expect(cache.serving).toBe(true);
     expect((await cached.store.clientGrants.findClientCredentialsContext('m2m', API)).grant?.id).toBe(grant.id);
-    expect(cache.size).toBe(1);
+    // The writer's notifications arrive a moment later, each emptying the cache: read until one is kept.
+    const kept = async () => {
+      await cached.store.clientGrants.findClientCredentialsContext('m2m', API);
+      return cache.size === 1;
+    };
+    expect(await holdsWithin(5_000, kept)).toBe(true);
 
     const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();

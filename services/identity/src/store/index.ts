@@ -64,7 +64,13 @@ function bindStore(
       ? {
           ...clientGrants,
           findClientCredentialsContext: (clientId, audience) =>
-            m2mCache.lookup(`context\0${clientId}\0${audience}`, () => clientGrants.findClientCredentialsContext(clientId, audience)),
+            m2mCache.lookup(
+              `context\0${clientId}\0${audience}`,
+              () => clientGrants.findClientCredentialsContext(clientId, audience),
+              // Kept only for a client and an API that exist: a caller naming random ones
+              // must not fill the cache (nor push real entries out) with its own strings.
+              (context) => context.client !== undefined && context.api !== undefined,
+            ),
         }
       : clientGrants,
     users: usersRepo(db),

@@ -66,7 +66,8 @@ export class M2mLookupCache {
     this.invalidate();
   }
 
-  async lookup<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /** `load`'s value, from the cache when held; kept when `keep` accepts it (default: always). */
+  async lookup<T>(key: string, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
     if (!this.serving) return load();
     const startedAt = this.now();
     const held = this.entries.get(key);
@@ -77,7 +78,7 @@ export class M2mLookupCache {
     const generation = this.generation;
     const value = await load();
     // Stored only if nothing was invalidated (and the channel stayed up) while it was read.
-    if (generation === this.generation && this.serving) {
+    if (generation === this.generation && this.serving && (!keep || keep(value))) {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, { value, expiresAt: startedAt + this.ttlMs });
     }

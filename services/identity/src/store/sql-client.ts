@@ -294,10 +294,16 @@ async function openPglite(dataDir: string | undefined, schema: string): Promise<
     transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
     listen(channel, handlers) {
       // The only connection: a statement's notifications arrive before its promise resolves.
-      const subscribed = db.listen(channel, (payload) => handlers.onNotification(payload)).then((unsubscribe) => {
-        handlers.onListening(true);
-        return unsubscribe;
-      });
+      const subscribed = db.listen(channel, (payload) => handlers.onNotification(payload)).then(
+        (unsubscribe) => {
+          handlers.onListening(true);
+          return unsubscribe;
+        },
+        () => {
+          handlers.onListening(false);
+          return async () => undefined;
+        },
+      );
       return {
         async close() {
           handlers.onListening(false);
