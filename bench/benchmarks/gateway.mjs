@@ -33,7 +33,7 @@ export async function run(ctx) {
     const tokens = Array.from({ length: 5000 }, () => hs256({ sub: 'smsauth-identity', aud: audience, iat: now, exp: now + 600, jti: randomUUID() }, authSecret));
     const tokensFile = join(dir, 'tokens.json');
     writeFileSync(tokensFile, JSON.stringify(tokens));
-    const body = JSON.stringify({ recipient: '+14155550123', body: 'Your verification code is: 123456', sender: '+15550000000' });
+    const body = JSON.stringify({ recipient: '+14155550123', body: 'Your verification code is: 123456', sender: '+14155550100' });
 
     const rows = [];
     for (let round = 1; round <= 2; round++) {

@@ -13,11 +13,11 @@ export const description = 'GET /api/v2/users on 100,000 users: first/deep pages
 
 const USERS = 100_000;
 
-// Numbers +1555000000N; three users per creation second (user_id breaks ties); a quarter never
+// Numbers +141555NNNNN (valid US numbers); three users per creation second (user_id breaks ties); a quarter never
 // logged in (last_login NULL), the others at scattered times.
 const SEED_SQL = `
   INSERT INTO users (user_id, connection_id, phone_number, phone_verified, created_at, updated_at, last_login, logins_count)
-  SELECT 'sms|bench' || lpad(i::text, 7, '0'), $1, '+1555' || lpad(i::text, 7, '0'), true,
+  SELECT 'sms|bench' || lpad(i::text, 7, '0'), $1, '+141555' || lpad((i % ${USERS})::text, 5, '0'), true,
          timestamptz '2030-01-01 00:00:00+00' + (i / 3) * interval '1 second',
          timestamptz '2030-01-01 00:00:00+00' + (i / 3) * interval '1 second',
          CASE WHEN i % 4 = 0 THEN NULL ELSE timestamptz '2030-06-01 00:00:00+00' + ((i * 7919) % ${USERS}) * interval '1 second' END,
@@ -27,8 +27,8 @@ const SEED_SQL = `
 const REQUESTS = [
   ['first page', 'page=0&per_page=50&include_totals=true'],
   ['deep page (offset 99,950)', 'page=1999&per_page=50&include_totals=true'],
-  ['exact number', `q=${encodeURIComponent('phone_number:"+15550054321"')}&include_totals=true`],
-  ['prefix (1,000 matches)', `q=${encodeURIComponent('phone_number:+15550054*')}&include_totals=true`],
+  ['exact number', `q=${encodeURIComponent('phone_number:"+14155554321"')}&include_totals=true`],
+  ['prefix (1,000 matches)', `q=${encodeURIComponent('phone_number:+14155554*')}&include_totals=true`],
   ['inside numbers (bare 54321)', 'q=54321&include_totals=true'],
   ['sort last_login:-1, first page', 'sort=last_login:-1&include_totals=true'],
   ['sort last_login:-1, page 1000', 'sort=last_login:-1&page=1000&per_page=50&include_totals=true'],

@@ -95,7 +95,7 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
       });
       started.push(airportApi);
     }
-    const result = { dir, authUrl, gatewayUrl, deliveryUrl, outboxToken, tenant, management, identity, gateway, airportApi, databaseUrl, adminClientId, adminClientSecret, stop: cleanup };
+    const result = { dir, authUrl, gatewayUrl, deliveryUrl, outboxToken, gatewayAuthSecret, tenant, management, identity, gateway, airportApi, databaseUrl, adminClientId, adminClientSecret, stop: cleanup };
     /** Stops identity, runs `whileStopped` (e.g. writing to its PGlite directory, which one process owns), starts it again. */
     result.restartIdentity = async (whileStopped = async () => undefined) => {
       await identity.stop();

@@ -1,37 +1,27 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { freePort, launchStack, repoRoot, type LaunchedStack } from '@smsauth/stack';
+import type { LaunchedStack } from '@smsauth/stack';
 import { describeWithChromium, launchChromium } from '../src/chromium';
+import { launchTestStack, type BrowserTestStack } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'api-docs');
 
 describeWithChromium('API reference pages (GET /docs) in a real browser', () => {
+  let launched: BrowserTestStack;
   let stack: LaunchedStack;
-  let dataDir: string;
   let browser: Browser;
 
   beforeAll(async () => {
-    for (const name of ['identity', 'sms-delivery-gateway', 'airport-api']) {
-      if (!existsSync(join(repoRoot, 'services', name, 'dist', 'main.js'))) {
-        throw new Error(`services/${name} is not built: run \`pnpm build\` first (pnpm test does)`);
-      }
-    }
     mkdirSync(SCREENSHOTS, { recursive: true });
-    dataDir = mkdtempSync(join(tmpdir(), 'smsauth-docs-'));
-    stack = await launchStack({
-      ports: { identity: await freePort(), gateway: await freePort(), airport: await freePort() },
-      dataDir,
-      env: { LOG_LEVEL: 'warn' },
-    });
+    launched = await launchTestStack('smsauth-docs-');
+    stack = launched.stack;
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await launched?.close();
   });
 
   /**

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort, launchStack, ManagementClient, repoRoot, type LaunchedStack } from '@smsauth/stack';
 import { CallbackServer } from '../src/callback-server';
-import { describeWithChromium, launchChromium } from '../src/chromium';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, describeWithChromium, launchChromium } from '../src/chromium';
 import { verifyWithJwks } from '../src/tokens';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'hosted-login');
@@ -12,7 +13,8 @@ const SCREENSHOTS = join(__dirname, '..', 'test-results', 'hosted-login');
 const PHONE_VIEWPORT = { width: 390, height: 844 };
 
 function uniquePhone(): string {
-  return `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+  // +1 415 and an exchange 200-999: identity accepts only valid numbers.
+  return `+1415${2_000_000 + Math.floor(Math.random() * 8e6)}`;
 }
 
 describeWithChromium('hosted login in a real browser', () => {
@@ -50,6 +52,8 @@ describeWithChromium('hosted login in a real browser', () => {
     await callback?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
+
+  const api = () => new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
 
   function authorizeUrl(overrides: Record<string, string> = {}): string {
     const query = new URLSearchParams({
@@ -99,6 +103,8 @@ describeWithChromium('hosted login in a real browser', () => {
 
     await sendCode(page, phone);
     expect(await page.getByText(`We sent a 6-digit code to ${phone}.`).isVisible()).toBe(true);
+    // What iOS/Android autofill (and domain-bound codes) key on; no script needed for it.
+    expect(await page.getByLabel('Code', { exact: true }).getAttribute('autocomplete')).toBe('one-time-code');
     await page.screenshot({ path: join(SCREENSHOTS, '02-code-step.png'), fullPage: true });
 
     const code = await codeFromInbox(context, phone, '03-inbox.png');
@@ -180,5 +186,39 @@ describeWithChromium('hosted login in a real browser', () => {
     await page.screenshot({ path: join(SCREENSHOTS, '07-bad-redirect-uri.png'), fullPage: true });
     expect(callback.paths.slice(before)).toEqual([]);
     await context.close();
+  });
+
+  it('runs the WebOTP script on the webotp origin without a CSP violation, and signs in by typing the code', async () => {
+    // login.example.com resolves to identity, so the page is served from the connection's webotp
+    // origin (its Host; plain http here, where the script finds no WebOTP API and does nothing).
+    const identity = new URL(stack.urls.authUrl);
+    const connection = (await api().listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
+    await api().updateConnection(connection.id, { options: { webotp: { origin: 'https://login.example.com' } } });
+    const mapped = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: [...CHROMIUM_ARGS, `--host-resolver-rules=MAP login.example.com ${identity.host}`],
+    });
+    try {
+      const context = await mapped.newContext({ viewport: PHONE_VIEWPORT });
+      const page = await context.newPage();
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      const phone = uniquePhone();
+      await page.goto(authorizeUrl().replace(stack.urls.authUrl, 'http://login.example.com'));
+      await sendCode(page, phone);
+      expect(await page.locator('script').count()).toBe(1);
+      expect(await page.getByLabel('Code', { exact: true }).getAttribute('autocomplete')).toBe('one-time-code');
+      const code = await codeFromInbox(await browser.newContext(), phone, '08-inbox-webotp.png');
+      await page.getByLabel('Code', { exact: true }).fill(code);
+      await Promise.all([page.waitForURL((url) => url.href.startsWith(callback.url())), page.getByRole('button', { name: 'Sign in' }).click()]);
+      expect(new URL(page.url()).hash).toContain('access_token=');
+      expect(violations).toEqual([]);
+    } finally {
+      await mapped.close();
+      await api().updateConnection(connection.id, { options: { webotp: null } });
+    }
   });
 });

@@ -28,9 +28,9 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 }
 
-/** A number in the fictional 555 range, different for each call. */
+/** A valid San Francisco number (+1 415 and an exchange 200-999: identity accepts only valid numbers), different for each call. */
 export function randomPhone(): string {
-  return `+1555${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
+  return `+1415${randomInt(2_000_000, 10_000_000)}`;
 }
 
 /**

@@ -22,7 +22,7 @@ export function smsConnectionOptions(template = 'Your code is @@password@@') {
   return {
     provider: 'sms_gateway',
     gateway_url: compat.gatewayDeliveryUrl,
-    from: '+15550000002',
+    from: '+14155550100',
     syntax: 'md_with_macros',
     template,
     totp: { time_step: 300, length: 6 },

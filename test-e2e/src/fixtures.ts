@@ -13,9 +13,9 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 }
 
-/** A number in the fictional 555-01xx range, different for each call. */
+/** A valid San Francisco number (+1 415 and an exchange 200-999: identity accepts only valid numbers), different for each call. */
 export function randomPhone(): string {
-  return `+1555${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
+  return `+1415${randomInt(2_000_000, 10_000_000)}`;
 }
 
 export type GatewayAuth = 'configured' | 'wrong-secret' | 'none';
@@ -46,7 +46,7 @@ export async function createLoginSetup(options: { gatewayUrl?: string; auth?: Ga
       strategy: 'sms',
       provider: 'sms_gateway',
       gateway_url: options.gatewayUrl ?? targets.gatewayDeliveryUrl,
-      from: '+15550000001',
+      from: '+14155550100',
       syntax: 'md_with_macros',
       template: 'Your code is @@password@@',
       totp: { time_step: 300, length: 6 },

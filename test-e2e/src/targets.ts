@@ -19,7 +19,7 @@ export interface Targets {
   /** A gateway whose provider always fails, for the delivery-failure case. */
   failingGatewayDeliveryUrl?: string;
   /**
-   * A gateway (base URL) routing +1555 numbers to a provider that is down, then to its outbox
+   * A gateway (base URL) routing +1415 numbers (every randomPhone) to a provider that is down, then to its outbox
    * with the route's sender, for the routed failover case.
    */
   routedGatewayUrl?: string;

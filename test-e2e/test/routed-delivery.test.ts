@@ -3,7 +3,7 @@ import { readCodeFromOutbox, requestJson, ROUTED_GATEWAY_SENDER } from '@smsauth
 import { createLoginSetup, exchangeAtRo, randomPhone, startLogin, targets } from '../src/fixtures';
 
 describe('a routed delivery that fails over', () => {
-  it('routes a +1555 number to its regional provider, which is down, fails over to the next provider, and the login completes', async () => {
+  it('routes a +1415 number to its regional provider, which is down, fails over to the next provider, and the login completes', async () => {
     const routed = targets.routedGatewayUrl;
     if (!routed) {
       console.warn('ROUTED_GATEWAY_URL is not set: the routed failover case cannot run against this deployment');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PhoneNumberSchema } from './phone';
+import { CountryCodeSchema, PhoneNumberSchema } from './phone';
+import { smsPolicyOptionFields, smsPolicyOptionPatchFields } from './sms-policy';
 
 // Field schemas are shared by create (with defaults) and PATCH (all optional, no defaults,
 // so a partial update never resets a field the caller did not send).
@@ -14,8 +15,68 @@ export const ConnectionNameSchema = z
 /** Only http(s): other schemes (file:, ftp:, gopher:...) are an SSRF foothold. */
 const GatewayUrlSchema = z.url({ protocol: z.regexes.httpProtocol, message: 'must be an http: or https: URL' });
 
-/** Containing the macro also makes it non-empty. */
-const TemplateSchema = z.string().includes('@@password@@', { message: 'must contain the @@password@@ macro' });
+/** What the template must contain is checked per syntax (checkTemplateForSyntax). */
+const TemplateSchema = z.string().min(1);
+
+/** Auth0's `syntax` enum for sms connections; `md_with_macros` stays the default. */
+export const MESSAGE_SYNTAXES = ['md_with_macros', 'liquid'] as const;
+const SyntaxSchema = z.enum(MESSAGE_SYNTAXES);
+export type MessageSyntax = z.infer<typeof SyntaxSchema>;
+
+/** Longest Liquid template accepted (also the engine's parseLimit). */
+export const LIQUID_TEMPLATE_MAX_LENGTH = 4096;
+/** `{{ code }}` or `{{ password }}` (filters allowed), e.g. `{{- code | prepend: "#" }}`. */
+const LIQUID_CODE_OUTPUT = /\{\{-?\s*(?:code|password)\b/;
+
+/**
+ * `md_with_macros` needs the `@@password@@` macro (as before); `liquid` needs an output of
+ * `code` (or its alias `password`) and at most LIQUID_TEMPLATE_MAX_LENGTH characters.
+ * Whether the Liquid parses is the identity service's check (it owns the engine).
+ */
+export function checkTemplateForSyntax(
+  options: { syntax?: MessageSyntax | undefined; template?: string | undefined },
+  ctx: z.RefinementCtx,
+  path: PropertyKey[] = ['template'],
+): void {
+  const { template } = options;
+  // An empty one is already refused by TemplateSchema.
+  if (!template) return;
+  if ((options.syntax ?? 'md_with_macros') === 'md_with_macros') {
+    if (!template.includes('@@password@@')) ctx.addIssue({ code: 'custom', path, message: 'must contain the @@password@@ macro' });
+    return;
+  }
+  if (template.length > LIQUID_TEMPLATE_MAX_LENGTH) {
+    ctx.addIssue({ code: 'custom', path, message: `must be at most ${LIQUID_TEMPLATE_MAX_LENGTH} characters` });
+  } else if (!LIQUID_CODE_OUTPUT.test(template)) {
+    ctx.addIssue({ code: 'custom', path, message: 'must output the code: {{ code }} (or {{ password }})' });
+  }
+}
+
+/** An Android SMS Retriever app hash: 11 characters of base64 (standard alphabet). */
+const AppHashSchema = z.string().regex(/^[A-Za-z0-9+/]{11}$/, { message: 'must be an 11-character Android app hash (base64)' });
+
+/**
+ * The origin an origin-bound code is for: `https://host` with no path, query, fragment or
+ * port, since the WICG line `@host #code` can name only a host (https implied).
+ */
+const WebOtpOriginSchema = z.string().refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'https:' && url.origin === value && url.port === '' && !url.hostname.startsWith('[');
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an https origin (no path, port or trailing slash), such as https://login.example.com' },
+);
+
+/** Domain-bound codes: the origin-bound line (WebOTP, iOS autofill) and Android SMS Retriever hashes. */
+export const WebOtpOptionsSchema = z.strictObject({
+  origin: WebOtpOriginSchema,
+  app_hashes: z.array(AppHashSchema).max(5).default([]),
+});
+export type WebOtpOptions = z.infer<typeof WebOtpOptionsSchema>;
 
 const TimeStepSchema = z.int().min(30).max(3600);
 const CodeLengthSchema = z.int().min(4).max(10);
@@ -52,6 +113,10 @@ export const GatewayAuthenticationSchema = z
   .superRefine(checkBase64Secret);
 export type GatewayAuthentication = z.infer<typeof GatewayAuthenticationSchema>;
 
+const DEFAULT_COUNTRY_DESCRIPTION =
+  'ISO 3166-1 alpha-2 country the hosted login page preselects, so people can type national numbers ((415) 555-2671); ' +
+  'without it the page preselects the region of the browser language (en-GB: GB), else none. `null` on PATCH removes it.';
+
 /** 2.1 `options`. Strict, so a misspelt option is a 400 naming it instead of being ignored. */
 export const ConnectionOptionsSchema = z.strictObject({
   name: ConnectionNameSchema,
@@ -59,8 +124,9 @@ export const ConnectionOptionsSchema = z.strictObject({
   provider: z.literal('sms_gateway'),
   gateway_url: GatewayUrlSchema,
   from: PhoneNumberSchema.optional(),
-  syntax: z.literal('md_with_macros').default('md_with_macros'),
+  syntax: SyntaxSchema.default('md_with_macros'),
   template: TemplateSchema,
+  webotp: WebOtpOptionsSchema.optional(),
   // prefault runs the inner defaults, so `{}` and a missing totp both become {300, 6}.
   totp: z
     .strictObject({ time_step: TimeStepSchema.default(300), length: CodeLengthSchema.default(6) })
@@ -69,6 +135,9 @@ export const ConnectionOptionsSchema = z.strictObject({
   disable_signup: z.boolean().default(false),
   gateway_authentication: GatewayAuthenticationSchema.optional(),
   forward_req_info: ForwardRequestInfoSchema.default(false),
+  /** The hosted login page's preselected country for numbers typed without +country code. */
+  default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).optional(),
+  ...smsPolicyOptionFields,
 });
 export type ConnectionOptions = z.infer<typeof ConnectionOptionsSchema>;
 export type ConnectionOptionsInput = z.input<typeof ConnectionOptionsSchema>;
@@ -98,6 +167,7 @@ export const ConnectionCreateSchema = z
     enabled_clients: z.array(z.string().min(1)).default([]),
   })
   .superRefine((body, ctx) => {
+    checkTemplateForSyntax(body.options, ctx, ['options', 'template']);
     for (const key of ['name', 'strategy'] as const) {
       const top = body[key];
       const inner = body.options[key];
@@ -126,8 +196,10 @@ export const ConnectionOptionsPatchSchema = z.strictObject({
   provider: z.literal('sms_gateway').optional(),
   gateway_url: GatewayUrlSchema.optional(),
   from: PhoneNumberSchema.nullable().optional(),
-  syntax: z.literal('md_with_macros').optional(),
+  syntax: SyntaxSchema.optional(),
   template: TemplateSchema.optional(),
+  /** `null` removes it. */
+  webotp: WebOtpOptionsSchema.nullable().optional(),
   totp: z.strictObject({ time_step: TimeStepSchema.optional(), length: CodeLengthSchema.optional() }).optional(),
   brute_force_protection: z.boolean().optional(),
   disable_signup: z.boolean().optional(),
@@ -138,6 +210,8 @@ export const ConnectionOptionsPatchSchema = z.strictObject({
     .nullable()
     .optional(),
   forward_req_info: ForwardRequestInfoSchema.optional(),
+  default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).nullable().optional(),
+  ...smsPolicyOptionPatchFields,
 });
 export type ConnectionOptionsPatch = z.infer<typeof ConnectionOptionsPatchSchema>;
 
@@ -185,7 +259,9 @@ export type ConnectionOptionsPatchResult =
   | { success: true; options: ConnectionOptions }
   | { success: false; issues: z.core.$ZodIssue[] };
 
-const OptionsEnvelopeSchema = z.object({ options: ConnectionOptionsSchema });
+const OptionsEnvelopeSchema = z
+  .object({ options: ConnectionOptionsSchema })
+  .superRefine((body, ctx) => checkTemplateForSyntax(body.options, ctx, ['options', 'template']));
 
 /**
  * Merges a PATCH into stored options and validates the result; issue paths start with
@@ -200,8 +276,15 @@ export function applyConnectionOptionsPatch(
     const message = 'cannot be changed; create a new connection instead';
     return { success: false, issues: [{ code: 'custom', path: ['options', 'name'], message, input: patch.name }] };
   }
-  const { totp, from, gateway_authentication, ...plain } = patch;
-  const merged: Record<string, unknown> = { ...current, ...withoutUndefined(plain) };
+  const { totp, from, gateway_authentication, sms_velocity_limits, sms_fraud_guard, ...rest } = patch;
+  const plain = withoutUndefined(rest);
+  const merged: Record<string, unknown> = { ...current, ...plain };
+  // `null` removes an optional field (the SMS policy fields then behave as before they existed).
+  for (const [key, value] of Object.entries(plain)) if (value === null) delete merged[key];
+  for (const [key, value] of [['sms_velocity_limits', sms_velocity_limits], ['sms_fraud_guard', sms_fraud_guard]] as const) {
+    if (value === null) delete merged[key];
+    else if (value) merged[key] = { ...current[key], ...withoutUndefined(value) };
+  }
   if (totp) merged.totp = { ...current.totp, ...withoutUndefined(totp) };
   if (from === null) delete merged.from;
   else if (from !== undefined) merged.from = from;

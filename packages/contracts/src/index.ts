@@ -1,6 +1,7 @@
 export * from './phone';
 export * from './errors';
 export * from './connection';
+export * from './sms-policy';
 export * from './delivery';
 export * from './passwordless';
 export * from './token';
@@ -12,3 +13,4 @@ export * from './management';
 export * from './message-status';
 export * from './users';
 export * from './management-lists';
+export * from './sms-template';

@@ -9,8 +9,9 @@ export const AuthParamsSchema = z.looseObject({
 export type AuthParams = z.infer<typeof AuthParamsSchema>;
 
 /**
- * 2.3. `phone_number` is a plain string on purpose: its E.164 check (PhoneNumberSchema)
- * runs after the client and connection look-ups, see START_REQUEST_VALIDATION_ORDER.
+ * 2.3. `phone_number` is a plain string on purpose: the identity service's check (a valid
+ * number, international form, formatting allowed; kept in E.164) runs after the client and
+ * connection look-ups, see START_REQUEST_VALIDATION_ORDER.
  */
 export const StartRequestSchema = z.strictObject({
   client_id: z.string().min(1),
@@ -31,7 +32,7 @@ export type StartRequestErrorCode = 'bad.client_id' | 'bad.connection' | 'bad.ph
  * The identity service reports one error per start request: first the schema issues of
  * StartRequestSchema (earliest code in this list wins), then, on a well-formed body, the
  * checks in this order: client exists -> connection exists, is `sms` and enabled for the
- * client -> phone number is E.164 -> sign-up allowed. So the answer does not depend on
+ * client -> phone number is valid -> sign-up allowed. So the answer does not depend on
  * which of several problems a caller happens to have.
  */
 export const START_REQUEST_VALIDATION_ORDER: readonly StartRequestErrorCode[] = [

@@ -8,3 +8,13 @@ export const PhoneNumberSchema = z
   .string()
   .regex(PHONE_NUMBER_PATTERN, { message: 'must be an E.164 phone number like +14155550123' });
 export type PhoneNumber = z.infer<typeof PhoneNumberSchema>;
+
+/**
+ * A phone number as a person or an API caller writes it (`+1 (415) 555-2671`): the identity
+ * service reads it with libphonenumber, requires it to be valid and keeps only its E.164 form.
+ * The length bound only keeps arbitrary text out.
+ */
+export const PhoneNumberInputSchema = z.string().trim().min(1, { message: 'is required' }).max(64, { message: 'must be at most 64 characters' });
+
+/** ISO 3166-1 alpha-2, upper case (`GB`); the identity service also checks it names a country it knows numbers of. */
+export const CountryCodeSchema = z.string().regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 country code in upper case, like GB' });

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 // Token requests are not strict: RFC 6749 §3.2 says unrecognized parameters MUST be ignored.
-// `username` and codes stay plain strings: a malformed phone number or code is a wrong
-// credential (401/invalid_grant with WRONG_CODE_DESCRIPTION), not a malformed request.
+// `username` and codes stay plain strings: the identity service reads `username` with
+// libphonenumber (400 invalid_request saying what is wrong when it is not a valid number);
+// a malformed code is a wrong credential (401/invalid_grant with WRONG_CODE_DESCRIPTION).
 
 /**
  * Client authentication fields of a body (client_secret_post, or private_key_jwt's assertion);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PhoneNumberSchema } from './phone';
+import { PhoneNumberInputSchema } from './phone';
 
 // Management API bodies that create and change users (`POST|PATCH /api/v2/users`), in the
 // reference product's shape. The record itself is UserRecordSchema (management.ts).
@@ -34,7 +34,8 @@ export type Metadata = z.infer<typeof MetadataSchema>;
 export const UserCreateSchema = z.strictObject({
   /** The connection's name; it must exist and be an sms connection. */
   connection: z.string().min(1).max(128),
-  phone_number: PhoneNumberSchema,
+  /** International form, formatting allowed; stored in E.164 (400 when it is not a valid number). */
+  phone_number: PhoneNumberInputSchema,
   phone_verified: z.boolean().default(false),
   blocked: z.boolean().default(false),
   user_metadata: MetadataSchema.default({}),
@@ -49,7 +50,7 @@ export type UserCreate = z.infer<typeof UserCreateSchema>;
  */
 export const UserUpdateSchema = z.strictObject({
   connection: z.string().min(1).max(128).optional(),
-  phone_number: PhoneNumberSchema.optional(),
+  phone_number: PhoneNumberInputSchema.optional(),
   phone_verified: z.boolean().optional(),
   blocked: z.boolean().optional(),
   user_metadata: MetadataSchema.optional(),

@@ -98,7 +98,14 @@ describe('ConnectionCreateSchema', () => {
     ['a file: gateway_url', { gateway_url: 'file:///etc/passwd' }, ['options', 'gateway_url']],
     ['an ftp: gateway_url', { gateway_url: 'ftp://sms.example.com/deliver' }, ['options', 'gateway_url']],
     ['a from that is not E.164', { from: '415-555-0100' }, ['options', 'from']],
-    ['a syntax other than md_with_macros', { syntax: 'liquid' }, ['options', 'syntax']],
+    ['a syntax Auth0 does not have', { syntax: 'handlebars' }, ['options', 'syntax']],
+    ['a liquid template that never outputs the code', { syntax: 'liquid', template: 'Your code is @@password@@' }, ['options', 'template']],
+    ['a liquid template longer than 4096 characters', { syntax: 'liquid', template: `{{ code }}${'x'.repeat(4096)}` }, ['options', 'template']],
+    ['a webotp origin with a path', { webotp: { origin: 'https://login.example.com/login' } }, ['options', 'webotp', 'origin']],
+    ['a webotp origin over http', { webotp: { origin: 'http://login.example.com' } }, ['options', 'webotp', 'origin']],
+    ['a webotp origin with a port', { webotp: { origin: 'https://login.example.com:8443' } }, ['options', 'webotp', 'origin']],
+    ['a webotp app hash of 10 characters', { webotp: { origin: 'https://login.example.com', app_hashes: ['FA+9qCX9VS'] } }, ['options', 'webotp', 'app_hashes', 0]],
+    ['a webotp app hash outside base64', { webotp: { origin: 'https://login.example.com', app_hashes: ['FA+9qCX9VS!'] } }, ['options', 'webotp', 'app_hashes', 0]],
     ['a template without @@password@@', { template: 'Your code is: @@code@@' }, ['options', 'template']],
     ['an empty template', { template: '' }, ['options', 'template']],
     ['a totp.time_step below 30', { totp: { time_step: 29, length: 6 } }, ['options', 'totp', 'time_step']],
@@ -206,9 +213,25 @@ describe('ConnectionUpdateSchema and applyConnectionOptionsPatch', () => {
   });
 
   it('rejects a PATCH that sets a template without @@password@@', () => {
-    expect(issuePaths(ConnectionUpdateSchema.safeParse({ options: { template: 'hi' } }))).toEqual([
-      ['options', 'template'],
-    ]);
+    const result = apply({ options: { template: 'hi' } });
+    expect(!result.success && result.issues.map((i) => i.path)).toEqual([['options', 'template']]);
+  });
+
+  it('checks a PATCHed liquid syntax against the stored template, which has no {{ code }}', () => {
+    const result = apply({ options: { syntax: 'liquid' } });
+    expect(!result.success && result.issues.map((i) => i.path)).toEqual([['options', 'template']]);
+  });
+
+  it('switches to liquid when syntax and template come together, and back to the stored syntax rules otherwise', () => {
+    const result = apply({ options: { syntax: 'liquid', template: 'Code: {{ code }}' } });
+    expect(result.success && result.options).toMatchObject({ syntax: 'liquid', template: 'Code: {{ code }}' });
+  });
+
+  it('sets webotp with app_hashes defaulted, and removes it on null', () => {
+    const set = apply({ options: { webotp: { origin: 'https://login.example.com' } } });
+    expect(set.success && set.options.webotp).toEqual({ origin: 'https://login.example.com', app_hashes: [] });
+    const cleared = set.success ? applyConnectionOptionsPatch(set.options, { webotp: null }) : set;
+    expect(cleared.success && 'webotp' in cleared.options).toBe(false);
   });
 
   it('keeps the stored gateway secret when the PATCH omits it', () => {

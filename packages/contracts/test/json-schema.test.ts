@@ -13,10 +13,11 @@ describe('JSON Schema', () => {
     expect(options.required).toEqual(['provider', 'gateway_url', 'template']);
   });
 
-  it('keeps the @@password@@ rule as a standard pattern', () => {
+  it("shows syntax as Auth0's enum and the template as a non-empty string (its rules depend on syntax)", () => {
     const options = toJsonSchema(ConnectionCreateSchema).properties?.options as {
       properties: Record<string, Record<string, unknown>>;
     };
-    expect(options.properties.template).toEqual({ type: 'string', pattern: '@@password@@' });
+    expect(options.properties.syntax).toMatchObject({ type: 'string', enum: ['md_with_macros', 'liquid'] });
+    expect(options.properties.template).toEqual({ type: 'string', minLength: 1 });
   });
 });

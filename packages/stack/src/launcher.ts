@@ -1,14 +1,19 @@
 import { join } from 'node:path';
+import { startDemoApp, type RunningDemoApp } from './demo-app';
 import { freePort, isPortInUse } from './ports';
 import { echoWithPrefix, repoRoot, type RunningService, type ServiceName, spawnService, waitForReady } from './processes';
-import { seedDemoTenant, type SeededTenant } from './seed';
+import { demoAppCallbackUrl, seedDemoTenant, type SeededTenant } from './seed';
 import { loadOrCreateState, saveState } from './state';
 
 export const DEFAULT_API_AUDIENCE = 'https://airport-api.example.com';
 export const GATEWAY_AUTH_SUBJECT = 'smsauth-identity';
 
+/** The ports of `pnpm start`. */
+export const DEFAULT_PORTS = { identity: 4000, gateway: 4100, airport: 4200, demoApp: 4300 };
+
 export interface LaunchOptions {
-  ports?: { identity: number; gateway: number; airport: number };
+  /** Default DEFAULT_PORTS; given without demoApp, the demo web app gets a free port. */
+  ports?: { identity: number; gateway: number; airport: number; demoApp?: number };
   /** Where the PGlite database and the stack's generated secrets live. */
   dataDir?: string;
   /** Overrides the identity database (default: PGlite in dataDir). */
@@ -19,7 +24,7 @@ export interface LaunchOptions {
   /** Also run a gateway whose provider always fails (the e2e suite's provider-failure case). */
   withFailingGateway?: boolean;
   /**
-   * Also run a gateway with SMS_ROUTES: numbers starting +1555 go first to a regional webhook
+   * Also run a gateway with SMS_ROUTES: numbers starting +1415 (the e2e suite's) go first to a regional webhook
    * that is down, then fail over to the outbox (with the route's sender, ROUTED_GATEWAY_SENDER);
    * the e2e suite's routed delivery case.
    */
@@ -44,10 +49,12 @@ export interface StackUrls {
   failingGatewayDeliveryUrl?: string;
   /** The routed gateway's base URL (withRoutedGateway): deliveries at /sms, its outbox and /messages there. */
   routedGatewayUrl?: string;
+  /** The demo web app (a page signing in through the hosted login, then calling the airport API). */
+  demoAppUrl: string;
 }
 
-/** The sender of the routed gateway's +1555 route. */
-export const ROUTED_GATEWAY_SENDER = '+15550100999';
+/** The sender of the routed gateway's +1415 route. */
+export const ROUTED_GATEWAY_SENDER = '+14155550999';
 
 export interface LaunchedStack {
   urls: StackUrls;
@@ -81,7 +88,8 @@ export function childLogFormat(env: Record<string, string | undefined>, echoedTo
 /** Starts identity, gateway and airport-api as processes, waits for readiness, seeds the demo tenant. */
 export async function launchStack(options: LaunchOptions = {}): Promise<LaunchedStack> {
   const env = options.env ?? process.env;
-  const ports = options.ports ?? { identity: 4000, gateway: 4100, airport: 4200 };
+  const ports = options.ports ?? DEFAULT_PORTS;
+  const demoAppPort = ports.demoApp ?? (await freePort());
   const dataDir = options.dataDir ?? join(repoRoot, '.data');
   const state = loadOrCreateState(join(dataDir, 'stack.json'), env);
   const apiAudience = options.apiAudience ?? env.API_AUDIENCE ?? DEFAULT_API_AUDIENCE;
@@ -92,6 +100,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
     gatewayUrl,
     baseUrl: `http://localhost:${ports.airport}`,
     gatewayDeliveryUrl: `${gatewayUrl}/sms`,
+    demoAppUrl: `http://localhost:${demoAppPort}`,
   };
   const logFormat = childLogFormat(env, Boolean(options.echo && process.stdout.isTTY));
   const common = { ...options.serviceEnv, HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...(logFormat ? { LOG_FORMAT: logFormat } : {}) };
@@ -157,19 +166,20 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
         SMS_PROVIDER_INSTANCES: JSON.stringify({
           'regional-down': { provider: 'webhook', WEBHOOK_URL: `http://127.0.0.1:${deadPort}/send`, WEBHOOK_TIMEOUT_MS: '2000' },
         }),
-        SMS_ROUTES: JSON.stringify({ '+1555': { providers: ['regional-down', 'outbox'], sender: ROUTED_GATEWAY_SENDER }, default: ['outbox'] }),
+        SMS_ROUTES: JSON.stringify({ '+1415': { providers: ['regional-down', 'outbox'], sender: ROUTED_GATEWAY_SENDER }, default: ['outbox'] }),
       },
     });
   }
 
   // Otherwise another process answering /readyz there would pass for ours.
-  for (const plan of plans) {
-    if (await isPortInUse(plan.port)) {
-      throw new Error(`port ${plan.port} (${plan.key}) is already in use: stop what runs there, or is a stack already up?`);
+  for (const { port, key } of [...plans, { port: demoAppPort, key: 'demo web app' }]) {
+    if (await isPortInUse(port)) {
+      throw new Error(`port ${port} (${key}) is already in use: stop what runs there, or is a stack already up?`);
     }
   }
 
   const services = new Map<string, RunningService>();
+  let demoApp: RunningDemoApp | undefined;
   const start = async (plan: ServicePlan) => {
     const service = spawnService({
       name: plan.name,
@@ -181,7 +191,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
     await waitForReady(`http://127.0.0.1:${plan.port}`, service);
   };
   const stop = async () => {
-    await Promise.all([...services.values()].map((s) => s.stop()));
+    await Promise.all([...services.values()].map((s) => s.stop()).concat(demoApp ? [demoApp.close()] : []));
   };
 
   try {
@@ -199,12 +209,23 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       apiAudience,
       m2mClientId: state.m2mClientId,
       m2mClientSecret: state.m2mClientSecret,
+      demoAppUrl: urls.demoAppUrl,
     });
     saveState(join(dataDir, 'stack.json'), {
       ...state,
       m2mClientId: tenant.m2mClientId,
       m2mClientSecret: tenant.m2mClientSecret,
       demoClientId: tenant.demoClientId,
+    });
+    demoApp = await startDemoApp({
+      port: demoAppPort,
+      appUrl: urls.demoAppUrl,
+      callbackUrl: demoAppCallbackUrl(urls.demoAppUrl),
+      authUrl,
+      apiUrl: urls.baseUrl,
+      clientId: tenant.demoAppClientId,
+      audience: apiAudience,
+      connection: tenant.connectionName,
     });
 
     return {

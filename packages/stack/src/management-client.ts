@@ -16,12 +16,20 @@ export class ManagementApiError extends Error {
   }
 }
 
-export interface ClientRecord {
+/** The client fields seeding sets (Auth0's names). */
+export interface ClientSettings {
+  app_type?: string;
+  callbacks?: string[];
+  allowed_origins?: string[];
+  allowed_logout_urls?: string[];
+  grant_types?: string[];
+  token_endpoint_auth_method?: string;
+}
+export interface ClientRecord extends ClientSettings {
   client_id: string;
   name: string;
   app_type: string;
   client_secret?: string;
-  callbacks?: string[];
 }
 export interface ConnectionRecordLite {
   id: string;
@@ -121,8 +129,11 @@ export class ManagementClient {
   listClients(): Promise<ClientRecord[]> {
     return this.listAll('/clients', 'clients');
   }
-  createClient(body: { name: string; app_type: string; callbacks?: string[]; grant_types?: string[] }): Promise<ClientRecord> {
+  createClient(body: ClientSettings & { name: string; app_type: string }): Promise<ClientRecord> {
     return this.call('POST', '/clients', body);
+  }
+  updateClient(clientId: string, body: ClientSettings & { name?: string }): Promise<ClientRecord> {
+    return this.call('PATCH', `/clients/${encodeURIComponent(clientId)}`, body);
   }
   rotateClientSecret(clientId: string): Promise<ClientRecord> {
     return this.call('POST', `/clients/${encodeURIComponent(clientId)}/rotate-secret`);

@@ -1,4 +1,5 @@
-import { ManagementClient, type ClientRecord } from './management-client';
+import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
+import { ManagementClient, type ClientRecord, type ClientSettings } from './management-client';
 
 export interface SeedOptions {
   authUrl: string;
@@ -14,6 +15,8 @@ export interface SeedOptions {
   /** Known M2M credentials from an earlier run (the secret is only shown at creation). */
   m2mClientId?: string;
   m2mClientSecret?: string;
+  /** Where the demo web app is served (origin, no trailing slash): its SPA client's URLs. */
+  demoAppUrl: string;
 }
 
 export interface SeededTenant {
@@ -23,10 +26,33 @@ export interface SeededTenant {
   apiAudience: string;
   m2mClientId: string;
   m2mClientSecret: string;
+  /** The demo web app's SPA client. */
+  demoAppClientId: string;
 }
 
 export const DEMO_CLIENT_NAME = 'Demo';
 export const DEMO_M2M_CLIENT_NAME = 'Demo M2M';
+export const DEMO_APP_CLIENT_NAME = 'Demo Web App';
+
+/** Where the hosted login sends the browser back to: the demo web app's callback page. */
+export function demoAppCallbackUrl(demoAppUrl: string): string {
+  return `${demoAppUrl}/callback`;
+}
+
+/**
+ * The demo web app's client: a public SPA (no secret: its code runs in the browser) that signs
+ * users in through the hosted login's implicit flow, which needs only the OTP grant.
+ */
+export function demoAppClientSettings(demoAppUrl: string): Required<ClientSettings> {
+  return {
+    app_type: 'spa',
+    token_endpoint_auth_method: 'none',
+    grant_types: [PASSWORDLESS_OTP_GRANT],
+    callbacks: [demoAppCallbackUrl(demoAppUrl)],
+    allowed_origins: [demoAppUrl],
+    allowed_logout_urls: [`${demoAppUrl}/`],
+  };
+}
 
 /**
  * Creates the demo tenant through the management API, or brings an existing one back to the
@@ -38,13 +64,14 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
 
   const clients = await api.listClients();
   const demo = clients.find((c) => c.name === DEMO_CLIENT_NAME) ?? (await api.createClient({ name: DEMO_CLIENT_NAME, app_type: 'native' }));
+  const demoApp = await ensureDemoAppClient(api, clients, options.demoAppUrl);
 
   const connectionOptions = {
     name: connectionName,
     strategy: 'sms',
     provider: 'sms_gateway',
     gateway_url: options.gatewayDeliveryUrl,
-    from: '+15550000000',
+    from: '+14155550100',
     syntax: 'md_with_macros',
     template: 'Your @@application.name@@ verification code is: @@password@@',
     totp: { time_step: 300, length: 6 },
@@ -59,7 +86,7 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     },
   };
   const existing = (await api.listConnections()).find((c) => c.name === connectionName);
-  const enabledClients = [...new Set([...(existing?.enabled_clients ?? []), demo.client_id])];
+  const enabledClients = [...new Set([...(existing?.enabled_clients ?? []), demo.client_id, demoApp.client_id])];
   const connection = existing
     ? await api.updateConnection(existing.id, { options: connectionOptions, enabled_clients: enabledClients })
     : await api.createConnection({ options: connectionOptions, enabled_clients: enabledClients });
@@ -86,7 +113,21 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     apiAudience: options.apiAudience,
     m2mClientId: m2m.clientId,
     m2mClientSecret: m2m.clientSecret,
+    demoAppClientId: demoApp.client_id,
   };
+}
+
+/**
+ * The demo web app's client, created once; a later start patches it only when it differs from
+ * the wanted settings (the demo app's port may differ from the last run's).
+ */
+async function ensureDemoAppClient(api: ManagementClient, clients: ClientRecord[], demoAppUrl: string): Promise<ClientRecord> {
+  const wanted = demoAppClientSettings(demoAppUrl);
+  const existing = clients.find((c) => c.name === DEMO_APP_CLIENT_NAME);
+  if (!existing) return api.createClient({ name: DEMO_APP_CLIENT_NAME, ...wanted });
+  const fields = Object.keys(wanted) as Array<keyof ClientSettings>;
+  const unchanged = fields.every((field) => JSON.stringify(existing[field]) === JSON.stringify(wanted[field]));
+  return unchanged ? existing : api.updateClient(existing.client_id, wanted);
 }
 
 async function ensureM2mClient(

@@ -2,6 +2,7 @@
 // `pnpm start`: the whole stack on this machine, each service in its own process.
 import { join } from 'node:path';
 import { launchStack } from './launcher';
+import { demoAppCallbackUrl } from './seed';
 import { repoRoot } from './processes';
 import { tryItInstructions } from './try-it';
 
@@ -36,17 +37,23 @@ smsauth is up.
   identity              ${urls.authUrl}   (JWKS: ${urls.authUrl}/.well-known/jwks.json)
   sms-delivery-gateway  ${urls.gatewayUrl}   (dev outbox: ${urls.gatewayUrl}/outbox/messages)
   airport-api           ${urls.baseUrl}   (GET /airportName?iataCode=SFO)
+  demo web app          ${urls.demoAppUrl}   (open it in a browser: "Sign in with your phone")
 
   API reference pages   ${urls.authUrl}/docs
                         ${urls.gatewayUrl}/docs
                         ${urls.baseUrl}/docs
 
   demo client id        ${tenant.demoClientId}
+  demo web app client   ${tenant.demoAppClientId}   (SPA, callback ${demoAppCallbackUrl(urls.demoAppUrl)})
   connection            ${tenant.connectionName}
   API audience          ${stack.apiAudience}
   admin client id       ${stack.adminClientId}   (secret in ${join(repoRoot, '.data', 'stack.json')})
 
-Try it (or run \`pnpm demo\` in another terminal):
+Try it in a browser: open ${urls.demoAppUrl}, sign in with any phone number and read the code
+on the dev inbox page ${urls.gatewayUrl}/outbox; the page then shows the ID token's claims and the
+airport API's answer for SFO.
+
+Or in a shell (or run \`pnpm demo\` in another terminal):
 
 ${tryItInstructions(stack)}
 

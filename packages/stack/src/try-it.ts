@@ -1,6 +1,6 @@
 import type { LaunchedStack } from './launcher';
 
-export const DEMO_PHONE_NUMBER = '+15555550100';
+export const DEMO_PHONE_NUMBER = '+14155550100';
 
 /** Four shell steps a person can paste as they are (needs curl and node). */
 export function tryItInstructions(stack: Pick<LaunchedStack, 'urls' | 'tenant' | 'apiAudience'>, phone = DEMO_PHONE_NUMBER): string {

@@ -20,7 +20,7 @@ describe('reading a code from the dev outbox', () => {
   async function codeIn(body: string): Promise<string> {
     const outbox = await outboxWith([{ body, received_at: new Date().toISOString() }]);
     servers.push(outbox.server);
-    return readCodeFromOutbox(outbox.url, '+15550001234', { timeoutMs: 0 });
+    return readCodeFromOutbox(outbox.url, '+14155551234', { timeoutMs: 0 });
   }
 
   it('takes the code, not digits in the application name before it', async () => {
@@ -38,6 +38,6 @@ describe('reading a code from the dev outbox', () => {
       { body: 'Your code is 111111', received_at: '2026-11-24T09:00:00Z' },
     ]);
     servers.push(outbox.server);
-    await expect(readCodeFromOutbox(outbox.url, '+15550001234', { notBefore: new Date('2026-11-24T10:00:00Z'), timeoutMs: 0 })).resolves.toBe('222222');
+    await expect(readCodeFromOutbox(outbox.url, '+14155551234', { notBefore: new Date('2026-11-24T10:00:00Z'), timeoutMs: 0 })).resolves.toBe('222222');
   });
 });

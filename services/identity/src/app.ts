@@ -1,5 +1,5 @@
-import { apiDocsEnabled, apiDocsRouter, createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
-import { issuerOf, managementAudienceOf, type Config } from './config';
+import { apiDocsEnabled, apiDocsRouter, createMetricsRegistry, createServiceApp, Lifecycle, type Logger, type ServiceApp, systemClock, type Clock } from '@smsauth/service-kit';
+import { issuerOf, managementAudienceOf, testNumbersAllowed, type Config } from './config';
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gateway-client';
 import { gatewayUrlCheck } from './delivery/gateway-url-check';
@@ -10,7 +10,10 @@ import type { PasswordlessExchangeDependencies } from './domain/oauth/passwordle
 import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
 import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
+import { createSmsMetrics } from './domain/passwordless/sms-metrics';
 import type { StartDependencies } from './domain/passwordless/start';
+import type { SmsPolicyDependencies } from './domain/sms-policy/guard';
+import { createSmsPolicyMetrics } from './domain/sms-policy/metrics';
 import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
@@ -57,9 +60,20 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     clock,
     audiences: [...new Set([issuer, config.AUTH_URL, `${config.AUTH_URL}/oauth/token`])],
   });
-  const codeExchange: PasswordlessExchangeDependencies = {
+  const metrics = createMetricsRegistry('identity');
+  const smsMetrics = createSmsMetrics(metrics);
+  const smsPolicy: SmsPolicyDependencies = {
     store,
     clock,
+    logger,
+    metrics: createSmsPolicyMetrics(metrics),
+    testNumbersAllowed: testNumbersAllowed(config),
+  };
+  const codeExchange: PasswordlessExchangeDependencies = {
+    store,
+    smsMetrics,
+    clock,
+    smsPolicy,
     signer,
     logger,
     clientAuthenticator,
@@ -91,12 +105,15 @@ export function buildApp(deps: AppDependencies): ServiceApp {
     smsGateway,
     logger,
     clientAuthenticator,
+    smsMetrics,
+    smsPolicy,
   };
 
   return createServiceApp({
     name: 'identity',
     logger: deps.logger,
     lifecycle,
+    metrics,
     urlencoded: true,
     trustProxy: config.TRUST_PROXY,
     routes: (app) => {
@@ -116,7 +133,7 @@ export function buildApp(deps: AppDependencies): ServiceApp {
         verifier,
         clock,
         audience: managementAudienceOf(config),
-        connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost) },
+        connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost), testNumbersAllowed: smsPolicy.testNumbersAllowed },
       });
       app.use('/api/v2', management);
       app.use(

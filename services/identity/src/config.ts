@@ -16,7 +16,14 @@ export const passwordlessConfigShape = {
   PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR: env.positiveInt(10),
   BRUTE_FORCE_THRESHOLD: env.positiveInt(10),
   BRUTE_FORCE_BLOCK_SECONDS: env.positiveInt(86_400),
+  /** Connection test numbers (fixed code, no SMS) also when NODE_ENV=production; see testNumbersAllowed. */
+  ALLOW_TEST_NUMBERS: env.boolean(false),
 };
+
+/** Test numbers log in with a fixed code: everywhere but production, where ALLOW_TEST_NUMBERS=true must say so. */
+export function testNumbersAllowed(config: { NODE_ENV?: string; ALLOW_TEST_NUMBERS: boolean }): boolean {
+  return config.NODE_ENV !== 'production' || config.ALLOW_TEST_NUMBERS;
+}
 
 /** `public` in production, `any` elsewhere (local development, tests, compose networks). */
 export function defaultGatewayUrlPolicy(nodeEnv: string | undefined): GatewayUrlPolicy {

@@ -2,6 +2,7 @@ import { type Logger, type ServiceApp, systemClock } from '@smsauth/service-kit'
 import { buildApp, type AppDependencies } from './app';
 import { managementAudienceOf, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
+import { phoneNumberMigrationContext } from './domain/phone/stored-numbers';
 import { KeyRing } from './domain/tokens/key-ring';
 import { createSecretCipher, openStore, type IdentityStore, type SqlClient } from './store';
 
@@ -33,6 +34,8 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     schema: options.schema,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     m2mCacheTtlMs: config.M2M_CACHE_TTL_MS,
+    // Migration 7 writes stored numbers in E.164 with the same parser every incoming number goes through.
+    migrationContext: phoneNumberMigrationContext(logger),
   });
   try {
     const keyRing = await KeyRing.open(opened.store, clock, { certificateSubject: new URL(config.AUTH_URL).hostname });

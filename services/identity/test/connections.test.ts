@@ -1,3 +1,4 @@
+import { NEW_CONNECTION_SMS_POLICY } from '@smsauth/contracts';
 import request from 'supertest';
 import { adminToken, connectionBody, startTestIdentity, type TestIdentity } from './helpers';
 
@@ -39,6 +40,8 @@ describe('/api/v2/connections', () => {
       strategy: 'sms',
       options: {
         ...(body.options as object),
+        // A new connection gets the SMS policy defaults (README "Stopping SMS fraud").
+        ...NEW_CONNECTION_SMS_POLICY,
         gateway_authentication: { method: 'bearer', subject: 'urn:identity', audience: 'urn:gateway', secret_base64_encoded: false },
       },
       enabled_clients: [clientId],
@@ -93,7 +96,7 @@ describe('/api/v2/connections', () => {
   it('refuses a gateway_url that is not http(s)', () => expect400At(withOptions({ gateway_url: 'ftp://gateway.test/x' }), 'options.gateway_url'));
   it('requires gateway_url', () => expect400At(withoutOption('gateway_url'), 'options.gateway_url'));
   it('refuses a from number that is not E.164', () => expect400At(withOptions({ from: '0044 20 7946 0000' }), 'options.from'));
-  it('refuses a syntax other than md_with_macros', () => expect400At(withOptions({ syntax: 'liquid' }), 'options.syntax'));
+  it('refuses a syntax other than md_with_macros and liquid', () => expect400At(withOptions({ syntax: 'handlebars' }), 'options.syntax'));
   it('refuses an empty template', () => expect400At(withOptions({ template: '' }), 'options.template'));
   it('refuses a template without @@password@@', () => expect400At(withOptions({ template: 'Hello there' }), 'options.template'));
   it('refuses totp.time_step below 30 seconds', () => expect400At(withOptions({ totp: { time_step: 29, length: 6 } }), 'options.totp.time_step'));

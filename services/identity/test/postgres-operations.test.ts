@@ -3,6 +3,7 @@ import request from 'supertest';
 import { openSqlClient } from '../src/store/sql-client';
 import { migrate } from '../src/store/migrate';
 import { migrations } from '../src/store/migrations';
+import { phoneNumberMigrationContext } from '../src/domain/phone/stored-numbers';
 import { describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema } from './helpers';
 
 describeWithPostgres('identity on PostgreSQL: concurrent starts and outages', (databaseUrl) => {
@@ -16,7 +17,8 @@ describeWithPostgres('identity on PostgreSQL: concurrent starts and outages', (d
     schemas.push(schema);
     const [a, b] = await Promise.all([openSqlClient(databaseUrl, { schema }), openSqlClient(databaseUrl, { schema })]);
     try {
-      const applied = await Promise.all([migrate(a!, schema), migrate(b!, schema)]);
+      const context = phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined });
+      const applied = await Promise.all([migrate(a!, schema, migrations, context), migrate(b!, schema, migrations, context)]);
       const versions = migrations.map((m) => m.version);
       expect(applied.flat()).toEqual(versions);
       const { rows } = await a!.query<{ version: number }>('SELECT version FROM schema_migrations');

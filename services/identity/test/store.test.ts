@@ -3,6 +3,7 @@ import { generateSigningKey } from '../src/domain/tokens/key-material';
 import { openStore, MissingReferenceError, UniqueViolationError, type OpenedStore } from '../src/store';
 import { migrate } from '../src/store/migrate';
 import { migrations } from '../src/store/migrations';
+import { phoneNumberMigrationContext } from '../src/domain/phone/stored-numbers';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './helpers';
 
 const KEY = 'k'.repeat(40);
@@ -46,7 +47,10 @@ const client = (id: string) => ({
 describe.each(drivers)('identity store on $name', (driver) => {
   let opened: OpenedStore;
   beforeAll(async () => {
-    opened = await openStore(driver.url, createSecretCipher(KEY), { schema: driver.schema });
+    opened = await openStore(driver.url, createSecretCipher(KEY), {
+      schema: driver.schema,
+      migrationContext: phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined }),
+    });
   });
   afterAll(async () => {
     await opened.close();
@@ -138,12 +142,12 @@ describe.each(drivers)('identity store on $name', (driver) => {
   it('creates one user on parallel first logins and counts each login', async () => {
     const at = new Date('2030-01-01T00:00:00Z');
     await Promise.all(
-      ['sms|a', 'sms|b', 'sms|c'].map((user_id) => opened.store.users.recordLogin({ user_id, connection_id: 'con_1', phone_number: '+15550001', at })),
+      ['sms|a', 'sms|b', 'sms|c'].map((user_id) => opened.store.users.recordLogin({ user_id, connection_id: 'con_1', phone_number: '+14155559001', at })),
     );
-    const users = await opened.store.users.list({ where: { field: 'phone_number', equals: '+15550001' }, offset: 0, limit: 10 });
+    const users = await opened.store.users.list({ where: { field: 'phone_number', equals: '+14155559001' }, offset: 0, limit: 10 });
     expect(users).toHaveLength(1);
     expect(users[0]).toMatchObject({ phone_verified: true, logins_count: 3, connection_name: 'ordered' });
-    expect(await opened.store.users.list({ where: { field: 'phone_number', pattern: ['', '5550', ''] }, offset: 0, limit: 10 })).toHaveLength(1);
+    expect(await opened.store.users.list({ where: { field: 'phone_number', pattern: ['', '5559001', ''] }, offset: 0, limit: 10 })).toHaveLength(1);
     expect(await opened.store.users.list({ where: { field: 'phone_number', pattern: ['', '%', ''] }, offset: 0, limit: 10 })).toHaveLength(0);
   });
 
@@ -151,16 +155,16 @@ describe.each(drivers)('identity store on $name', (driver) => {
     const now = new Date('2030-01-01T00:00:00Z');
     await opened.sql.query(
       `INSERT INTO login_failures_by_ip (phone_number, ip, failures, blocked_until) VALUES
-       ('+15550002', '203.0.113.1', 10, '2030-01-02T00:00:00Z'), ('+15550002', '203.0.113.2', 3, NULL)`,
+       ('+14155559002', '203.0.113.1', 10, '2030-01-02T00:00:00Z'), ('+14155559002', '203.0.113.2', 3, NULL)`,
     );
-    await opened.sql.query("INSERT INTO login_failures_by_phone (phone_number, consecutive_failures, locked_at) VALUES ('+15550002', 100, now())");
-    expect(await opened.store.userBlocks.list('+15550002', now)).toEqual([
-      { phone_number: '+15550002' },
-      { phone_number: '+15550002', ip: '203.0.113.1' },
+    await opened.sql.query("INSERT INTO login_failures_by_phone (phone_number, consecutive_failures, locked_at) VALUES ('+14155559002', 100, now())");
+    expect(await opened.store.userBlocks.list('+14155559002', now)).toEqual([
+      { phone_number: '+14155559002' },
+      { phone_number: '+14155559002', ip: '203.0.113.1' },
     ]);
-    await opened.store.userBlocks.clear('+15550002');
-    expect(await opened.store.userBlocks.list('+15550002', now)).toEqual([]);
-    const { rows } = await opened.sql.query("SELECT * FROM login_failures_by_ip WHERE phone_number = '+15550002'");
+    await opened.store.userBlocks.clear('+14155559002');
+    expect(await opened.store.userBlocks.list('+14155559002', now)).toEqual([]);
+    const { rows } = await opened.sql.query("SELECT * FROM login_failures_by_ip WHERE phone_number = '+14155559002'");
     expect(rows).toEqual([]);
   });
 
@@ -223,7 +227,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
 
   describe('passwordless login statements', () => {
     const at = new Date('2030-01-01T00:00:00Z');
-    const phone = '+15550009';
+    const phone = '+14155559009';
     const code = (request_id: string) => ({
       connection_id: 'con_pl',
       phone_number: phone,
@@ -296,7 +300,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
     });
 
     it('creates the user on a first login', async () => {
-      const newcomer = '+15550010';
+      const newcomer = '+14155559010';
       await opened.store.codes.issue({ ...code('req_first'), phone_number: newcomer });
       const user = await opened.store.passwordlessLogins.consumeCodeAndRecordLogin({ connection_id: 'con_pl', phone_number: newcomer, request_id: 'req_first' }, { newUserId: 'sms|first', ip: '203.0.113.9', at, maxAttempts: 3 });
       expect(user).toEqual({

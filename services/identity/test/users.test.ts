@@ -14,7 +14,7 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
     const at = new Date('2030-01-01T00:00:00Z');
     await identity.store.users.recordLogin({ user_id: 'sms|aaa', connection_id: connection.id, phone_number: '+14155550101', at });
     await identity.store.users.recordLogin({ user_id: 'sms|aaa', connection_id: connection.id, phone_number: '+14155550101', at });
-    await identity.store.users.recordLogin({ user_id: 'sms|bbb', connection_id: connection.id, phone_number: '+447700900123', at });
+    await identity.store.users.recordLogin({ user_id: 'sms|bbb', connection_id: connection.id, phone_number: '+447400900123', at });
   });
   afterAll(() => identity.close());
 
@@ -39,7 +39,7 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
 
   it('searches by phone number with q, exact or partial, an unencoded + included', async () => {
     const ids = async (q: string) => (await request(identity.app).get(`/api/v2/users?q=${q}`).set(auth)).body.map((u: { user_id: string }) => u.user_id);
-    expect(await ids(encodeURIComponent('phone_number:"+447700900123"'))).toEqual(['sms|bbb']);
+    expect(await ids(encodeURIComponent('phone_number:"+447400900123"'))).toEqual(['sms|bbb']);
     expect(await ids('%2B1415')).toEqual(['sms|aaa']);
     expect(await ids('+1415')).toEqual(['sms|aaa']);
     expect(await ids('0900')).toEqual(['sms|bbb']);
@@ -55,12 +55,12 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
   it('gets a user by id (URL-encoded |)', async () => {
     const res = await request(identity.app).get(`/api/v2/users/${encodeURIComponent('sms|bbb')}`).set(auth);
     expect(res.status).toBe(200);
-    expect(res.body.phone_number).toBe('+447700900123');
+    expect(res.body.phone_number).toBe('+447400900123');
     expect((await request(identity.app).get('/api/v2/users/sms%7Cnope').set(auth)).status).toBe(404);
   });
 
   it('deletes a user: 204, then 404', async () => {
-    await identity.store.users.recordLogin({ user_id: 'sms|ccc', connection_id: connection.id, phone_number: '+15550000003', at: clock.now() });
+    await identity.store.users.recordLogin({ user_id: 'sms|ccc', connection_id: connection.id, phone_number: '+14155551003', at: clock.now() });
     expect((await request(identity.app).delete('/api/v2/users/sms%7Cccc').set(auth)).status).toBe(204);
     expect((await request(identity.app).get('/api/v2/users/sms%7Cccc').set(auth)).status).toBe(404);
     expect((await request(identity.app).delete('/api/v2/users/sms%7Cccc').set(auth)).status).toBe(404);
@@ -70,11 +70,11 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
     const create = (body: Record<string, unknown>) => request(identity.app).post('/api/v2/users').set(auth).send(body);
 
     it('creates an sms user: 201 with the record, unverified and unblocked unless told otherwise', async () => {
-      const res = await create({ connection: 'sms', phone_number: '+15550100001', user_metadata: { colour: 'blue' }, app_metadata: { plan: 'gold' } });
+      const res = await create({ connection: 'sms', phone_number: '+14155551101', user_metadata: { colour: 'blue' }, app_metadata: { plan: 'gold' } });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         user_id: expect.stringMatching(/^sms\|[A-Za-z0-9]+$/),
-        phone_number: '+15550100001',
+        phone_number: '+14155551101',
         phone_verified: false,
         identities: [{ provider: 'sms', connection: 'sms', user_id: res.body.user_id.slice(4), isSocial: false }],
         created_at: clock.now().toISOString(),
@@ -86,29 +86,29 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
         app_metadata: { plan: 'gold' },
       });
       expect((await request(identity.app).get(`/api/v2/users/${encodeURIComponent(res.body.user_id)}`).set(auth)).body).toEqual(res.body);
-      const blocked = await create({ connection: 'sms', phone_number: '+15550100002', phone_verified: true, blocked: true });
+      const blocked = await create({ connection: 'sms', phone_number: '+14155551102', phone_verified: true, blocked: true });
       expect(blocked.body).toMatchObject({ phone_verified: true, blocked: true });
     });
 
     it('answers 409 when the connection already has a user with that number', async () => {
-      await create({ connection: 'sms', phone_number: '+15550100003' }).expect(201);
-      const res = await create({ connection: 'sms', phone_number: '+15550100003' });
+      await create({ connection: 'sms', phone_number: '+14155551103' }).expect(201);
+      const res = await create({ connection: 'sms', phone_number: '+14155551103' });
       expect(res.status).toBe(409);
       expect(res.body).toEqual({ error: 'conflict', error_description: 'The user already exists.' });
       // A user who signed up by logging in counts too.
-      expect((await create({ connection: 'sms', phone_number: '+447700900123' })).status).toBe(409);
+      expect((await create({ connection: 'sms', phone_number: '+447400900123' })).status).toBe(409);
     });
 
     it.each([
-      ['an unknown connection', { connection: 'nope', phone_number: '+15550100004' }, 'connection'],
+      ['an unknown connection', { connection: 'nope', phone_number: '+14155551104' }, 'connection'],
       ['a number that is not E.164', { connection: 'sms', phone_number: '555-0100' }, 'phone_number'],
-      ['a number with spaces', { connection: 'sms', phone_number: '+1 555 0100' }, 'phone_number'],
-      ['no connection', { phone_number: '+15550100004' }, 'connection'],
-      ['a field SMS users do not have', { connection: 'sms', phone_number: '+15550100004', email: 'a@example.com' }, 'email'],
-      ['a blocked that is not a boolean', { connection: 'sms', phone_number: '+15550100004', blocked: 'yes' }, 'blocked'],
-      ['metadata that is not an object', { connection: 'sms', phone_number: '+15550100004', user_metadata: ['a'] }, 'user_metadata'],
-      ['a metadata name with a dot', { connection: 'sms', phone_number: '+15550100004', app_metadata: { 'a.b': 1 } }, 'app_metadata.a.b'],
-      ['metadata over 16 KB', { connection: 'sms', phone_number: '+15550100004', user_metadata: { big: 'x'.repeat(20_000) } }, 'user_metadata'],
+      ['a number too short for its country', { connection: 'sms', phone_number: '+1 555 0100' }, 'phone_number'],
+      ['no connection', { phone_number: '+14155551104' }, 'connection'],
+      ['a field SMS users do not have', { connection: 'sms', phone_number: '+14155551104', email: 'a@example.com' }, 'email'],
+      ['a blocked that is not a boolean', { connection: 'sms', phone_number: '+14155551104', blocked: 'yes' }, 'blocked'],
+      ['metadata that is not an object', { connection: 'sms', phone_number: '+14155551104', user_metadata: ['a'] }, 'user_metadata'],
+      ['a metadata name with a dot', { connection: 'sms', phone_number: '+14155551104', app_metadata: { 'a.b': 1 } }, 'app_metadata.a.b'],
+      ['metadata over 16 KB', { connection: 'sms', phone_number: '+14155551104', user_metadata: { big: 'x'.repeat(20_000) } }, 'user_metadata'],
     ])('answers 400 naming the field for %s', async (_case, body, path) => {
       const res = await create(body);
       expect(res.status).toBe(400);
@@ -118,7 +118,7 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
 
     it('needs create:users', async () => {
       const readOnly = { authorization: `Bearer ${await adminToken(identity.app, 'read:users')}` };
-      const res = await request(identity.app).post('/api/v2/users').set(readOnly).send({ connection: 'sms', phone_number: '+15550100005' });
+      const res = await request(identity.app).post('/api/v2/users').set(readOnly).send({ connection: 'sms', phone_number: '+14155551105' });
       expect(res.status).toBe(403);
     });
   });
@@ -130,28 +130,28 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
       request(identity.app).patch(`/api/v2/users/${encodeURIComponent(userId)}`).set(auth).send(body);
 
     it('changes the number to a free one, which is then unverified unless phone_verified says otherwise', async () => {
-      const { user_id } = await create('+15550200001', { phone_verified: true });
+      const { user_id } = await create('+14155551201', { phone_verified: true });
       clock.advance(60);
-      const moved = await patch(user_id, { phone_number: '+15550200002' });
+      const moved = await patch(user_id, { phone_number: '+14155551202' });
       expect(moved.status).toBe(200);
-      expect(moved.body).toMatchObject({ user_id, phone_number: '+15550200002', phone_verified: false, updated_at: clock.now().toISOString() });
-      expect((await patch(user_id, { phone_number: '+15550200003', phone_verified: true })).body).toMatchObject({ phone_verified: true });
+      expect(moved.body).toMatchObject({ user_id, phone_number: '+14155551202', phone_verified: false, updated_at: clock.now().toISOString() });
+      expect((await patch(user_id, { phone_number: '+14155551203', phone_verified: true })).body).toMatchObject({ phone_verified: true });
       // The same number again changes nothing about verification.
-      expect((await patch(user_id, { phone_number: '+15550200003' })).body).toMatchObject({ phone_verified: true });
+      expect((await patch(user_id, { phone_number: '+14155551203' })).body).toMatchObject({ phone_verified: true });
     });
 
     it('answers 409 when the new number is another user\'s, and changes nothing', async () => {
-      const { user_id } = await create('+15550200004');
-      await create('+15550200005');
-      const res = await patch(user_id, { phone_number: '+15550200005', blocked: true });
+      const { user_id } = await create('+14155551204');
+      await create('+14155551205');
+      const res = await patch(user_id, { phone_number: '+14155551205', blocked: true });
       expect(res.status).toBe(409);
       expect(res.body.error).toBe('conflict');
       const user = (await request(identity.app).get(`/api/v2/users/${encodeURIComponent(user_id)}`).set(auth)).body;
-      expect(user).toMatchObject({ phone_number: '+15550200004', blocked: false });
+      expect(user).toMatchObject({ phone_number: '+14155551204', blocked: false });
     });
 
     it('merges metadata as the reference product does: top-level keys merged, null removes, nested objects replaced, {} empties', async () => {
-      const { user_id } = await create('+15550200006', {
+      const { user_id } = await create('+14155551206', {
         user_metadata: { hobby: 'surfing', addresses: { home: '1 Main St' }, colour: 'blue' },
         app_metadata: { plan: 'full' },
       });
@@ -167,7 +167,7 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
     });
 
     it('keeps both changes of two parallel metadata PATCHes', async () => {
-      const { user_id } = await create('+15550200007');
+      const { user_id } = await create('+14155551207');
       const results = await Promise.all([patch(user_id, { user_metadata: { a: 1 } }), patch(user_id, { user_metadata: { b: 2 } })]);
       expect(results.map((r) => r.status)).toEqual([200, 200]);
       const user = (await request(identity.app).get(`/api/v2/users/${encodeURIComponent(user_id)}`).set(auth)).body;
@@ -175,14 +175,14 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
     });
 
     it('refuses a merge that outgrows the metadata limit with 400', async () => {
-      const { user_id } = await create('+15550200008', { user_metadata: { a: 'x'.repeat(10_000) } });
+      const { user_id } = await create('+14155551208', { user_metadata: { a: 'x'.repeat(10_000) } });
       const res = await patch(user_id, { user_metadata: { b: 'y'.repeat(10_000) } });
       expect(res.status).toBe(400);
       expect(res.body.details).toEqual([{ path: 'user_metadata', message: expect.stringContaining('16384 bytes') }]);
     });
 
     it('accepts the user\'s own connection name and refuses another with 400', async () => {
-      const { user_id } = await create('+15550200009');
+      const { user_id } = await create('+14155551209');
       expect((await patch(user_id, { connection: 'sms', blocked: true })).body.blocked).toBe(true);
       const res = await patch(user_id, { connection: 'other' });
       expect(res.status).toBe(400);
@@ -191,7 +191,7 @@ describe('/api/v2/users and /api/v2/user-blocks', () => {
 
     it('answers 404 for an unknown user and 400 for an unknown field', async () => {
       expect((await patch('sms|nope', { blocked: true })).status).toBe(404);
-      const { user_id } = await create('+15550200010');
+      const { user_id } = await create('+14155551210');
       const res = await patch(user_id, { nickname: 'x' });
       expect(res.status).toBe(400);
       expect(res.body.details[0].path).toBe('nickname');

@@ -1,5 +1,6 @@
 import type { SecretCipher } from './secret-cipher';
 import { migrate } from './migrate';
+import type { MigrationContext } from './migrations';
 import { clientGrantsRepo } from './repos/client-grants';
 import { clientsRepo } from './repos/clients';
 import { clientCredentialsRepo, type StoredClientCredential } from './repos/client-credentials';
@@ -13,6 +14,7 @@ import { rateLimitsRepo } from './repos/rate-limits';
 import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
 import { signingKeysRepo } from './repos/signing-keys';
+import { smsFraudGuardRepo } from './repos/sms-fraud-guard';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
 import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
@@ -29,6 +31,8 @@ export interface IdentityStore {
   readonly signingKeys: ReturnType<typeof signingKeysRepo>;
   readonly rateLimits: ReturnType<typeof rateLimitsRepo>;
   readonly codes: ReturnType<typeof oneTimeCodesRepo>;
+  /** The SMS fraud guard's per-prefix counts and blocks (domain/sms-policy). */
+  readonly smsFraudGuard: ReturnType<typeof smsFraudGuardRepo>;
   readonly loginFailures: ReturnType<typeof loginFailuresRepo>;
   /** Multi-table statements of the start and code-exchange path (one round trip each). */
   readonly passwordlessLogins: ReturnType<typeof passwordlessLoginsRepo>;
@@ -78,6 +82,7 @@ function bindStore(
     signingKeys: signingKeysRepo(db, cipher),
     rateLimits: rateLimitsRepo(db),
     codes: oneTimeCodesRepo(db, cipher),
+    smsFraudGuard: smsFraudGuardRepo(db),
     loginFailures: loginFailuresRepo(db),
     passwordlessLogins: passwordlessLoginsRepo(db, cipher),
     refreshTokens: refreshTokensRepo(db),
@@ -142,18 +147,22 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-/** Opens the database named by DATABASE_URL, applies migrations, and returns the store. */
+/**
+ * Opens the database named by DATABASE_URL, applies migrations, and returns the store.
+ * `migrationContext` is what data migrations need from the service (see MigrationContext).
+ */
 export async function openStore(
   databaseUrl: string,
   cipher: SecretCipher,
   options: Pick<SqlClientOptions, 'schema' | 'preparedStatements' | 'listenRetryMs'> & {
+    migrationContext?: MigrationContext;
     /** M2M_CACHE_TTL_MS: the client_credentials lookup cache's TTL; 0 (the default here) means none. */
     m2mCacheTtlMs?: number;
   } = {},
 ): Promise<OpenedStore> {
   const sql = await openSqlClient(databaseUrl, options);
   try {
-    await migrate(sql, options.schema);
+    await migrate(sql, options.schema, undefined, options.migrationContext);
   } catch (err) {
     await sql.close().catch(() => undefined);
     throw err;
@@ -179,10 +188,12 @@ export { M2mLookupCache, M2M_LOOKUP_CHANNEL } from './m2m-lookup-cache';
 export { listenerApplicationName } from './sql-client';
 export { UniqueViolationError, MissingReferenceError } from './errors';
 export type { SqlClient, SqlExecutor } from './sql-client';
+export type { MigrationContext } from './migrations';
 export { createSecretCipher, type SecretCipher } from './secret-cipher';
 export type { FailureCounters, FailureCountingLimits } from './repos/login-failures';
 export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
+export type { SmsPrefixCount, StoredSmsFraudBlock } from './repos/sms-fraud-guard';
 export type { StoredResourceServer } from './repos/resource-servers';
 export type { StoredClientGrant } from './repos/client-grants';
 export type { StoredUser, NewUser, UserChanges, UserCondition, UserListQuery, UserSearchField, UserSortColumn } from './repos/users';

@@ -144,7 +144,7 @@ describeOnEachDatabase('hosted login (/authorize)', (database) => {
       const before = h.gateway.requests.length;
       const res = await session.submitPhone('4155550100');
       expect(res.status).toBe(400);
-      expect(res.text).toContain('Enter the number with its country code, starting with +');
+      expect(res.text).toContain('Choose your country, or enter the number with its country code, starting with +');
       expect(res.text).toContain('value="4155550100"');
       expect(h.gateway.requests.length).toBe(before);
     });

@@ -170,7 +170,8 @@ describe('GET /authorize', () => {
       expect(res.text).toContain('<h1>Sign in to Flow App</h1>');
       expect(res.text).toContain('<label for="phone_number">Mobile phone number</label>');
       expect(res.text).toMatch(/<input id="phone_number" name="phone_number" type="tel" autocomplete="tel"[^>]*aria-describedby="phone-hint"/);
-      expect(res.text).toContain('With the country code');
+      expect(res.text).toContain('<select id="country" name="country" autocomplete="country">');
+      expect(res.text).toContain('or with + and the country code');
       expect(res.text).toContain('name="viewport" content="width=device-width, initial-scale=1"');
     });
 

@@ -65,8 +65,8 @@ export class LoginSession {
     return res;
   }
 
-  async get(path: string, query: Record<string, string> = {}): Promise<Response> {
-    const req = this.h.http().get(path).query(query).set('X-Forwarded-For', this.ip);
+  async get(path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<Response> {
+    const req = this.h.http().get(path).query(query).set('X-Forwarded-For', this.ip).set(headers);
     if (this.cookies.size) req.set('Cookie', this.cookieHeader());
     return this.absorb(await req);
   }
@@ -82,9 +82,9 @@ export class LoginSession {
     return this.get('/authorize', query);
   }
 
-  /** Step 1: submits the number; answers the code page it leads to. */
-  async submitPhone(phone: string): Promise<Response> {
-    const res = await this.post('/authorize/phone', { phone_number: phone });
+  /** Step 1: submits the number (for `country`, as the page's select sends it); answers the code page it leads to. */
+  async submitPhone(phone: string, country?: string): Promise<Response> {
+    const res = await this.post('/authorize/phone', { phone_number: phone, ...(country !== undefined ? { country } : {}) });
     if (res.status !== 303) return res;
     return this.get(res.headers.location!.split('?')[0]!, Object.fromEntries(new URLSearchParams(res.headers.location!.split('?')[1])));
   }

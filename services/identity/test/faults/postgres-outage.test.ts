@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Response } from 'supertest';
 import { DatabaseUnavailableError } from '../../src/store/availability';
 import { KeyRing } from '../../src/domain/tokens/key-ring';
+import { phoneNumberMigrationContext } from '../../src/domain/phone/stored-numbers';
 import { openStore } from '../../src/store';
 import { createSecretCipher } from '../../src/store/secret-cipher';
 import { openSqlClient } from '../../src/store/sql-client';
@@ -200,7 +201,10 @@ describeWithPostgres('identity during a PostgreSQL outage (faults)', (databaseUr
   });
 
   it('keeps publishing and signing with the keys it holds when a periodic key reload meets the outage', async () => {
-    const opened = await openStore(serviceDatabaseUrl(), createSecretCipher(undefined), { schema });
+    const opened = await openStore(serviceDatabaseUrl(), createSecretCipher(undefined), {
+      schema,
+      migrationContext: phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined }),
+    });
     const realNow = Date.now.bind(Date);
     const clock = { now: () => new Date(realNow()) };
     try {

@@ -17,6 +17,7 @@ describe('passwordless configuration', () => {
       PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR: 10,
       BRUTE_FORCE_THRESHOLD: 10,
       BRUTE_FORCE_BLOCK_SECONDS: 86_400,
+      ALLOW_TEST_NUMBERS: false,
     });
   });
 

@@ -138,8 +138,7 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       const code = await h.sendCode(setup, who);
       const wrong = await h.ro(setup, who, code === '111111' ? '222222' : '111111');
       const unknown = await h.ro(setup, h.caller(), '111111');
-      const malformed = await h.ro(setup, { ...who, phone: 'not-a-number' }, '111111');
-      for (const res of [wrong, unknown, malformed]) {
+      for (const res of [wrong, unknown]) {
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: 'invalid_user_password', error_description: 'Wrong phone number or verification code.' });
       }

@@ -30,20 +30,22 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
     return statements.mock.calls.map(([text]) => String(text).trim().split(/\s+/).slice(0, 2).join(' '));
   }
 
-  it('a start reads its context once, counts both rate limits at once and stores the code: 3 statements', async () => {
+  // A connection created now runs the SMS fraud guard: one statement more per start (count the
+  // prefix's send, or find it blocked) and per verified code (count the prefix's verification).
+  it('a start reads its context once, counts both rate limits at once, counts its prefix for the fraud guard and stores the code: 4 statements', async () => {
     const who = h.caller();
     const sent = await statementsOf(async () => expect((await h.start({ client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code' }, who.ip)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'INSERT INTO']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'WITH block', 'INSERT INTO']);
   });
 
-  it('/oauth/ro with the right code takes 4 statements: context, attempt, completion, opaque access token', async () => {
+  it('/oauth/ro with the right code takes 5 statements: context, attempt, completion, the fraud guard\'s verification count, opaque access token', async () => {
     const who = h.caller();
     const code = await h.sendCode(setup, who);
     const sent = await statementsOf(async () => expect((await h.ro(setup, who, code)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'UPDATE one_time_codes', 'WITH consumed', 'WITH expired']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'UPDATE one_time_codes', 'WITH consumed', 'INSERT INTO', 'WITH expired']);
   });
 
-  it('the OTP grant with a JWT access token takes 4: context, API, attempt, completion', async () => {
+  it('the OTP grant with a JWT access token takes 5: context, API, attempt, completion, the fraud guard\'s verification count', async () => {
     const api = await h.createApi({ name: 'Round trips', identifier: 'https://round-trips.test', scopes: [] });
     const who = h.caller();
     const code = await h.sendCode(setup, who);
@@ -58,6 +60,6 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
         ).status,
       ).toBe(200),
     );
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'SELECT *', 'UPDATE one_time_codes', 'WITH consumed']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'SELECT *', 'UPDATE one_time_codes', 'WITH consumed', 'INSERT INTO']);
   });
 });

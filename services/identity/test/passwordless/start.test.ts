@@ -79,11 +79,13 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
       expect(code!.expires_at.getTime() - code!.issued_at.getTime()).toBe(300_000);
     });
 
-    it('reports request_language from x-request-language, else accept-language', async () => {
+    it('reports request_language from x-request-language, else the best-weighted accept-language entry', async () => {
       const explicit = await h.http().post('/passwordless/start').set('x-request-language', 'fr-CA').set('accept-language', 'de').send(body());
       expect(explicit.body.request_language).toBe('fr-CA');
       const accepted = await h.http().post('/passwordless/start').set('accept-language', 'en-GB,en;q=0.8').send(body());
-      expect(accepted.body.request_language).toBe('en-GB,en;q=0.8');
+      expect(accepted.body.request_language).toBe('en-GB');
+      const weighted = await h.http().post('/passwordless/start').set('accept-language', 'fr;q=0.5, de;q=0.9, *;q=1').send(body());
+      expect(weighted.body.request_language).toBe('de');
     });
 
     it('reports request_language null for a wildcard accept-language', async () => {
@@ -201,7 +203,9 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
       ['connection is unknown', { connection: 'no-such-connection' }, 'bad.connection'],
       ['phone_number is missing', { phone_number: undefined }, 'bad.phone_number'],
       ['phone_number has no +', { phone_number: '14155550123' }, 'bad.phone_number'],
-      ['phone_number has spaces', { phone_number: '+1 415 555 0123' }, 'bad.phone_number'],
+      ['phone_number is too short', { phone_number: '+4479' }, 'bad.phone_number'],
+      ['phone_number has an unknown country code', { phone_number: '+999123456789' }, 'bad.phone_number'],
+      ['phone_number is not valid for its country', { phone_number: '+15555550123' }, 'bad.phone_number'],
       ['phone_number has 16 digits', { phone_number: '+1234567890123456' }, 'bad.phone_number'],
       ['phone_number is a number', { phone_number: 14155550123 }, 'bad.phone_number'],
       ['authParams is not an object', { authParams: 'openid' }, 'bad.authParams'],
@@ -230,9 +234,9 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
       expect(await storedCode(setup, sent.phone_number)).toBeUndefined();
     });
 
-    it('answers 400 with a description naming the field', async () => {
-      const res = await h.start(body({ phone_number: '555-0123' }));
-      expect(res.body).toEqual({ error: 'bad.phone_number', error_description: 'phone_number must be an E.164 number: + followed by 1 to 15 digits' });
+    it('answers 400 with a description naming the field and what is wrong with it', async () => {
+      const res = await h.start(body({ phone_number: '+44 1012 345678' }));
+      expect(res.body).toEqual({ error: 'bad.phone_number', error_description: 'phone_number is not a valid number for +44' });
     });
   });
 

@@ -10,6 +10,8 @@ import {
   ResourceServerRecordSchema,
   SigningKeyRecordSchema,
   SigningKeyRotationSchema,
+  SmsTemplateTestResponseSchema,
+  SmsFraudBlockListSchema,
   UserBlocksResponseSchema,
   UserRecordSchema,
 } from '@smsauth/contracts';
@@ -134,7 +136,24 @@ describe('management API auth matrix', () => {
       status: 200,
       schema: ConnectionRecordSchema,
     }),
+    'POST /connections/:id/sms-template/test': async () => ({
+      url: `/connections/${(await createConnection()).id}/sms-template/test`,
+      body: {},
+      status: 200,
+      schema: SmsTemplateTestResponseSchema,
+    }),
     'DELETE /connections/:id': async () => ({ url: `/connections/${(await createConnection()).id}`, status: 204 }),
+    'GET /connections/:id/sms-fraud-blocks': async () => ({
+      url: `/connections/${(await createConnection()).id}/sms-fraud-blocks`,
+      status: 200,
+      schema: SmsFraudBlockListSchema,
+    }),
+    'DELETE /connections/:id/sms-fraud-blocks/:prefix': async () => {
+      const { id } = await createConnection();
+      const now = h.clock.now();
+      await h.identity.store.smsFraudGuard.block(id, '+447400', { windowStart: now, counts: { sends: 51, verified: 0 } }, now, new Date(now.getTime() + 60_000));
+      return { url: `/connections/${id}/sms-fraud-blocks/%2B447400`, status: 204 };
+    },
 
     'GET /clients': async () => ({ url: '/clients', status: 200, schema: z.array(ClientRecordSchema) }),
     'POST /clients': async () => ({ url: '/clients', body: { name: unique('client'), app_type: 'native' }, status: 201, schema: ClientRecordSchema }),

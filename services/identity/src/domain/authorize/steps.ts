@@ -5,6 +5,7 @@ import type { PasswordlessExchangeDependencies } from '../oauth/passwordless-exc
 import { grantedScopes, issueUserTokens, splitScope } from '../oauth/user-tokens';
 import { isUserBlockedError } from '../passwordless/blocked-user';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
+import { canonicalPhoneNumber, isKnownCountry, type CanonicalPhoneNumberResult } from '../phone/canonical-number';
 import { startPasswordless, type StartDependencies } from '../passwordless/start';
 import { errorRedirect, tokenRedirect } from './fragment';
 import { resolveAuthorizeRequest } from './request';
@@ -39,8 +40,9 @@ export interface Caller {
 }
 
 /**
- * What people type: spaces, dashes, dots and brackets are dropped and an international
- * `00` prefix becomes `+`. Whether the result is E.164 is decided by startPasswordless.
+ * What people type without choosing a country: spaces, dashes, dots and brackets are
+ * dropped and an international `00` prefix becomes `+` (with a country, libphonenumber
+ * reads that country's own international prefix).
  */
 export function normalisePhoneInput(input: string): string {
   const compact = input.replace(/[\s().-]/g, '');
@@ -55,6 +57,10 @@ export function normaliseCodeInput(input: string): string {
 export const MESSAGES = {
   phoneMissing: 'Enter your mobile phone number.',
   badPhone: 'Enter the number with its country code, starting with + (for example +1 415 555 0100).',
+  chooseCountry: 'Choose your country, or enter the number with its country code, starting with + (for example +1 415 555 0100).',
+  phoneTooShort: 'That number is too short. Check it and try again.',
+  phoneTooLong: 'That number is too long. Check it and try again.',
+  phoneNotValid: (where: string | undefined) => `That is not a valid phone number${where ? ` for ${where}` : ''}. Check it and the country.`,
   signupDisabled: 'This phone number cannot sign in to this application.',
   notConfigured: 'Sign-in by text message is not available for this application any more.',
   sendFailed: 'We could not send the text message. Try again in a moment.',
@@ -71,6 +77,23 @@ export const MESSAGES = {
 
 function waitText(seconds: number): string {
   return seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/** What the person typing should do about a number canonicalPhoneNumber refused. */
+export function phoneInputRefusal(result: Extract<CanonicalPhoneNumberResult, { ok: false }>, country: string | undefined): StepRefusal {
+  const message = (() => {
+    switch (result.problem) {
+      case 'too_short':
+        return MESSAGES.phoneTooShort;
+      case 'too_long':
+        return MESSAGES.phoneTooLong;
+      case 'not_valid_for_country':
+        return MESSAGES.phoneNotValid(country && new Intl.DisplayNames(['en'], { type: 'region' }).of(country));
+      default:
+        return country ? MESSAGES.badPhone : MESSAGES.chooseCountry;
+    }
+  })();
+  return { ok: false, status: 400, message };
 }
 
 /** The user-facing reading of a refused /passwordless/start; anything else is unexpected. */
@@ -96,19 +119,30 @@ export function startRefusal(err: unknown): StepRefusal {
   }
 }
 
+/** The number as typed on the page, and the country chosen for it (ISO code; none: the number must start with its country code). */
+export interface PhoneInput {
+  number: string;
+  country?: string;
+}
+
 /**
- * Step 1 (and "send a new code"): sends a code through `startPasswordless`, the function
- * behind `POST /passwordless/start`, so its validation, rate limits and delivery apply as
- * they are; then records the number on the transaction.
+ * Step 1 (and "send a new code"): reads the number for the chosen country into E.164 and
+ * sends a code through `startPasswordless`, the function behind `POST /passwordless/start`,
+ * so its validation, rate limits and delivery apply as they are; then records the number
+ * on the transaction.
  */
 export async function sendLoginCode(
   deps: StartDependencies,
   transaction: StoredAuthorizeTransaction,
-  phoneInput: string,
+  input: PhoneInput,
   caller: Caller,
 ): Promise<{ ok: true; phoneNumber: string } | StepRefusal | StepEnd> {
-  const phoneNumber = normalisePhoneInput(phoneInput);
-  if (!phoneNumber) return { ok: false, status: 400, message: MESSAGES.phoneMissing };
+  const country = input.country && isKnownCountry(input.country) ? input.country : undefined;
+  const typed = country ? input.number.trim() : normalisePhoneInput(input.number);
+  if (!typed) return { ok: false, status: 400, message: MESSAGES.phoneMissing };
+  const parsed = canonicalPhoneNumber(typed, country);
+  if (!parsed.ok) return phoneInputRefusal(parsed, country);
+  const phoneNumber = parsed.number.e164;
   const now = deps.clock.now();
   const wait = resendCooldownSeconds(transaction, now);
   if (wait > 0) return { ok: false, status: 429, message: MESSAGES.cooldown(wait) };

@@ -3,10 +3,14 @@ import {
   ConnectionCreateSchema,
   ConnectionUpdateSchema,
   redactConnectionOptions,
+  type ConnectionOptions,
   type ConnectionRecord,
 } from '@smsauth/contracts';
 import { MissingReferenceError, UniqueViolationError, type IdentityStore, type StoredConnection } from '../../store';
 import { newId } from '../ids';
+import { isKnownCountry } from '../phone/canonical-number';
+import { checkConnectionTemplate } from './sms-template';
+import { smsPolicyOptionsProblem, withNewConnectionSmsPolicy } from '../sms-policy/options';
 import { conflict, invalidField, notFound, parseBody, validationFailed } from './validation';
 
 export function toConnectionRecord(connection: StoredConnection): ConnectionRecord {
@@ -45,14 +49,31 @@ async function writeConnection<T>(name: string, write: () => Promise<T>): Promis
   }
 }
 
+/** `options.default_country` must name a country whose numbers libphonenumber knows. */
+function checkDefaultCountry(options: { default_country?: string | null | undefined }): void {
+  const code = options.default_country;
+  if (code && !isKnownCountry(code)) throw invalidField('options.default_country', `${code} is not a country with phone numbers`);
+}
+
 /** What connection validation needs besides the store. */
 export interface ConnectionRules {
   /** Rejects with a 400 naming `options.gateway_url` when GATEWAY_URL_POLICY refuses the URL. */
   checkGatewayUrl(url: string): Promise<void>;
+  /** False when NODE_ENV=production without ALLOW_TEST_NUMBERS=true: options.sms_test_numbers is refused. */
+  testNumbersAllowed: boolean;
+}
+
+/** `testNumbersWritten`: a PATCH that leaves sms_test_numbers alone is not refused for numbers already stored. */
+function checkSmsPolicyOptions(options: ConnectionOptions, rules: ConnectionRules, testNumbersWritten = true): void {
+  const problem = smsPolicyOptionsProblem(options, rules.testNumbersAllowed || !testNumbersWritten);
+  if (problem) throw invalidField(`options.${problem[0]}`, problem[1]);
 }
 
 export async function createConnection(store: IdentityStore, rules: ConnectionRules, body: unknown): Promise<ConnectionRecord> {
   const input = parseBody(ConnectionCreateSchema, body);
+  checkDefaultCountry(input.options);
+  checkConnectionTemplate(input.options);
+  checkSmsPolicyOptions(input.options, rules);
   await rules.checkGatewayUrl(input.options.gateway_url);
   await checkEnabledClients(store, input.enabled_clients);
   if (await store.connections.findByName(input.options.name)) throw duplicateName(input.options.name);
@@ -60,7 +81,7 @@ export async function createConnection(store: IdentityStore, rules: ConnectionRu
     store.transaction((tx) =>
       tx.connections.insert({
         id: newId('con'),
-        options: input.options,
+        options: withNewConnectionSmsPolicy(input.options),
         enabled_clients: input.enabled_clients,
         display_name: input.display_name ?? null,
         metadata: input.metadata ?? {},
@@ -80,6 +101,7 @@ export async function getConnection(store: IdentityStore, id: string): Promise<S
 /** Options are merged into the stored ones (see applyConnectionOptionsPatch); enabled_clients replaces the list. */
 export async function updateConnection(store: IdentityStore, rules: ConnectionRules, id: string, body: unknown): Promise<ConnectionRecord> {
   const patch = parseBody(ConnectionUpdateSchema, body);
+  if (patch.options) checkDefaultCountry(patch.options);
   // Before the transaction: DNS may be slow, and the row lock should not wait for it.
   if (patch.options?.gateway_url !== undefined) {
     await rules.checkGatewayUrl(patch.options.gateway_url);
@@ -92,6 +114,8 @@ export async function updateConnection(store: IdentityStore, rules: ConnectionRu
       const merged = applyConnectionOptionsPatch(current.options, patch.options);
       if (!merged.success) throw validationFailed(merged.issues);
       options = merged.options;
+      checkConnectionTemplate(options);
+      checkSmsPolicyOptions(options, rules, patch.options.sms_test_numbers !== undefined);
     }
     if (patch.enabled_clients) await checkEnabledClients(tx, patch.enabled_clients);
     return writeConnection(current.name, () =>

@@ -2,7 +2,7 @@ import { MAX_METADATA_BYTES, UserCreateSchema, UserUpdateSchema, type UserRecord
 import type { Clock } from '@smsauth/service-kit';
 import { UniqueViolationError, type IdentityStore, type StoredConnection, type UserChanges } from '../../store';
 import { newUserIdPart } from '../ids';
-import { toUserRecord } from './users';
+import { toUserRecord, userPhoneNumber } from './users';
 import { conflict, invalidField, notFound, parseBody } from './validation';
 
 /* Users created and changed through the management API (`POST /users`, `PATCH /users/{id}`). */
@@ -44,12 +44,13 @@ async function smsConnectionNamed(store: IdentityStore, name: string): Promise<S
 /** 201 with the record; 409 when the connection already has a user with that number. */
 export async function createUser(store: IdentityStore, clock: Clock, body: unknown): Promise<UserRecord> {
   const input = parseBody(UserCreateSchema, body);
+  const phoneNumber = userPhoneNumber(input.phone_number);
   const connection = await smsConnectionNamed(store, input.connection);
   try {
     const user = await store.users.insert({
       user_id: `sms|${newUserIdPart()}`,
       connection_id: connection.id,
-      phone_number: input.phone_number,
+      phone_number: phoneNumber,
       phone_verified: input.phone_verified,
       blocked: input.blocked,
       user_metadata: withoutNulls(input.user_metadata),
@@ -70,6 +71,7 @@ export async function createUser(store: IdentityStore, clock: Clock, body: unkno
  */
 export async function updateUser(store: IdentityStore, clock: Clock, userId: string, body: unknown): Promise<UserRecord> {
   const input = parseBody(UserUpdateSchema, body);
+  const phoneNumber = input.phone_number === undefined ? undefined : userPhoneNumber(input.phone_number);
   try {
     return await store.transaction(async (tx) => {
       await tx.users.lockForUpdate(userId);
@@ -79,8 +81,8 @@ export async function updateUser(store: IdentityStore, clock: Clock, userId: str
         throw invalidField('connection', `the user belongs to the connection ${user.connection_name}`);
       }
       const changes: UserChanges = { blocked: input.blocked, phone_verified: input.phone_verified };
-      if (input.phone_number !== undefined && input.phone_number !== user.phone_number) {
-        changes.phone_number = input.phone_number;
+      if (phoneNumber !== undefined && phoneNumber !== user.phone_number) {
+        changes.phone_number = phoneNumber;
         changes.phone_verified = input.phone_verified ?? false;
       }
       if (input.user_metadata) {

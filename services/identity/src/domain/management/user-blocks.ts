@@ -1,11 +1,11 @@
 import type { Clock } from '@smsauth/service-kit';
 import { UserBlocksQuerySchema, type UserBlocksResponse } from '@smsauth/contracts';
 import type { IdentityStore } from '../../store';
-import { normalisePhone } from './users';
+import { lookupPhone } from './users';
 import { notFound, parseBody } from './validation';
 
 function identifierOf(query: unknown): string {
-  return normalisePhone(parseBody(UserBlocksQuerySchema, query).identifier);
+  return lookupPhone(parseBody(UserBlocksQuerySchema, query).identifier);
 }
 
 /**

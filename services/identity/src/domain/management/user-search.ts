@@ -1,4 +1,5 @@
 import type { UserCondition, UserSearchField } from '../../store';
+import { canonicalOrUndefined } from '../phone/canonical-number';
 import { invalidField } from './validation';
 
 /**
@@ -28,10 +29,15 @@ export function parseUserSearch(q: string | undefined): UserCondition | undefine
   return condition;
 }
 
-/** `+1415…` arrives as ` 1415…` when the `+` was not URL-encoded (wildcards included). */
+/**
+ * `+1415…` arrives as ` 1415…` when the `+` was not URL-encoded (wildcards included). A
+ * whole number is compared in E.164, as numbers are stored (`"+1 (415) 555-2671"` finds
+ * +14155552671); a pattern or a value that is no valid number is searched as written.
+ */
 function normaliseSearchedPhone(value: string): string {
   const trimmed = value.trim();
-  return /^\d[\d*]*$/.test(trimmed) ? `+${trimmed}` : trimmed;
+  const given = /^\d[\d*]*$/.test(trimmed) ? `+${trimmed}` : trimmed;
+  return given.includes('*') ? given : (canonicalOrUndefined(given) ?? given);
 }
 
 const MAX_TERMS = 50;

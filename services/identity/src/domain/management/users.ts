@@ -1,6 +1,7 @@
 import type { UserRecord } from '@smsauth/contracts';
 import type { IdentityStore, StoredUser } from '../../store';
-import { notFound } from './validation';
+import { canonicalOrUndefined, canonicalPhoneNumber, problemText } from '../phone/canonical-number';
+import { invalidField, notFound } from './validation';
 
 export function toUserRecord(user: StoredUser): UserRecord {
   return {
@@ -24,6 +25,22 @@ export function toUserRecord(user: StoredUser): UserRecord {
 export function normalisePhone(value: string): string {
   const trimmed = value.trim();
   return /^\d+$/.test(trimmed) ? `+${trimmed}` : trimmed;
+}
+
+/**
+ * A number looked up by (block identifiers): its E.164 form when it is a valid number,
+ * else as given, so rows written under an older, laxer check can still be reached.
+ */
+export function lookupPhone(value: string): string {
+  const given = normalisePhone(value);
+  return canonicalOrUndefined(given) ?? given;
+}
+
+/** A number a user is given through the management API, in E.164; 400 naming `field` when it is not a valid number. */
+export function userPhoneNumber(value: string, field = 'phone_number'): string {
+  const parsed = canonicalPhoneNumber(value);
+  if (!parsed.ok) throw invalidField(field, problemText(parsed));
+  return parsed.number.e164;
 }
 
 export async function getUser(store: IdentityStore, userId: string): Promise<UserRecord> {

@@ -1,3 +1,6 @@
+import { ErrorCodes } from '@smsauth/contracts';
+import { HttpError } from '@smsauth/service-kit';
+import { canonicalPhoneNumber, problemText } from '../phone/canonical-number';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { BruteForceState } from '../passwordless/brute-force';
 import type { CodeExchangeDependencies } from '../passwordless/code-exchange';
@@ -8,6 +11,17 @@ import type { UserTokenDependencies } from './user-tokens';
 /** What /oauth/ro, the passwordless OTP grant and the hosted login's code step need. */
 export interface PasswordlessExchangeDependencies extends CodeExchangeDependencies, UserTokenDependencies {
   clientAuthenticator: ClientAuthenticator;
+}
+
+/**
+ * `username` of /oauth/ro and the OTP grant in E.164, as codes and users are stored
+ * (formatting such as `+1 415-555-2671` allowed). A number that is not valid is bad input:
+ * 400 invalid_request saying what is wrong, before the client or any code is looked at.
+ */
+export function canonicalUsername(username: string): string {
+  const parsed = canonicalPhoneNumber(username);
+  if (!parsed.ok) throw new HttpError(400, ErrorCodes.INVALID_REQUEST, `username ${problemText(parsed)}`);
+  return parsed.number.e164;
 }
 
 /**

@@ -5,7 +5,7 @@ import { tooManyAttemptsError } from '../passwordless/brute-force';
 import { otpGrantRejectionDescription } from '../passwordless/code-state';
 import { presentedCredentials } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
-import { passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
+import { canonicalUsername, passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
 import type { TokenGrantHandler } from './token-grants';
 import { grantedScopes, issueUserTokens, splitScope, userAudience } from './user-tokens';
 
@@ -26,10 +26,11 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
     const parsed = OtpGrantRequestSchema.safeParse({ ...call.body, client_id: presentedCredentials(call).clientId });
     if (!parsed.success) throw invalidRequest(parsed.error.issues);
     const request = parsed.data;
+    const phoneNumber = canonicalUsername(request.username);
 
     const { client, connection, user, failures } = await passwordlessExchangeContext(
       deps.store,
-      { clientId: request.client_id, connection: request.realm, phoneNumber: request.username, ip: call.ip },
+      { clientId: request.client_id, connection: request.realm, phoneNumber, ip: call.ip },
       async (found) => {
         const client = await deps.clientAuthenticator.authenticate(found, call);
         requireGrantType(client, PASSWORDLESS_OTP_GRANT);
@@ -43,7 +44,7 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
     const result = await exchangeCode(deps, {
       connection,
       clientId: client.client_id,
-      phoneNumber: request.username,
+      phoneNumber,
       candidate: request.otp,
       ip: call.ip,
       user,

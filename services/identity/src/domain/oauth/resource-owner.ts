@@ -10,7 +10,7 @@ import { HttpError } from '@smsauth/service-kit';
 import { exchangeCode } from '../passwordless/code-exchange';
 import { tooManyAttemptsError } from '../passwordless/brute-force';
 import { invalidRequest, requireGrantType, requireObjectBody, unauthorizedClient } from './oauth-errors';
-import { passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
+import { canonicalUsername, passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
 import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
 
 /**
@@ -30,10 +30,11 @@ export async function resourceOwnerLogin(
   const parsed = RoTokenRequestSchema.safeParse(body);
   if (!parsed.success) throw invalidRequest(parsed.error.issues);
   const request = parsed.data;
+  const phoneNumber = canonicalUsername(request.username);
 
   const { client, connection, user, failures } = await passwordlessExchangeContext(
     deps.store,
-    { clientId: request.client_id, connection: request.connection, phoneNumber: request.username, ip: call.ip },
+    { clientId: request.client_id, connection: request.connection, phoneNumber, ip: call.ip },
     async (found) => {
       if (!found) throw unauthorizedClient(`Unknown client: ${request.client_id}`);
       const client = await deps.clientAuthenticator.authenticate(found, { body, headers: call.headers });
@@ -51,7 +52,7 @@ export async function resourceOwnerLogin(
   const result = await exchangeCode(deps, {
     connection,
     clientId: client.client_id,
-    phoneNumber: request.username,
+    phoneNumber,
     candidate: request.password,
     ip: call.ip,
     user,

@@ -1,6 +1,9 @@
-import { SmsProviderErrorDescriptions, type DeliveryRequest } from '@smsauth/contracts';
+import { ErrorCodes, SmsProviderErrorDescriptions, type ConnectionOptions, type DeliveryRequest } from '@smsauth/contracts';
+import { HttpError } from '@smsauth/service-kit';
 import type { StoredClient, StoredConnection } from '../../store';
+import { withDomainBoundCode } from './domain-bound-code';
 import { GatewayTokenError, signGatewayToken } from './gateway-token';
+import { LiquidTemplateError, renderLiquidTemplate, type LiquidMessageVariables } from './liquid-template';
 import { renderMessageTemplate } from './message-template';
 import { SmsProviderError } from './sms-gateway';
 
@@ -18,19 +21,58 @@ export function gatewayToken(connection: StoredConnection, now: Date): string | 
   }
 }
 
+/** What a message may say; the Liquid names are Auth0's. */
+export type MessageVariables = LiquidMessageVariables;
+
+/**
+ * The text of the SMS: the template in its syntax (`md_with_macros`, the default, exactly
+ * as before; or `liquid`), then the domain-bound lines when the connection has `webotp`.
+ * Throws LiquidTemplateError when a Liquid template cannot be rendered.
+ */
+export function messageBody(options: Pick<ConnectionOptions, 'syntax' | 'template' | 'webotp'>, variables: MessageVariables): string {
+  const text =
+    options.syntax === 'liquid'
+      ? renderLiquidTemplate(options.template, variables)
+      : renderMessageTemplate(options.template, {
+          password: variables.code,
+          phoneNumber: variables.phoneNumber,
+          applicationName: variables.applicationName,
+        });
+  return options.webotp ? withDomainBoundCode(text, options.webotp, variables.code) : text;
+}
+
+/** A start whose template cannot be rendered sends nothing and says why (the connection's fault). */
+export function unrenderableTemplateError(err: LiquidTemplateError): HttpError {
+  return new HttpError(400, ErrorCodes.BAD_CONNECTION, `The connection's SMS template could not be rendered: ${err.message}`);
+}
+
 /** The delivery request body (spec 2.2): the rendered template, the sender, and the caller when forward_req_info. */
 export function deliveryPayload(
   connection: StoredConnection,
   client: StoredClient,
   phoneNumber: string,
   code: string,
-  caller: { ip: string; userAgent: string | undefined },
+  caller: { ip: string; userAgent: string | undefined; requestLanguage: string | null; send: 'code' | 'link' },
 ): DeliveryRequest {
   const { options } = connection;
   const forward = options.forward_req_info === true || options.forward_req_info === 'true';
+  let body: string;
+  try {
+    body = messageBody(options, {
+      code,
+      phoneNumber,
+      applicationName: client.name,
+      connectionName: connection.name,
+      requestLanguage: caller.requestLanguage,
+      send: caller.send,
+    });
+  } catch (err) {
+    if (err instanceof LiquidTemplateError) throw unrenderableTemplateError(err);
+    throw err;
+  }
   return {
     recipient: phoneNumber,
-    body: renderMessageTemplate(options.template, { password: code, phoneNumber, applicationName: client.name }),
+    body,
     ...(options.from ? { sender: options.from } : {}),
     ...(forward ? { req: { ip: caller.ip, ...(caller.userAgent ? { 'user-agent': caller.userAgent } : {}) } } : {}),
   };

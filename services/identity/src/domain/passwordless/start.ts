@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
   ErrorCodes,
-  PHONE_NUMBER_PATTERN,
   StartRequestSchema,
   startRequestErrorCode,
   toErrorDetails,
@@ -12,12 +11,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
+import { canonicalPhoneNumber, type CanonicalPhoneNumber } from '../phone/canonical-number';
+import { smsPolicyForStart, type SmsPolicyDependencies } from '../sms-policy/guard';
 import { refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
 import type { SmsGateway } from './sms-gateway';
 import { deliveryPayload, gatewayToken } from './sms-message';
+import type { SmsMetrics } from './sms-metrics';
 
 /** Starts allowed per hour (PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR, ..._PER_PHONE_PER_HOUR). */
 export interface StartRateLimits {
@@ -32,6 +34,8 @@ export interface StartDependencies {
   smsGateway: SmsGateway;
   logger: Pick<Logger, 'info'>;
   clientAuthenticator: ClientAuthenticator;
+  smsMetrics: Pick<SmsMetrics, 'sent'>;
+  smsPolicy: SmsPolicyDependencies;
 }
 
 export interface StartCall {
@@ -39,7 +43,7 @@ export interface StartCall {
   /** Client address, honouring TRUST_PROXY. */
   ip: string;
   userAgent: string | undefined;
-  /** `x-request-language`, else `accept-language`, else null. */
+  /** `x-request-language`, else the best `accept-language` entry, else null. */
   requestLanguage: string | null;
   /** Receives the rate-limit headers as soon as they are known (success and every later error). */
   setHeaders(headers: RateLimitHeaders): void;
@@ -69,19 +73,22 @@ export function parseStartRequest(body: unknown): StartRequest {
 }
 
 /**
- * Client exists -> it authenticates -> connection exists and is enabled for it -> E.164 number. The client, the
- * connection and the number's user come in one round trip (the user is undefined for a
- * number that has none, and for a number that is not E.164, which is refused anyway).
+ * Client exists -> it authenticates -> connection exists and is enabled for it -> valid
+ * number (canonicalPhoneNumber: formatting allowed, `+` and country code required). The
+ * client, the connection and the number's user come in one round trip, the user looked up
+ * by the number's E.164 form (undefined for a number that has none, and for a number that
+ * does not parse, which is refused anyway).
  */
 export async function resolveStartTarget(
   store: IdentityStore,
   request: StartRequest,
   authenticateClient: (client: StoredClient) => Promise<unknown> = async () => undefined,
-): Promise<{ client: StoredClient; connection: StoredConnection; user: StoredUser | undefined }> {
+): Promise<{ client: StoredClient; connection: StoredConnection; user: StoredUser | undefined; number: CanonicalPhoneNumber }> {
+  const parsed = canonicalPhoneNumber(request.phone_number);
   const { client, connection, user } = await store.passwordlessLogins.startContext(
     request.client_id,
     request.connection,
-    request.phone_number,
+    parsed.ok ? parsed.number.e164 : request.phone_number,
   );
   if (!client) throw startError(ErrorCodes.BAD_CLIENT_ID, `Unknown client: ${request.client_id}`);
   // Before anything about the connection or the number is told (401 invalid_client).
@@ -90,10 +97,8 @@ export async function resolveStartTarget(
   if (!connection.enabled_clients.includes(client.client_id)) {
     throw startError(ErrorCodes.BAD_CONNECTION, 'Connection is disabled for this client');
   }
-  if (!PHONE_NUMBER_PATTERN.test(request.phone_number)) {
-    throw startError(ErrorCodes.BAD_PHONE_NUMBER, 'phone_number must be an E.164 number: + followed by 1 to 15 digits');
-  }
-  return { client, connection, user };
+  if (!parsed.ok) throw startError(ErrorCodes.BAD_PHONE_NUMBER, parsed.description);
+  return { client, connection, user, number: parsed.number };
 }
 
 /**
@@ -136,19 +141,22 @@ function newStartId(): string {
 export async function startPasswordless(deps: StartDependencies, call: StartCall): Promise<StartResponse> {
   const request = parseStartRequest(call.body);
   const auth = call.clientAuthentication;
-  const { client, connection, user } = await resolveStartTarget(
+  const { client, connection, user, number } = await resolveStartTarget(
     deps.store,
     request,
     auth === 'hosted-login' ? undefined : (found) => deps.clientAuthenticator.authenticate(found, { body: request, headers: auth.headers }),
   );
-  const phoneNumber = request.phone_number;
+  // From here on the number is its E.164 form only (stored, counted, sent to, echoed); `number` also tells its country and type.
+  const phoneNumber = number.e164;
   const now = deps.clock.now();
-  call.setHeaders(await enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));
+  const sms = smsPolicyForStart(deps.smsPolicy, connection, phoneNumber); // test numbers: fixed code, no limits, no SMS
+  if (!sms.testNumber) call.setHeaders(await sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now)));
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
   if (!user && connection.options.disable_signup) throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
   // A blocked user gets the block's error and no code: nothing is stored or sent.
   refuseBlockedUser(user);
+  await sms.enforce();
 
   const authToken = gatewayToken(connection, now);
   const { time_step: step, length: digits } = connection.options.totp;
@@ -167,9 +175,9 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   });
 
   try {
-    await deps.smsGateway.deliverSms({
+    if (!sms.testNumber) await deps.smsGateway.deliverSms({
       gatewayUrl: connection.options.gateway_url,
-      payload: deliveryPayload(connection, client, phoneNumber, code, call),
+      payload: deliveryPayload(connection, client, phoneNumber, code, { ...call, send: request.send }),
       authToken,
       idempotencyKey: key.request_id,
     });
@@ -179,6 +187,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
     await deps.store.codes.discard(key).catch(() => undefined);
     throw err;
   }
+  deps.smsMetrics.sent.inc({ country: number.country ?? 'unknown' });
   deps.logger.info(
     { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id },
     'passwordless code sent',

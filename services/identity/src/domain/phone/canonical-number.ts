@@ -88,3 +88,14 @@ export function canonicalPhoneNumber(input: string, defaultCountry?: string): Ca
     number: { e164: parsed.number, country: parsed.country, callingCode: parsed.countryCallingCode, type: parsed.getType() },
   };
 }
+
+/** The E.164 form when `input` is a valid number, else undefined (searches and identifiers that may hold other text). */
+export function canonicalOrUndefined(input: string, defaultCountry?: string): string | undefined {
+  const result = canonicalPhoneNumber(input, defaultCountry);
+  return result.ok ? result.number.e164 : undefined;
+}
+
+/** What is wrong with a refused number, without the field name ("is too short"), for answers that name their own field. */
+export function problemText(refusal: { description: string }): string {
+  return refusal.description.replace(/^phone_number /, '');
+}

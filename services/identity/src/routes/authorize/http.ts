@@ -32,18 +32,19 @@ function cspOrigin(url: string | undefined): string | undefined {
 }
 
 /**
- * No script at all (`default-src 'none'` without `script-src`), styles from our own file,
- * no framing. `form-action` must also allow the redirect_uri's origin: browsers apply it
- * to the redirect that follows a form post.
+ * No script (`default-src 'none'` without `script-src`) unless a page names the hash of its
+ * one inline script, styles from our own file, no framing. `form-action` must also allow
+ * the redirect_uri's origin: browsers apply it to the redirect that follows a form post.
  */
-export function contentSecurityPolicy(redirectUri?: string): string {
+export function contentSecurityPolicy(redirectUri?: string, scriptSource?: string): string {
   const formAction = ["'self'", cspOrigin(redirectUri)].filter(Boolean).join(' ');
-  return `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+  const scripts = scriptSource ? `; script-src ${scriptSource}` : '';
+  return `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'${scripts}`;
 }
 
-function securityHeaders(res: Response, redirectUri?: string): void {
+function securityHeaders(res: Response, redirectUri?: string, scriptSource?: string): void {
   res.set({
-    'Content-Security-Policy': contentSecurityPolicy(redirectUri),
+    'Content-Security-Policy': contentSecurityPolicy(redirectUri, scriptSource),
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
@@ -53,8 +54,9 @@ function securityHeaders(res: Response, redirectUri?: string): void {
   });
 }
 
-export function sendPage(res: Response, status: number, html: string, redirectUri?: string): void {
-  securityHeaders(res, redirectUri);
+/** `scriptSource`: the CSP source (a `'sha256-…'` hash) of the page's inline script, if it has one. */
+export function sendPage(res: Response, status: number, html: string, redirectUri?: string, scriptSource?: string): void {
+  securityHeaders(res, redirectUri, scriptSource);
   res.status(status).type('html').send(html);
 }
 

@@ -16,12 +16,15 @@ import {
   type BegunTransaction,
 } from '../../domain/authorize/transaction';
 import type { PasswordlessExchangeDependencies } from '../../domain/oauth/passwordless-exchange';
+import { loginPageCountry, phoneCountries } from '../../domain/phone/countries';
 import type { StartDependencies } from '../../domain/passwordless/start';
 import type { IdentityStore } from '../../store';
 import { DatabaseUnavailableError } from '../../store/availability';
 import { clearBindingCookie, redirectWithFragment, requestCookies, seeOther, sendPage, setBindingCookie } from './http';
+import { requestLanguage } from '../request-language';
 import { LOGIN_CSS } from './styles';
-import { codePage, errorPage, phonePage, type CodeView, type FormContext } from './views';
+import { isBoundOrigin } from '../../domain/passwordless/domain-bound-code';
+import { codePage, errorPage, phonePage, WEBOTP_SCRIPT_SOURCE, type CodeView, type FormContext, type PhoneView } from './views';
 
 export interface AuthorizeRouterDependencies {
   store: IdentityStore;
@@ -73,8 +76,7 @@ function textField(body: unknown, name: string): string {
 }
 
 function callerOf(req: Request): Caller {
-  const language = req.headers['accept-language']?.trim();
-  return { ip: req.ip ?? '', userAgent: req.headers['user-agent'], requestLanguage: language && language !== '*' ? language : null };
+  return { ip: req.ip ?? '', userAgent: req.headers['user-agent'], requestLanguage: requestLanguage(req) };
 }
 
 /** `GET /authorize` and the pages and form posts of the hosted login. */
@@ -98,9 +100,10 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       clock.now(),
     );
 
-  const renderCode = async (res: Response, status: number, begun: BegunTransaction, view: Partial<CodeView>) => {
+  const renderCode = async (req: Request, res: Response, status: number, begun: BegunTransaction, view: Partial<CodeView>) => {
     const { transaction } = begun;
     const connection = await store.connections.findByName(transaction.connection_name);
+    const webOtp = isBoundOrigin(connection?.options.webotp, req.host);
     sendPage(
       res,
       status,
@@ -108,9 +111,11 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
         phoneNumber: transaction.phone_number ?? '',
         digits: connection?.options.totp.length ?? 6,
         cooldownSeconds: resendCooldownSeconds(transaction, clock.now()),
+        webOtp,
         ...view,
       }),
       transaction.redirect_uri,
+      webOtp ? WEBOTP_SCRIPT_SOURCE : undefined,
     );
   };
 
@@ -118,6 +123,13 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
   const endSignIn = (res: Response, transactionId: string, location: string) => {
     clearBindingCookie(res, transactionId, deps.secureCookies);
     redirectWithFragment(res, location);
+  };
+
+  /** The phone page's country choice: what the user chose, else the connection's default_country or the browser's region. */
+  const phoneView = async (req: Request, connectionName: string, view: Omit<PhoneView, 'countries'>): Promise<PhoneView> => {
+    const connection = view.country === undefined ? await store.connections.findByName(connectionName) : undefined;
+    const country = view.country ?? loginPageCountry(connection?.options.default_country, req.headers['accept-language']);
+    return { ...view, countries: phoneCountries(), country };
   };
 
   const codePath = (id: string, sent = false) => `/authorize/code?transaction=${encodeURIComponent(id)}${sent ? '&sent=1' : ''}`;
@@ -133,7 +145,8 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const request = await resolveAuthorizeRequest(store, params, repeated);
       const begun = await beginTransaction(store, request, params, clock.now());
       setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
-      sendPage(res, 200, phonePage(await formContext(begun), {}), request.redirectUri);
+      const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
+      sendPage(res, 200, phonePage(await formContext(begun), { countries: phoneCountries(), country }), request.redirectUri);
     }),
   );
 
@@ -141,7 +154,8 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     '/authorize/phone',
     page(async (req, res) => {
       const begun = await viewed(req);
-      sendPage(res, 200, phonePage(await formContext(begun), { phoneNumber: begun.transaction.phone_number ?? '' }), begun.transaction.redirect_uri);
+      const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: begun.transaction.phone_number ?? '' });
+      sendPage(res, 200, phonePage(await formContext(begun), view), begun.transaction.redirect_uri);
     }),
   );
 
@@ -150,10 +164,12 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     page(async (req, res) => {
       const begun = await posted(req);
       const input = textField(req.body, 'phone_number');
-      const sent = await sendLoginCode(deps.start, begun.transaction, input, callerOf(req));
+      const country = textField(req.body, 'country');
+      const sent = await sendLoginCode(deps.start, begun.transaction, { number: input, country }, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
       if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
-      sendPage(res, sent.status, phonePage(await formContext(begun), { phoneNumber: input, error: sent.message }), begun.transaction.redirect_uri);
+      const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: input, error: sent.message, country });
+      sendPage(res, sent.status, phonePage(await formContext(begun), view), begun.transaction.redirect_uri);
     }),
   );
 
@@ -162,7 +178,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     page(async (req, res) => {
       const begun = await viewed(req);
       if (!begun.transaction.phone_number) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
-      await renderCode(res, 200, begun, req.query.sent === '1' ? { notice: 'A new code was sent.' } : {});
+      await renderCode(req, res, 200, begun, req.query.sent === '1' ? { notice: 'A new code was sent.' } : {});
     }),
   );
 
@@ -172,7 +188,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const begun = await posted(req);
       const result = await exchangeCodeForTokenRedirect({ ...deps.codeExchange, store }, begun.transaction, textField(req.body, 'code'), req.ip ?? '');
       if (!result.ok && 'endLocation' in result) return endSignIn(res, begun.transaction.id, result.endLocation);
-      if (!result.ok) return renderCode(res, result.status, begun, { error: result.message });
+      if (!result.ok) return renderCode(req, res, result.status, begun, { error: result.message });
       req.log.info({ client_id: begun.transaction.client_id }, 'hosted login completed');
       clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
       redirectWithFragment(res, result.location);
@@ -185,10 +201,10 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const begun = await posted(req);
       const phone = begun.transaction.phone_number;
       if (!phone) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
-      const sent = await sendLoginCode(deps.start, begun.transaction, phone, callerOf(req));
+      const sent = await sendLoginCode(deps.start, begun.transaction, { number: phone }, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
       if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
-      await renderCode(res, sent.status, begun, { error: sent.message });
+      await renderCode(req, res, sent.status, begun, { error: sent.message });
     }),
   );
 

@@ -1,8 +1,10 @@
 /**
- * The hosted login pages: plain server-rendered HTML, no script. Every interpolated value
- * goes through `escapeHtml`.
+ * The hosted login pages: plain server-rendered HTML. Every interpolated value goes through
+ * `escapeHtml`. The one script is WEBOTP_SCRIPT, on the code page of a connection whose codes
+ * are bound to the page's origin; the page works the same without it.
  */
 
+import { createHash } from 'node:crypto';
 import { escapeHtml, htmlPage } from '@smsauth/service-kit';
 
 function layout(title: string, body: string): string {
@@ -32,7 +34,34 @@ ${hiddenFields(form)}
 </form>`;
 }
 
-export function phonePage(form: FormContext, view: { phoneNumber?: string; error?: string }): string {
+/** A country the number may be typed for: the `<select>` shows name and calling code. */
+export interface CountryChoice {
+  code: string;
+  name: string;
+  callingCode: string;
+}
+
+export interface PhoneView {
+  phoneNumber?: string;
+  error?: string;
+  countries: readonly CountryChoice[];
+  /** ISO code selected; none: the number must start with + and its country code. */
+  country?: string;
+}
+
+/** A plain `<select>` (no script): national numbers are read for the chosen country. */
+function countrySelect(view: PhoneView): string {
+  const options = view.countries
+    .map((c) => `<option value="${escapeHtml(c.code)}"${c.code === view.country ? ' selected' : ''}>${escapeHtml(c.name)} (+${escapeHtml(c.callingCode)})</option>`)
+    .join('\n');
+  return `<label for="country">Country</label>
+<select id="country" name="country" autocomplete="country">
+<option value=""${view.country ? '' : ' selected'}>Other: the number starts with + and its country code</option>
+${options}
+</select>`;
+}
+
+export function phonePage(form: FormContext, view: PhoneView): string {
   const describedBy = view.error ? 'phone-hint phone-error' : 'phone-hint';
   return layout(
     `Sign in to ${form.appName}`,
@@ -40,8 +69,9 @@ export function phonePage(form: FormContext, view: { phoneNumber?: string; error
 <p>We will send a one-time code to your phone by text message.</p>
 ${errorBox('phone-error', view.error)}<form method="post" action="/authorize/phone">
 ${hiddenFields(form)}
+${countrySelect(view)}
 <label for="phone_number">Mobile phone number</label>
-<p class="hint" id="phone-hint">With the country code, for example +1 415 555 0100 or +44 7700 900123.</p>
+<p class="hint" id="phone-hint">As you would dial it in the country chosen above, or with + and the country code, for example +1 415 555 0100 or +44 7400 123456.</p>
 <input id="phone_number" name="phone_number" type="tel" autocomplete="tel" inputmode="tel" required autofocus
   aria-describedby="${describedBy}"${view.error ? ' aria-invalid="true"' : ''} value="${escapeHtml(view.phoneNumber ?? '')}">
 <button type="submit">Send code</button>
@@ -57,7 +87,31 @@ export interface CodeView {
   cooldownSeconds: number;
   notice?: string;
   error?: string;
+  /** Served from the connection's webotp origin: offer the SMS's code through the WebOTP API. */
+  webOtp?: boolean;
 }
+
+/**
+ * Progressive enhancement: where the browser has the WebOTP API, ask it for the code of the
+ * origin-bound SMS, fill it in and submit; typing it (or iOS autofill through
+ * autocomplete="one-time-code") works as before. Allowed by its hash in the CSP.
+ */
+export const WEBOTP_SCRIPT = `(function () {
+  if (!('OTPCredential' in window)) return;
+  var input = document.getElementById('code');
+  var form = input && input.form;
+  if (!form) return;
+  var abort = new AbortController();
+  form.addEventListener('submit', function () { abort.abort(); });
+  navigator.credentials.get({ otp: { transport: ['sms'] }, signal: abort.signal }).then(function (otp) {
+    if (!otp || !otp.code) return;
+    input.value = otp.code;
+    form.submit();
+  }).catch(function () {});
+})();`;
+
+/** The CSP source that allows WEBOTP_SCRIPT, computed from its text when the module loads. */
+export const WEBOTP_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(WEBOTP_SCRIPT).digest('base64')}'`;
 
 function cooldownHint(seconds: number): string {
   if (seconds <= 0) return `<p class="cooldown" id="resend-hint"><span>Did not get it? You can ask for a new code.</span></p>`;
@@ -87,7 +141,7 @@ ${cooldownHint(view.cooldownSeconds)}
 <button type="submit" class="secondary" aria-describedby="resend-hint">Send a new code</button>
 </form>
 <p><a href="/authorize/phone?transaction=${encodeURIComponent(form.transactionId)}">Use a different number</a></p>
-${cancelForm(form)}`,
+${cancelForm(form)}${view.webOtp ? `\n<script>${WEBOTP_SCRIPT}</script>` : ''}`,
   );
 }
 

@@ -7,7 +7,9 @@ import * as connections from '../../domain/management/connections';
 import * as lists from '../../domain/management/lists';
 import { recordProjectionOf } from '../../domain/management/paging';
 import * as resourceServers from '../../domain/management/resource-servers';
+import * as smsTemplate from '../../domain/management/sms-template';
 import * as signingKeys from '../../domain/management/signing-keys';
+import * as smsFraudBlocks from '../../domain/management/sms-fraud-blocks';
 import * as userBlocks from '../../domain/management/user-blocks';
 import * as users from '../../domain/management/users';
 import * as managedUsers from '../../domain/management/managed-users';
@@ -46,8 +48,21 @@ export function managementRouter(deps: ManagementDependencies): Router {
   router.patch('/connections/:id', can('update:connections'), async (req, res) => {
     res.json(await connections.updateConnection(store, rules, id(req.params.id), req.body));
   });
+  // Renders without saving anything, so reading connections is enough.
+  router.post('/connections/:id/sms-template/test', can('read:connections'), async (req, res) => {
+    res.json(await smsTemplate.testSmsTemplate(store, id(req.params.id), req.body));
+  });
   router.delete('/connections/:id', can('delete:connections'), async (req, res) => {
     await connections.deleteConnection(store, id(req.params.id));
+    res.status(204).end();
+  });
+
+  // The SMS fraud guard's blocked prefixes (domain/sms-policy), as a sub-resource of the connection.
+  router.get('/connections/:id/sms-fraud-blocks', can('read:connections'), async (req, res) => {
+    res.json(await smsFraudBlocks.listSmsFraudBlocks(store, id(req.params.id), clock.now()));
+  });
+  router.delete('/connections/:id/sms-fraud-blocks/:prefix', can('update:connections'), async (req, res) => {
+    await smsFraudBlocks.liftSmsFraudBlock(store, id(req.params.id), id(req.params.prefix), clock.now());
     res.status(204).end();
   });
 

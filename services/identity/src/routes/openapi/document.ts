@@ -34,6 +34,9 @@ import {
   RoTokenResponseSchema,
   SigningKeyRecordSchema,
   SigningKeyRotationSchema,
+  SmsTemplateTestRequestSchema,
+  SmsTemplateTestResponseSchema,
+  SmsFraudBlockListSchema,
   StartRequestSchema,
   StartResponseSchema,
   toJsonSchema,
@@ -81,6 +84,7 @@ const REQUEST_SCHEMAS = {
   RevokeRequest: RevokeRequestSchema,
   ConnectionCreate: ConnectionCreateSchema,
   ConnectionUpdate: ConnectionUpdateSchema,
+  SmsTemplateTestRequest: SmsTemplateTestRequestSchema,
   ClientCreate: ClientCreateSchema,
   ClientUpdate: ClientUpdateSchema,
   ClientCredentialCreate: ClientCredentialCreateSchema,
@@ -103,6 +107,7 @@ const RESPONSE_SCHEMAS = {
   Jwks: JwksSchema,
   OpenIdConfiguration: OpenIdConfigurationSchema,
   ConnectionRecord: ConnectionRecordSchema,
+  SmsTemplateTestResponse: SmsTemplateTestResponseSchema,
   ClientRecord: ClientRecordSchema,
   ClientCredentialRecord: ClientCredentialRecordSchema,
   ResourceServerRecord: ResourceServerRecordSchema,
@@ -111,6 +116,7 @@ const RESPONSE_SCHEMAS = {
   UserBlocksResponse: UserBlocksResponseSchema,
   SigningKeyRecord: SigningKeyRecordSchema,
   SigningKeyRotation: SigningKeyRotationSchema,
+  SmsFraudBlockList: SmsFraudBlockListSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
 
@@ -200,7 +206,7 @@ const pathParameter = (name: string, description: string) => ({ name, in: 'path'
 
 // --- Examples, from the README's flows -------------------------------------------------------
 
-const EXAMPLE_PHONE = '+15551234567';
+const EXAMPLE_PHONE = '+14155552671';
 const EXAMPLE_CLIENT = 'Dq1jB1f2kPq1nUzZsq3aT8Qx';
 const EXAMPLE_CONNECTION = 'sms';
 
@@ -245,16 +251,37 @@ const EXAMPLES = {
           strategy: 'sms',
           provider: 'sms_gateway',
           gateway_url: 'http://localhost:4001/sms',
-          from: '+15550000001',
+          from: '+14155550100',
           syntax: 'md_with_macros',
           template: 'Your code is @@password@@',
           totp: { time_step: 300, length: 6 },
           brute_force_protection: true,
           disable_signup: false,
+          default_country: 'US',
         },
         enabled_clients: [EXAMPLE_CLIENT],
       },
     },
+    liquidConnection: {
+      summary: 'A Liquid template by language, with domain-bound codes',
+      value: {
+        options: {
+          name: 'sms-liquid',
+          strategy: 'sms',
+          provider: 'sms_gateway',
+          gateway_url: 'http://localhost:4001/sms',
+          syntax: 'liquid',
+          template:
+            "{% case request_language | slice: 0, 2 %}{% when 'es' %}Tu código de {{ application.name }} es {{ code }}{% when 'fr' %}Votre code {{ application.name }} est {{ code }}{% else %}Your {{ application.name }} code is {{ code }}{% endcase %}",
+          webotp: { origin: 'https://login.example.com', app_hashes: ['FA+9qCX9VSu'] },
+        },
+        enabled_clients: [EXAMPLE_CLIENT],
+      },
+    },
+  },
+  smsTemplateTest: {
+    stored: { summary: 'The stored template, in Spanish', value: { variables: { request_language: 'es-ES' } } },
+    draft: { summary: 'A draft template', value: { syntax: 'liquid', template: 'Your code is {{ code }}' } },
   },
 };
 
@@ -286,7 +313,7 @@ function authenticationPaths(managementAudience: string): Json {
         requestBody: body('StartRequest', EXAMPLES.start),
         responses: {
           '200': { description: 'The code was sent.', headers: rateLimitHeaders, ...json(ref('StartResponse')) },
-          '400': error('The first problem of the request (by START_REQUEST_VALIDATION_ORDER), or the gateway failed.', [
+          '400': error('The first problem of the request (by START_REQUEST_VALIDATION_ORDER), the connection\'s SMS policy refused the number (`bad.phone_number`: country or number type not enabled, test numbers disabled), or the gateway failed.', [
             E.BAD_CLIENT_ID,
             E.BAD_CONNECTION,
             E.BAD_PHONE_NUMBER,
@@ -299,7 +326,7 @@ function authenticationPaths(managementAudience: string): Json {
             E.INVALID_CLIENT,
             E.UNAUTHORIZED,
           ]),
-          '429': error('Start rate limit per IP or per phone number (with `Retry-After`).', [E.TOO_MANY_REQUESTS]),
+          '429': error('Start rate limit per IP or per phone number, a velocity limit of the connection per country or number prefix, or a prefix the SMS fraud guard blocked (with `Retry-After`).', [E.TOO_MANY_REQUESTS]),
           ...COMMON_ERRORS,
         },
       },
@@ -486,7 +513,11 @@ function hostedLoginPaths(): Json {
         responses: { '200': html('The page.'), ...pageErrors },
       }),
       post: op('authorizePhone', 'Send the code to the number typed', {
-        requestBody: form({ ...transactionFields, phone_number: 'E.164 phone number.' }),
+        requestBody: form({
+          ...transactionFields,
+          country: 'ISO 3166-1 alpha-2 code the number is read for (national format); empty: the number starts with + and its country code.',
+          phone_number: 'The number as typed; it must be a valid number (libphonenumber) and is kept in E.164.',
+        }),
         responses: { '303': seeOther('To the code page.'), '302': toRedirectUri, ...pageErrors },
       }),
     },
@@ -556,6 +587,11 @@ const ERROR_409 = error('Conflict with an existing record.', [E.CONFLICT]);
 const ERROR_401 = error('Missing or invalid token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]);
 const ERROR_403 = error('The token lacks the route\'s scope, or the record may not be changed.', [E.INSUFFICIENT_SCOPE, E.FORBIDDEN]);
 
+const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  ':kid': 'Key id.',
+  ':prefix': 'A blocked prefix: `+`, the country calling code and the next digits (encode `+` as `%2B`).',
+};
+
 /** What each management route takes and answers, keyed `METHOD /path` as the router declares it. */
 const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   'GET /connections': {
@@ -591,7 +627,28 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     response: ref('ConnectionRecord'),
     errors: ['400', '404', '409'],
   },
+  'POST /connections/:id/sms-template/test': {
+    summary:
+      'Render the connection\'s SMS (or a draft syntax/template/webotp, merged as a PATCH would be, not saved) with sample variables, and count its SMS segments ' +
+      '(GSM-7: 160 septets in one segment, 153 per part beyond; UCS-2: 70 / 67 UTF-16 units). A Liquid template that does not parse or is cut off is a 400 naming the line.',
+    request: 'SmsTemplateTestRequest',
+    requestExamples: EXAMPLES.smsTemplateTest,
+    status: '200',
+    response: ref('SmsTemplateTestResponse'),
+    errors: ['400', '404'],
+  },
   'DELETE /connections/:id': { summary: 'Delete a connection', status: '204', errors: ['404'] },
+  'GET /connections/:id/sms-fraud-blocks': {
+    summary: 'Number prefixes the SMS fraud guard blocks now on this connection (options.sms_fraud_guard), soonest expiry first',
+    status: '200',
+    response: ref('SmsFraudBlockList'),
+    errors: ['404'],
+  },
+  'DELETE /connections/:id/sms-fraud-blocks/:prefix': {
+    summary: 'Lift a fraud-guard block before it expires (the prefix\'s send and verification counts start again from zero)',
+    status: '204',
+    errors: ['404'],
+  },
   'GET /clients': {
     summary: 'List clients',
     query: queryParameters(ClientsListQuerySchema, { ...PAGING_DESCRIPTIONS, app_type: 'Only clients of these app types (comma-separated or repeated).' }),
@@ -779,7 +836,7 @@ function managementPaths(routes: readonly ManagementRoute[]): Json {
     if (!operation) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
     if (!route.scope) throw new Error(`The management route ${key} names no scope`);
     const path = `/api/v2${toOpenApiPath(route.path)}`;
-    const parameters = [...(route.path.match(/:(\w+)/g) ?? [])].map((p) => pathParameter(p.slice(1), p === ':kid' ? 'Key id.' : 'Record id.'));
+    const parameters = [...(route.path.match(/:(\w+)/g) ?? [])].map((p) => pathParameter(p.slice(1), PATH_PARAMETER_DESCRIPTIONS[p] ?? 'Record id.'));
     const responses: Json = {
       [operation.status]: {
         description: operation.status === '204' ? 'Done; no body.' : 'Success.',

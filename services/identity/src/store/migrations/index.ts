@@ -4,12 +4,23 @@ import * as authorizeTransactions from './003-authorize-transactions';
 import * as managementLists from './004-management-lists';
 import * as clientAuthentication from './005-client-authentication';
 import * as managedUsersAndNextSigningKey from './006-managed-users-and-next-signing-key';
+import * as canonicalPhoneNumbers from './007-canonical-phone-numbers';
+import * as smsFraudGuard from './008-sms-fraud-guard';
 import * as m2mLookupNotifications from './011-m2m-lookup-notifications';
+import type { MigrationContext } from './context';
+import type { SqlExecutor } from '../sql-client';
+
+export type { MigrationContext } from './context';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Data changes SQL cannot make (they need the service's code, handed in as the context),
+   * run after `sql` in the same transaction.
+   */
+  afterSql?: (tx: SqlExecutor, context: MigrationContext) => Promise<void>;
 }
 
 /**
@@ -23,5 +34,7 @@ export const migrations: readonly Migration[] = [
   { version: 4, name: 'management-lists', sql: managementLists.sql },
   { version: 5, name: 'client-authentication', sql: clientAuthentication.sql },
   { version: 6, name: 'managed-users-and-next-signing-key', sql: managedUsersAndNextSigningKey.sql },
+  { version: 7, name: 'canonical-phone-numbers', sql: '', afterSql: canonicalPhoneNumbers.normaliseUserPhoneNumbers },
+  { version: 8, name: 'sms-fraud-guard', sql: smsFraudGuard.sql },
   { version: 11, name: 'm2m-lookup-notifications', sql: m2mLookupNotifications.sql },
 ];

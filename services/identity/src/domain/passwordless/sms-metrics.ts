@@ -1,0 +1,35 @@
+import { Counter, type Registry } from 'prom-client';
+import { canonicalPhoneNumber } from '../phone/canonical-number';
+
+/**
+ * SMS counted per destination country: codes sent (delivery accepted) and codes exchanged
+ * successfully. verified / sent per country is the conversion that shows SMS pumping.
+ */
+export interface SmsMetrics {
+  sent: Counter<'country'>;
+  verified: Counter<'country'>;
+}
+
+/** On the app's registry (served at /metrics). */
+export function createSmsMetrics(registry: Registry): SmsMetrics {
+  return {
+    sent: new Counter({
+      name: 'sms_sent_total',
+      help: 'One-time codes whose SMS delivery the gateway accepted, by destination country (ISO 3166-1 alpha-2 or unknown)',
+      labelNames: ['country'] as const,
+      registers: [registry],
+    }),
+    verified: new Counter({
+      name: 'sms_verified_total',
+      help: 'One-time codes exchanged successfully, by the country of the number (ISO 3166-1 alpha-2 or unknown)',
+      labelNames: ['country'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+/** The `country` label: the number's ISO code, `unknown` for non-geographic or unparsable numbers. */
+export function countryLabel(e164: string): string {
+  const result = canonicalPhoneNumber(e164);
+  return (result.ok && result.number.country) || 'unknown';
+}

@@ -1,0 +1,157 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { DEMO_APP_CLIENT_NAME, demoAppCallbackUrl, GATEWAY_AUTH_SUBJECT, ManagementClient, seedDemoTenant, type LaunchedStack } from '@smsauth/stack';
+import { describeWithChromium, launchChromium } from '../src/chromium';
+import { codeFromInboxPage, launchTestStack, type BrowserTestStack } from '../src/stack';
+
+const SCREENSHOTS = join(__dirname, '..', 'test-results', 'demo-app');
+/** A valid US number (the hosted login keeps numbers in canonical E.164). */
+const PHONE = '+14155552671';
+
+describeWithChromium('the demo web app of `pnpm start` in a real browser', () => {
+  let launched: BrowserTestStack;
+  let stack: LaunchedStack;
+  let browser: Browser;
+  let api: ManagementClient;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    launched = await launchTestStack('smsauth-demo-app-');
+    stack = launched.stack;
+    api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await launched?.close();
+  });
+
+  /** Every console error (CSP violations included) and uncaught error while the tab shows the demo app. */
+  function recordProblems(page: Page): string[] {
+    const problems: string[] = [];
+    const onDemoApp = () => page.url().startsWith(stack.urls.demoAppUrl);
+    page.on('console', (message) => {
+      if (message.type() === 'error' && onDemoApp()) problems.push(`${message.location().url}: ${message.text()}`);
+    });
+    page.on('pageerror', (err) => {
+      if (onDemoApp()) problems.push(err.message);
+    });
+    return problems;
+  }
+
+  it('signs in with the phone through the hosted login, then shows the ID token claims and the airport name from the airport API, and signs out through /v2/logout', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+
+    const opened = await page.goto(stack.urls.demoAppUrl);
+    expect(opened?.status()).toBe(200);
+    expect(opened?.headers()['content-security-policy']).toContain("default-src 'none'");
+    expect(opened?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.screenshot({ path: join(SCREENSHOTS, '01-demo-app.png'), fullPage: true });
+
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)),
+      page.getByRole('button', { name: 'Sign in with your phone' }).click(),
+    ]);
+    const authorize = new URL(page.url()).searchParams;
+    expect(Object.fromEntries(authorize)).toMatchObject({
+      client_id: stack.tenant.demoAppClientId,
+      redirect_uri: demoAppCallbackUrl(stack.urls.demoAppUrl),
+      response_type: 'token id_token',
+      audience: stack.apiAudience,
+    });
+
+    // By label, so that other fields the page may gain (a country picker) do not matter.
+    await page.getByLabel('Mobile phone number').fill(PHONE);
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await page.getByLabel('Code', { exact: true }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, '02-code-step.png'), fullPage: true });
+
+    const code = await codeFromInboxPage(context, stack.urls.gatewayUrl, PHONE, join(SCREENSHOTS, '03-inbox.png'));
+    await page.bringToFront();
+    await page.getByLabel('Code', { exact: true }).fill(code);
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(demoAppCallbackUrl(stack.urls.demoAppUrl))),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+
+    // The airport's name, or the error the page shows instead (so a failure says what went wrong).
+    const airportName = page.locator('#airport-name');
+    await page.locator('#airport-name:text-is("San Francisco International Airport"), #error:visible').first().waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, '04-signed-in.png'), fullPage: true });
+    expect(await page.locator('#error').textContent()).toBe('');
+
+    const [user] = await api.listUsers(PHONE);
+    expect(user?.phone_number).toBe(PHONE);
+    expect(await page.locator('[data-claim="sub"]').textContent()).toBe(user!.user_id);
+    expect(await page.locator('[data-claim="phone_number"]').textContent()).toBe(PHONE);
+    expect(await page.locator('[data-claim="aud"]').textContent()).toBe(stack.tenant.demoAppClientId);
+    expect(await airportName.textContent()).toBe('San Francisco International Airport');
+    // The tokens do not stay in the address bar.
+    expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
+    expect(problems).toEqual([]);
+
+    // Signing out goes through identity's /v2/logout (an allowed logout URL) back to the page.
+    await Promise.all([
+      page.waitForURL(`${stack.urls.demoAppUrl}/`),
+      page.getByRole('button', { name: 'Sign out' }).click(),
+    ]);
+    expect(await page.getByRole('button', { name: 'Sign in with your phone' }).isVisible()).toBe(true);
+    expect(await page.locator('#signed-in').isVisible()).toBe(false);
+    await context.close();
+  });
+
+  it('refuses an answer on the callback that no sign-in on the page started, and shows no claims', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${demoAppCallbackUrl(stack.urls.demoAppUrl)}#access_token=forged&id_token=forged&state=not-ours`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('This answer does not belong to a sign-in started on this page (state mismatch).');
+    expect(await page.locator('#signed-in').isVisible()).toBe(false);
+    await context.close();
+  });
+
+  it('seeds one demo web app client: seeding again finds it, and a new demo app URL updates it instead of adding another', async () => {
+    const seedWith = (demoAppUrl: string) =>
+      seedDemoTenant({
+        authUrl: stack.urls.authUrl,
+        adminClientId: stack.adminClientId,
+        adminClientSecret: stack.adminClientSecret,
+        gatewayDeliveryUrl: stack.urls.gatewayDeliveryUrl,
+        gatewayAuthSecret: stack.gatewayAuthSecret,
+        gatewayAuthAudience: stack.urls.gatewayDeliveryUrl,
+        gatewayAuthSubject: GATEWAY_AUTH_SUBJECT,
+        apiAudience: stack.apiAudience,
+        m2mClientId: stack.tenant.m2mClientId,
+        m2mClientSecret: stack.tenant.m2mClientSecret,
+        demoAppUrl,
+      });
+    const demoApps = async () => (await api.listClients()).filter((c) => c.name === DEMO_APP_CLIENT_NAME);
+
+    expect((await seedWith(stack.urls.demoAppUrl)).demoAppClientId).toBe(stack.tenant.demoAppClientId);
+    expect(await demoApps()).toEqual([
+      expect.objectContaining({
+        client_id: stack.tenant.demoAppClientId,
+        app_type: 'spa',
+        token_endpoint_auth_method: 'none',
+        callbacks: [demoAppCallbackUrl(stack.urls.demoAppUrl)],
+        allowed_origins: [stack.urls.demoAppUrl],
+        allowed_logout_urls: [`${stack.urls.demoAppUrl}/`],
+      }),
+    ]);
+    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
+    expect(connection.enabled_clients.filter((id) => id === stack.tenant.demoAppClientId)).toHaveLength(1);
+
+    const moved = 'http://localhost:1';
+    try {
+      expect((await seedWith(moved)).demoAppClientId).toBe(stack.tenant.demoAppClientId);
+      expect(await demoApps()).toEqual([expect.objectContaining({ client_id: stack.tenant.demoAppClientId, callbacks: [demoAppCallbackUrl(moved)] })]);
+    } finally {
+      await seedWith(stack.urls.demoAppUrl);
+    }
+  });
+});
