@@ -4,7 +4,7 @@
 // the same client id and secret, sent the same way (client_secret_post), for the same audience
 // (a resource indicator), RS256 JWTs with a 2048-bit key; alternated with ours.
 import { join } from 'node:path';
-import { autocannonRun, cryptoRate } from '../lib/load.mjs';
+import { autocannonRun, cpuUsPerRequest, cryptoRate } from '../lib/load.mjs';
 import { API_AUDIENCE, startBenchStack } from '../lib/stack.mjs';
 import { repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { keyMaterialFromToken, postJson } from '../lib/tokens.mjs';
@@ -18,7 +18,9 @@ export async function run(ctx) {
   const database = process.env.BENCH_M2M_DATABASE ?? 'pglite';
   // BENCH_M2M_WORKERS=2: identity with WEB_CONCURRENCY=2 (PostgreSQL only); the baseline stays one core.
   const workers = Number(process.env.BENCH_M2M_WORKERS ?? 1);
-  const s = await startBenchStack({ database, identityEnv: { WEB_CONCURRENCY: String(workers) } });
+  // BENCH_M2M_CACHE_TTL_MS=0: identity without its client_credentials lookup cache (the A/B of issue 18 step 4).
+  const cacheTtl = process.env.BENCH_M2M_CACHE_TTL_MS;
+  const s = await startBenchStack({ database, identityEnv: { WEB_CONCURRENCY: String(workers), ...(cacheTtl === undefined ? {} : { M2M_CACHE_TTL_MS: cacheTtl }) } });
   let peer;
   try {
     const body = { grant_type: 'client_credentials', client_id: s.tenant.m2mClientId, client_secret: s.tenant.m2mClientSecret, audience: API_AUDIENCE };
@@ -70,13 +72,16 @@ export async function run(ctx) {
         },
         { workDir: s.dir, watch: [peer] },
       );
-      rows.push({ round, signPerSec: sign.perSecond, tokensPerSec: r.rps, ratio: r.rps / sign.perSecond, p50Ms: r.p50Ms, p99Ms: r.p99Ms, identityRssPeakMb: r.rss.identity.peakMb, peerTokensPerSec: p.rps, oursPerPeer: r.rps / p.rps, peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-oidc-provider'].peakMb });
+      rows.push({ round, signPerSec: sign.perSecond, tokensPerSec: r.rps, ratio: r.rps / sign.perSecond, p50Ms: r.p50Ms, p99Ms: r.p99Ms, identityRssPeakMb: r.rss.identity.peakMb, peerTokensPerSec: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerToken: cpuUsPerRequest(r, 'identity'), peerCpuUsPerToken: cpuUsPerRequest(p, 'peer-oidc-provider'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-oidc-provider'].peakMb });
     }
     printTable('m2m: each row one run', rows);
     const tokensPerSec = mean(rows.map((r) => r.tokensPerSec));
     const signPerSec = mean(rows.map((r) => r.signPerSec));
     const peerTokensPerSec = mean(rows.map((r) => r.peerTokensPerSec));
-    const summary = { database, workers, keyBits: modulusLength, tokensPerSec, signPerSec, ratio: tokensPerSec / signPerSec, target: 0.6, met: tokensPerSec / signPerSec >= 0.6, peerKeyBits, peerTokensPerSec, oursPerPeer: tokensPerSec / peerTokensPerSec, peerTarget: 1.0, peerMet: tokensPerSec / peerTokensPerSec >= 1.0 };
+    const cpuUsPerToken = mean(rows.map((r) => r.cpuUsPerToken));
+    const peerCpuUsPerToken = mean(rows.map((r) => r.peerCpuUsPerToken));
+    // CPU per token does not depend on how much of the shared machine each side got in its phase.
+    const summary = { database, workers, cacheTtlMs: cacheTtl ?? 'default', cpuUsPerToken, peerCpuUsPerToken, peerCpuPerOursCpu: peerCpuUsPerToken / cpuUsPerToken, keyBits: modulusLength, tokensPerSec, signPerSec, ratio: tokensPerSec / signPerSec, target: 0.6, met: tokensPerSec / signPerSec >= 0.6, peerKeyBits, peerTokensPerSec, oursPerPeer: tokensPerSec / peerTokensPerSec, peerTarget: 1.0, peerMet: tokensPerSec / peerTokensPerSec >= 1.0 };
     printTable('m2m: summary', [summary]);
     return { summary, runs: rows };
   } finally {

@@ -77,6 +77,17 @@ export const configSchema = z
       .default('pglite:.data/identity'),
     /** PostgreSQL: named prepared statements (parsed and planned once per connection). */
     DATABASE_PREPARED_STATEMENTS: env.boolean(true),
+    /**
+     * How long the client_credentials lookups (client, API, grant, keys) may be served from this
+     * process's cache; every management write empties it on every replica (LISTEN/NOTIFY), so this
+     * only bounds a miss of that. 0 disables the cache.
+     */
+    M2M_CACHE_TTL_MS: z.coerce
+      .number({ message: 'must be a whole number of milliseconds from 0 to 60000' })
+      .int({ message: 'must be a whole number of milliseconds from 0 to 60000' })
+      .min(0, { message: 'must be a whole number of milliseconds from 0 to 60000' })
+      .max(60_000, { message: 'must be a whole number of milliseconds from 0 to 60000' })
+      .default(5_000),
     ADMIN_CLIENT_ID: env.optionalString().pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional()),
     ADMIN_CLIENT_SECRET: env.optionalString().pipe(
       z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),

@@ -60,6 +60,14 @@ describe('identity configuration', () => {
     expect(problemsOf({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toMatch(/^DATABASE_PREPARED_STATEMENTS: must be true or false/);
   });
 
+  it('caches client_credentials lookups for 5 s by default, 0 turning it off, and refuses a value that is not 0..60000 ms, naming it', () => {
+    expect(loadConfig(configSchema, {}).M2M_CACHE_TTL_MS).toBe(5000);
+    expect(loadConfig(configSchema, { M2M_CACHE_TTL_MS: '0' }).M2M_CACHE_TTL_MS).toBe(0);
+    for (const bad of ['-1', 'soon', '60001', '1.5']) {
+      expect(problemsOf({ M2M_CACHE_TTL_MS: bad })).toMatch(/^M2M_CACHE_TTL_MS: must be a whole number of milliseconds from 0 to 60000/);
+    }
+  });
+
   it('refuses an unknown DATABASE_URL scheme', () => {
     expect(problemsOf({ DATABASE_URL: 'mysql://x' })).toContain('DATABASE_URL');
   });

@@ -3,7 +3,7 @@ import { migrate } from './migrate';
 import type { MigrationContext } from './migrations';
 import { clientGrantsRepo } from './repos/client-grants';
 import { clientsRepo } from './repos/clients';
-import { clientCredentialsRepo } from './repos/client-credentials';
+import { clientCredentialsRepo, type StoredClientCredential } from './repos/client-credentials';
 import { accessTokensRepo } from './repos/access-tokens';
 import { authorizeTransactionsRepo } from './repos/authorize-transactions';
 import { connectionsRepo } from './repos/connections';
@@ -20,11 +20,13 @@ import { logStreamsRepo } from './repos/log-streams';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
 import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
+import { invalidatingExecutor, M2mLookupCache } from './m2m-lookup-cache';
 
 export interface IdentityStore {
   readonly clients: ReturnType<typeof clientsRepo>;
   readonly connections: ReturnType<typeof connectionsRepo>;
   readonly resourceServers: ReturnType<typeof resourceServersRepo>;
+  /** findClientCredentialsContext is served from the M2M lookup cache when there is one (outside transactions). */
   readonly clientGrants: ReturnType<typeof clientGrantsRepo>;
   readonly users: ReturnType<typeof usersRepo>;
   readonly userBlocks: ReturnType<typeof userBlocksRepo>;
@@ -40,7 +42,10 @@ export interface IdentityStore {
   readonly accessTokens: ReturnType<typeof accessTokensRepo>;
   readonly authorizeTransactions: ReturnType<typeof authorizeTransactionsRepo>;
   /** private_key_jwt public keys and the used assertion `jti`s. */
-  readonly clientCredentials: ReturnType<typeof clientCredentialsRepo>;
+  readonly clientCredentials: ReturnType<typeof clientCredentialsRepo> & {
+    /** A client's keys for verifying its assertion: listForClient, through the M2M lookup cache when there is one. */
+    listForAuthentication(clientId: string): Promise<StoredClientCredential[]>;
+  };
   /** Tenant log events (GET /api/v2/logs, log streams); append inside the transaction of the change. */
   readonly tenantLogs: ReturnType<typeof tenantLogsRepo>;
   /** Log streams, their cursors and delivery leases, and the tenant log records they deliver. */
@@ -59,13 +64,33 @@ export interface StoreOptions {
   recordTenantLogs?: boolean;
 }
 
-function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityStore['transaction'] | undefined, options: StoreOptions): IdentityStore {
+function bindStore(
+  db: SqlExecutor,
+  cipher: SecretCipher,
+  transaction: IdentityStore['transaction'] | undefined,
+  options: StoreOptions,
+  m2mCache?: M2mLookupCache,
+): IdentityStore {
   const recording = options.recordTenantLogs ?? true;
+  const clientGrants = clientGrantsRepo(db);
+  const clientCredentials = clientCredentialsRepo(db);
   const store: IdentityStore = {
     clients: clientsRepo(db),
     connections: connectionsRepo(db, cipher),
     resourceServers: resourceServersRepo(db),
-    clientGrants: clientGrantsRepo(db),
+    clientGrants: m2mCache
+      ? {
+          ...clientGrants,
+          findClientCredentialsContext: (clientId, audience) =>
+            m2mCache.lookup(
+              `context\0${clientId}\0${audience}`,
+              () => clientGrants.findClientCredentialsContext(clientId, audience),
+              // Kept only for a client and an API that exist: a caller naming random ones
+              // must not fill the cache (nor push real entries out) with its own strings.
+              (context) => context.client !== undefined && context.api !== undefined,
+            ),
+        }
+      : clientGrants,
     users: usersRepo(db),
     userBlocks: userBlocksRepo(db),
     signingKeys: signingKeysRepo(db, cipher),
@@ -77,7 +102,12 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),
     authorizeTransactions: authorizeTransactionsRepo(db),
-    clientCredentials: clientCredentialsRepo(db),
+    clientCredentials: {
+      ...clientCredentials,
+      listForAuthentication: m2mCache
+        ? (clientId) => m2mCache.lookup(`credentials\0${clientId}`, () => clientCredentials.listForClient(clientId))
+        : clientCredentials.listForClient,
+    },
     tenantLogs: tenantLogsRepo(db, { recordTenantLogs: recording }),
     logStreams: logStreamsRepo(db, cipher),
     transaction: transaction ?? ((fn) => fn(store)),
@@ -91,13 +121,47 @@ function bindStore(db: SqlExecutor, cipher: SecretCipher, transaction: IdentityS
   return store;
 }
 
-export function createStore(sql: SqlClient, cipher: SecretCipher, options: StoreOptions = {}): IdentityStore {
-  return bindStore(sql, cipher, (fn) => sql.transaction((tx) => fn(bindStore(tx, cipher, undefined, options))), options);
+/**
+ * The store over `sql`. With an M2M lookup cache, the client_credentials lookups outside
+ * transactions go through it, and this store's own writes to the tables it holds empty it
+ * (a transaction's again once it has ended, when other connections can see them).
+ */
+export function createStore(sql: SqlClient, cipher: SecretCipher, options: StoreOptions = {}, m2mCache?: M2mLookupCache): IdentityStore {
+  if (!m2mCache) return bindStore(sql, cipher, (fn) => sql.transaction((tx) => fn(bindStore(tx, cipher, undefined, options))), options);
+  const invalidate = () => m2mCache.invalidate();
+  return bindStore(
+    invalidatingExecutor(sql, invalidate),
+    cipher,
+    async (fn) => {
+      let wrote = false;
+      try {
+        return await sql.transaction((tx) =>
+          fn(
+            bindStore(
+              invalidatingExecutor(tx, () => {
+                wrote = true;
+                invalidate();
+              }),
+              cipher,
+              undefined,
+              options,
+            ),
+          ),
+        );
+      } finally {
+        if (wrote) invalidate();
+      }
+    },
+    options,
+    m2mCache,
+  );
 }
 
 export interface OpenedStore {
   store: IdentityStore;
   sql: SqlClient;
+  /** The client_credentials lookup cache, when M2M_CACHE_TTL_MS > 0. */
+  m2mCache?: M2mLookupCache;
   close(): Promise<void>;
 }
 
@@ -108,7 +172,12 @@ export interface OpenedStore {
 export async function openStore(
   databaseUrl: string,
   cipher: SecretCipher,
-  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements'> & StoreOptions & { migrationContext?: MigrationContext } = {},
+  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements' | 'listenRetryMs'> &
+    StoreOptions & {
+      migrationContext?: MigrationContext;
+      /** M2M_CACHE_TTL_MS: the client_credentials lookup cache's TTL; 0 (the default here) means none. */
+      m2mCacheTtlMs?: number;
+    } = {},
 ): Promise<OpenedStore> {
   const sql = await openSqlClient(databaseUrl, options);
   try {
@@ -117,9 +186,26 @@ export async function openStore(
     await sql.close().catch(() => undefined);
     throw err;
   }
-  return { store: createStore(sql, cipher, { recordTenantLogs: options.recordTenantLogs }), sql, close: () => sql.close() };
+  const storeOptions: StoreOptions = { recordTenantLogs: options.recordTenantLogs };
+  const ttlMs = options.m2mCacheTtlMs ?? 0;
+  if (ttlMs <= 0) return { store: createStore(sql, cipher, storeOptions), sql, close: () => sql.close() };
+  const m2mCache = new M2mLookupCache({ ttlMs });
+  const listener = m2mCache.listenOn(sql, options.schema ?? 'public');
+  // Started serving from the cache at once, unless the LISTEN connection cannot be opened.
+  await listener.ready;
+  return {
+    store: createStore(sql, cipher, storeOptions, m2mCache),
+    sql,
+    m2mCache,
+    async close() {
+      await listener.close();
+      await sql.close();
+    },
+  };
 }
 
+export { M2mLookupCache, M2M_LOOKUP_CHANNEL } from './m2m-lookup-cache';
+export { listenerApplicationName } from './sql-client';
 export { UniqueViolationError, MissingReferenceError } from './errors';
 export type { SqlClient, SqlExecutor } from './sql-client';
 export type { MigrationContext } from './migrations';

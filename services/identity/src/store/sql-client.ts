@@ -23,6 +23,22 @@ export interface SqlClient extends SqlExecutor {
   readonly driver: 'pg' | 'pglite';
   /** Runs `fn` on one connection inside BEGIN/COMMIT; ROLLBACK when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on `channel`. PostgreSQL: on a dedicated connection (not from the pool), re-opened
+   * with backoff when it is lost; `onListening(false)` as soon as it is, `onListening(true)`
+   * once LISTEN is confirmed again (notifications sent in between are lost: the caller must
+   * assume anything changed). PGlite: on its one connection, delivered as statements complete.
+   */
+  listen(channel: string, handlers: ListenHandlers): NotificationListener;
+  close(): Promise<void>;
+}
+
+export interface ListenHandlers {
+  onNotification(payload: string): void;
+  onListening(listening: boolean): void;
+}
+
+export interface NotificationListener {
   close(): Promise<void>;
 }
 
@@ -31,6 +47,8 @@ export interface SqlClientOptions {
   schema?: string;
   /** pg pool size. */
   maxConnections?: number;
+  /** pg: first delay before re-opening a lost LISTEN connection (doubled per failure, at most 5 s). */
+  listenRetryMs?: number;
   /**
    * pg: send each parameterised statement as a named prepared statement, so every pool
    * connection parses and plans it once (DATABASE_PREPARED_STATEMENTS). Off for poolers that
@@ -87,7 +105,11 @@ export function assertSchemaName(schema: string): string {
 export async function openSqlClient(databaseUrl: string, options: SqlClientOptions = {}): Promise<SqlClient> {
   const schema = assertSchemaName(options.schema ?? 'public');
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    return openPg(databaseUrl, schema, { maxConnections: options.maxConnections ?? 10, preparedStatements: options.preparedStatements ?? true });
+    return openPg(databaseUrl, schema, {
+      maxConnections: options.maxConnections ?? 10,
+      preparedStatements: options.preparedStatements ?? true,
+      listenRetryMs: options.listenRetryMs ?? 100,
+    });
   }
   if (databaseUrl === 'memory://' || databaseUrl.startsWith('memory://')) return openPglite(undefined, schema);
   if (databaseUrl.startsWith('pglite:')) {
@@ -99,7 +121,11 @@ export async function openSqlClient(databaseUrl: string, options: SqlClientOptio
   throw new Error('DATABASE_URL must start with postgres://, postgresql://, pglite: or memory://');
 }
 
-function openPg(connectionString: string, schema: string, options: { maxConnections: number; preparedStatements: boolean }): SqlClient {
+function openPg(
+  connectionString: string,
+  schema: string,
+  options: { maxConnections: number; preparedStatements: boolean; listenRetryMs: number },
+): SqlClient {
   const pool = new pg.Pool({
     connectionString,
     max: options.maxConnections,
@@ -164,7 +190,69 @@ function openPg(connectionString: string, schema: string, options: { maxConnecti
         client.release(broken);
       }
     },
+    listen: (channel, handlers) => listenPg(connectionString, schema, channel, handlers, options.listenRetryMs),
     close: () => pool.end(),
+  };
+}
+
+/** Longest wait between attempts to re-open a lost LISTEN connection. */
+const MAX_LISTEN_RETRY_MS = 5_000;
+
+/** The application_name of a schema's LISTEN connection (operators and tests find it by it). */
+export function listenerApplicationName(schema: string): string {
+  return `smsauth-listen:${schema}`.slice(0, 63);
+}
+
+function listenPg(connectionString: string, schema: string, channel: string, handlers: ListenHandlers, retryMs: number): NotificationListener {
+  let closed = false;
+  let current: pg.Client | undefined;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+  const lost = (client: pg.Client) => {
+    if (current !== client) return;
+    current = undefined;
+    handlers.onListening(false);
+    client.end().catch(() => undefined);
+    if (closed) return;
+    const delay = Math.min(retryMs * 2 ** failures, MAX_LISTEN_RETRY_MS);
+    failures += 1;
+    retry = setTimeout(() => void open(), delay);
+    retry.unref();
+  };
+  const open = async () => {
+    const client = new pg.Client({
+      connectionString,
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+      application_name: listenerApplicationName(schema),
+    });
+    current = client;
+    // Terminated, dropped or refused: 'error' and/or 'end'; either means notifications may be lost.
+    client.on('error', () => lost(client));
+    client.on('end', () => lost(client));
+    client.on('notification', (message) => {
+      if (message.channel === channel) handlers.onNotification(message.payload ?? '');
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+    } catch {
+      lost(client);
+      return;
+    }
+    if (current !== client || closed) return;
+    failures = 0;
+    handlers.onListening(true);
+  };
+  void open();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      const client = current;
+      current = undefined;
+      await client?.end().catch(() => undefined);
+    },
   };
 }
 
@@ -204,6 +292,26 @@ async function openPglite(dataDir: string | undefined, schema: string): Promise<
     driver: 'pglite',
     ...executor(db),
     transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
+    listen(channel, handlers) {
+      // The only connection: a statement's notifications arrive before its promise resolves.
+      const subscribed = db.listen(channel, (payload) => handlers.onNotification(payload)).then(
+        (unsubscribe) => {
+          handlers.onListening(true);
+          return unsubscribe;
+        },
+        () => {
+          handlers.onListening(false);
+          return async () => undefined;
+        },
+      );
+      return {
+        async close() {
+          handlers.onListening(false);
+          if (db.closed) return;
+          await (await subscribed)().catch(() => undefined);
+        },
+      };
+    },
     close: () => db.close(),
   };
 }

@@ -51,7 +51,7 @@ export async function verifyClientAssertion(
     return false;
   }
   const now = deps.clock.now();
-  const usable = (await deps.store.clientCredentials.listForClient(client.client_id)).filter(
+  const usable = (await deps.store.clientCredentials.listForAuthentication(client.client_id)).filter(
     (c) => c.alg === alg && (!c.expires_at || c.expires_at > now),
   );
   // A `kid` naming a registered key narrows the search; any other `kid` (SDKs may set their

@@ -6,6 +6,7 @@ import * as clientAuthentication from './005-client-authentication';
 import * as managedUsersAndNextSigningKey from './006-managed-users-and-next-signing-key';
 import * as canonicalPhoneNumbers from './007-canonical-phone-numbers';
 import * as smsFraudGuard from './008-sms-fraud-guard';
+import * as m2mLookupNotifications from './011-m2m-lookup-notifications';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -39,4 +40,5 @@ export const migrations: readonly Migration[] = [
   { version: 8, name: 'sms-fraud-guard', sql: smsFraudGuard.sql },
   { version: 9, name: 'tenant-logs', sql: tenantLogs.sql },
   { version: 10, name: 'log-streams', sql: logStreams.sql },
+  { version: 11, name: 'm2m-lookup-notifications', sql: m2mLookupNotifications.sql },
 ];
