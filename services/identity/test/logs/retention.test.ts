@@ -1,4 +1,5 @@
 import { createSecretCipher } from '../../src/store/secret-cipher';
+import { phoneNumberMigrationContext } from '../../src/domain/phone/stored-numbers';
 import { openStore, type OpenedStore } from '../../src/store';
 import { LogRetention } from '../../src/domain/logs/retention';
 import { logRecord } from '../../src/domain/logs/tenant-log';
@@ -14,7 +15,10 @@ describe.each(drivers)('tenant log retention on $name', (driver) => {
   const daysAgo = (days: number) => new Date(clock.now().getTime() - days * 86_400_000);
 
   beforeAll(async () => {
-    opened = await openStore(driver.url, createSecretCipher('k'.repeat(40)), { schema: driver.schema });
+    opened = await openStore(driver.url, createSecretCipher('k'.repeat(40)), {
+      schema: driver.schema,
+      migrationContext: phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined }),
+    });
   });
   afterAll(async () => {
     await opened.close();

@@ -1,4 +1,5 @@
 import { createSecretCipher } from '../../src/store/secret-cipher';
+import { phoneNumberMigrationContext } from '../../src/domain/phone/stored-numbers';
 import { openStore, type OpenedStore, type TenantLogRecord } from '../../src/store';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../helpers';
 
@@ -21,7 +22,10 @@ const record = (logId: string, overrides: Partial<TenantLogRecord> = {}): Tenant
 describe.each(drivers)('tenant log records on $name', (driver) => {
   let opened: OpenedStore;
   beforeAll(async () => {
-    opened = await openStore(driver.url, createSecretCipher('k'.repeat(40)), { schema: driver.schema });
+    opened = await openStore(driver.url, createSecretCipher('k'.repeat(40)), {
+      schema: driver.schema,
+      migrationContext: phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined }),
+    });
   });
   afterAll(async () => {
     await opened.close();

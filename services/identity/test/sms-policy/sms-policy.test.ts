@@ -57,7 +57,7 @@ describeOnEachDatabase('per-connection SMS policy', (database) => {
 
     it.each([
       [{ allowed_countries: ['XX'] }, 'options.allowed_countries.0', 'XX is not a known ISO 3166-1 alpha-2 country code'],
-      [{ denied_countries: ['GB', 'gb'] }, 'options.denied_countries.1', 'must be an ISO 3166-1 alpha-2 country code like GB'],
+      [{ denied_countries: ['GB', 'gb'] }, 'options.denied_countries.1', 'must be an ISO 3166-1 alpha-2 country code in upper case, like GB'],
       [{ allowed_number_types: ['SATELLITE'] }, 'options.allowed_number_types.0', ''],
       [{ allowed_number_types: [] }, 'options.allowed_number_types', ''],
       [{ sms_prefix_digits: 0 }, 'options.sms_prefix_digits', ''],
@@ -65,8 +65,10 @@ describeOnEachDatabase('per-connection SMS policy', (database) => {
       [{ sms_fraud_guard: { mode: 'panic' } }, 'options.sms_fraud_guard.mode', ''],
       [{ sms_fraud_guard: { min_conversion: 1.5 } }, 'options.sms_fraud_guard.min_conversion', ''],
       [{ sms_safe_list: ['0044 7400'] }, 'options.sms_safe_list.0', 'must be an E.164 phone number like +14155550123'],
-      [{ sms_test_numbers: [{ phone_number: '+15550001111', code: '12ab' }] }, 'options.sms_test_numbers.0.code', 'must be 4 to 10 digits'],
-      [{ sms_test_numbers: [{ phone_number: '+15550001111', code: '1234' }, { phone_number: '+15550001111', code: '5678' }] }, 'options.sms_test_numbers', 'lists a phone number twice'],
+      [{ sms_test_numbers: [{ phone_number: '+12125550111', code: '12ab' }] }, 'options.sms_test_numbers.0.code', 'must be 4 to 10 digits'],
+      [{ sms_safe_list: ['+447400123456', '+15550001111'] }, 'options.sms_safe_list.1', '+15550001111 is not a valid number for +1'],
+      [{ sms_test_numbers: [{ phone_number: '+4479', code: '1234' }] }, 'options.sms_test_numbers.0', '+4479 is too short'],
+      [{ sms_test_numbers: [{ phone_number: '+12125550111', code: '1234' }, { phone_number: '+12125550111', code: '5678' }] }, 'options.sms_test_numbers', 'lists a phone number twice'],
     ])('refuses a connection with %j, naming the field', async (options, path, message) => {
       const res = await h.management('post', '/connections', { ...connectionBodyFor(h, options) });
       expect(res.status).toBe(400);
@@ -84,7 +86,7 @@ describeOnEachDatabase('per-connection SMS policy', (database) => {
         sms_velocity_limits: { per_country_per_hour: 500, per_prefix_per_hour: 50 },
         sms_fraud_guard: { mode: 'monitor', min_sends: 20 },
         sms_safe_list: [GB_MOBILE(1)],
-        sms_test_numbers: [{ phone_number: '+15550009999', code: '424242' }],
+        sms_test_numbers: [{ phone_number: '+12125559999', code: '424242' }],
       });
       const patched = await h.management('patch', `/connections/${setup.connectionId}`, {
         options: { sms_fraud_guard: { mode: 'block' }, sms_velocity_limits: { per_prefix_per_hour: null }, allowed_countries: null },
@@ -306,7 +308,7 @@ describeOnEachDatabase('per-connection SMS policy', (database) => {
   });
 
   describe('test numbers', () => {
-    const testNumber = '+15550001234';
+    const testNumber = '+12125550199';
 
     it('log in with the fixed code, get no SMS, skip every limit, and are logged and counted', async () => {
       const setup = await h.loginSetup({

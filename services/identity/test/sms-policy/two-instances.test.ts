@@ -57,7 +57,7 @@ describeWithPostgres('SMS policy across two identity instances on one PostgreSQL
   });
 
   it('refuses test numbers on the instance running in production, on write and at start', async () => {
-    const testNumbers = [{ phone_number: '+15550007777', code: '111222' }];
+    const testNumbers = [{ phone_number: '+12125557777', code: '111222' }];
     const refused = await b.management('post', '/connections', connectionBody({ gateway_url: b.gateway.url(), sms_test_numbers: testNumbers }));
     expect(refused.status).toBe(400);
     expect(refused.body.details[0]).toEqual({
@@ -66,12 +66,12 @@ describeWithPostgres('SMS policy across two identity instances on one PostgreSQL
     });
     // Written by the instance that allows them; the production instance still refuses to use them.
     const setup = await a.loginSetup({ sms_test_numbers: testNumbers });
-    expect((await start(a, setup, '+15550007777')).status).toBe(200);
-    const res = await start(b, setup, '+15550007777');
+    expect((await start(a, setup, '+12125557777')).status).toBe(200);
+    const res = await start(b, setup, '+12125557777');
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('bad.phone_number');
     expect(res.body.error_description).toContain('ALLOW_TEST_NUMBERS=true');
-    expect((await b.ro(setup, { phone: '+15550007777', ip: '203.0.113.200' }, '111222')).status).toBe(401);
-    expect((await a.ro(setup, { phone: '+15550007777', ip: '203.0.113.201' }, '111222')).status).toBe(200);
+    expect((await b.ro(setup, { phone: '+12125557777', ip: '203.0.113.200' }, '111222')).status).toBe(401);
+    expect((await a.ro(setup, { phone: '+12125557777', ip: '203.0.113.201' }, '111222')).status).toBe(200);
   });
 });

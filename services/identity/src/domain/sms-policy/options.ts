@@ -1,5 +1,5 @@
 import { NEW_CONNECTION_SMS_POLICY, type ConnectionOptions } from '@smsauth/contracts';
-import { isKnownCountry } from '../phone/canonical-number';
+import { canonicalPhoneNumber, isKnownCountry } from '../phone/canonical-number';
 
 /** Fills the SMS policy defaults a connection created now gets (only fields the body left out). */
 export function withNewConnectionSmsPolicy(options: ConnectionOptions): ConnectionOptions {
@@ -12,14 +12,25 @@ export function withNewConnectionSmsPolicy(options: ConnectionOptions): Connecti
 }
 
 /**
- * What the schema cannot check: country codes libphonenumber knows, and test numbers only
- * where they are allowed. Returns the first problem as [path under options, message].
+ * What the schema cannot check: country codes libphonenumber knows, safe-list and test numbers
+ * that are valid (start compares them with the canonical number, so an invalid one could never
+ * match), and test numbers only where they are allowed. Returns the first problem as [path under options, message].
  */
 export function smsPolicyOptionsProblem(options: ConnectionOptions, testNumbersAllowed: boolean): [string, string] | null {
   for (const field of ['allowed_countries', 'denied_countries'] as const) {
     const list = options[field] ?? [];
     const index = list.findIndex((code) => !isKnownCountry(code));
     if (index >= 0) return [`${field}.${index}`, `${list[index]} is not a known ISO 3166-1 alpha-2 country code`];
+  }
+  const listed: [string, readonly string[]][] = [
+    ['sms_safe_list', options.sms_safe_list ?? []],
+    ['sms_test_numbers', (options.sms_test_numbers ?? []).map((t) => t.phone_number)],
+  ];
+  for (const [field, numbers] of listed) {
+    for (const [index, number] of numbers.entries()) {
+      const canonical = canonicalPhoneNumber(number);
+      if (!canonical.ok) return [`${field}.${index}`, canonical.description.replace(/^phone_number/, number)];
+    }
   }
   if (options.sms_test_numbers?.length && !testNumbersAllowed) {
     return ['sms_test_numbers', 'test numbers are refused when NODE_ENV=production unless ALLOW_TEST_NUMBERS=true'];
