@@ -20,7 +20,16 @@ export async function run(ctx) {
   const workers = Number(process.env.BENCH_M2M_WORKERS ?? 1);
   // BENCH_M2M_CACHE_TTL_MS=0: identity without its client_credentials lookup cache (the A/B of issue 18 step 4).
   const cacheTtl = process.env.BENCH_M2M_CACHE_TTL_MS;
-  const s = await startBenchStack({ database, identityEnv: { WEB_CONCURRENCY: String(workers), ...(cacheTtl === undefined ? {} : { M2M_CACHE_TTL_MS: cacheTtl }) } });
+  // BENCH_M2M_TENANT_LOGS=false: without the `seccft` record per token (what recording costs here).
+  const tenantLogs = process.env.BENCH_M2M_TENANT_LOGS;
+  const s = await startBenchStack({
+    database,
+    identityEnv: {
+      WEB_CONCURRENCY: String(workers),
+      ...(cacheTtl === undefined ? {} : { M2M_CACHE_TTL_MS: cacheTtl }),
+      ...(tenantLogs === undefined ? {} : { TENANT_LOG_RECORDING: tenantLogs }),
+    },
+  });
   let peer;
   try {
     const body = { grant_type: 'client_credentials', client_id: s.tenant.m2mClientId, client_secret: s.tenant.m2mClientSecret, audience: API_AUDIENCE };

@@ -108,7 +108,8 @@ function bindStore(
         ? (clientId) => m2mCache.lookup(`credentials\0${clientId}`, () => clientCredentials.listForClient(clientId))
         : clientCredentials.listForClient,
     },
-    tenantLogs: tenantLogsRepo(db, { recordTenantLogs: recording }),
+    // The root store (no enclosing transaction) groups concurrent standalone records.
+    tenantLogs: tenantLogsRepo(db, { recordTenantLogs: recording, groupCommit: transaction !== undefined }),
     logStreams: logStreamsRepo(db, cipher),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {

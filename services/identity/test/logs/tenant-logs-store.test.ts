@@ -56,6 +56,26 @@ describe.each(drivers)('tenant log records on $name', (driver) => {
     expect(rows[0]!.tx_id).not.toBe(rows[1]!.tx_id);
   });
 
+  it('writes the standalone records of concurrent callers in one INSERT, each caller resolving once it is stored', async () => {
+    const query = jest.spyOn(opened.sql, 'query');
+    try {
+      const ids = Array.from({ length: 10 }, (_, i) => `grouped-${i}`);
+      await Promise.all(ids.map((id) => opened.store.tenantLogs.append(record(id))));
+      const inserts = query.mock.calls.filter(([text]) => String(text).includes('INSERT INTO tenant_logs'));
+      expect(inserts).toHaveLength(1);
+      expect((await rowsOf(ids)).map((r) => r.log_id)).toEqual(ids);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  it('rejects every caller of a grouped INSERT that fails, and stores none of their records', async () => {
+    await opened.store.tenantLogs.append(record('taken'));
+    const results = await Promise.allSettled([opened.store.tenantLogs.append(record('fresh')), opened.store.tenantLogs.append(record('taken'))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await rowsOf(['fresh'])).toEqual([]);
+  });
+
   it('rolls the records back with the transaction that appended them', async () => {
     await expect(
       opened.store.transaction(async (tx) => {

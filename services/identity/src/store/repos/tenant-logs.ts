@@ -1,3 +1,4 @@
+import { groupCommit } from '../group-commit';
 import type { SqlExecutor } from '../sql-client';
 
 /** One tenant log event as stored (tenant_logs, migration 009). */
@@ -83,13 +84,22 @@ function whereOf(conditions: readonly TenantLogCondition[], params: unknown[]): 
  * Tenant log records. `append` runs on the executor the repo is bound to, so inside
  * store.transaction() the records commit or roll back with the change they record.
  */
-export function tenantLogsRepo(db: SqlExecutor, options: { recordTenantLogs?: boolean } = {}) {
+/** Records per grouped INSERT at most. */
+const APPEND_GROUP_MAX = 200;
+
+export function tenantLogsRepo(db: SqlExecutor, options: { recordTenantLogs?: boolean; groupCommit?: boolean } = {}) {
   const recording = options.recordTenantLogs ?? true;
+  const insert = async (list: readonly TenantLogRecord[]) => {
+    await db.query(APPEND, [JSON.stringify(list)]);
+  };
+  // Outside a transaction (events that change nothing else: a code sent, a token issued,
+  // a refusal), concurrent requests' records share one INSERT.
+  const write = options.groupCommit ? groupCommit(insert, APPEND_GROUP_MAX) : insert;
   return {
     async append(records: TenantLogRecord | readonly TenantLogRecord[]): Promise<void> {
       const list = Array.isArray(records) ? records : [records as TenantLogRecord];
       if (list.length === 0 || !recording) return;
-      await db.query(APPEND, [JSON.stringify(list)]);
+      await write(list);
     },
 
     async findById(logId: string): Promise<StoredTenantLog | undefined> {
