@@ -16,3 +16,4 @@ export * from './query';
 export * from './request-id';
 export * from './serve';
 export * from './run-service';
+export * from './ports';

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import { join } from 'node:path';
-import { freePort } from '@smsauth/test-support';
+import { freePort } from '../src/ports';
 
 const FIXTURES = join(__dirname, 'fixtures');
 
