@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { detachedKeyPair } from '@smsauth/test-support';
 import { AuthClient } from '@auth0/auth0-auth-js';
 import { AuthenticationClient } from 'auth0/legacy';
 import { codeSentTo, compat, randomPhone, since, uniqueName } from '../src/fixtures';
@@ -9,7 +10,7 @@ import { managementClient } from '../src/sdk';
 // client assertion for every call. This is the only file that changes connection "sms" (one
 // read-modify-write at a time), so that files running in parallel never undo each other.
 
-const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const { privateKey, publicKey } = detachedKeyPair('rsa', { modulusLength: 2048 });
 const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 let clientId: string;

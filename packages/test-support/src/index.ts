@@ -3,3 +3,4 @@ export * from './tcp-proxy';
 export * from './jwt-craft';
 export * from './service-process';
 export * from './http-stubs';
+export * from './key-pairs';

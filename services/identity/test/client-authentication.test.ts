@@ -1,4 +1,5 @@
-import { createHash, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { createHash, randomUUID, type KeyObject } from 'node:crypto';
+import { detachedKeyPair } from '@smsauth/test-support';
 import jwt from 'jsonwebtoken';
 import { JWT_BEARER_ASSERTION_TYPE, PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { AUTH_URL, describeWithPostgres, dropSchema, uniqueSchema } from './helpers';
@@ -9,7 +10,7 @@ type Alg = 'RS256' | 'PS256' | 'ES256';
 /** A real key pair for private_key_jwt. */
 function keyPair(alg: Alg): { privateKey: KeyObject; publicPem: string } {
   const { privateKey, publicKey } =
-    alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+    alg === 'ES256' ? detachedKeyPair('ec', { namedCurve: 'prime256v1' }) : detachedKeyPair('rsa', { modulusLength: 2048 });
   return { privateKey, publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
 }
 

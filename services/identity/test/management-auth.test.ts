@@ -1,5 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { detachedKeyPair } from '@smsauth/test-support';
 import request from 'supertest';
 import { adminToken, AUTH_URL, clientCredentialsToken, MANAGEMENT_AUDIENCE, startTestIdentity, TestClock, type TestIdentity } from './helpers';
 
@@ -102,7 +102,7 @@ describe('management API authentication and scopes', () => {
   });
 
   it('rejects a token signed by a key this service does not publish', async () => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { privateKey } = detachedKeyPair('rsa', { modulusLength: 2048 });
     const [kid] = (await identity.keyRing.jwks()).keys.map((k) => k.kid);
     const token = jwt.sign({ scope: 'read:clients', iss: `${AUTH_URL}/`, aud: MANAGEMENT_AUDIENCE }, privateKey, { algorithm: 'RS256', keyid: kid, expiresIn: 60 });
     expect((await request(identity.app).get('/api/v2/clients').set('authorization', `Bearer ${token}`)).status).toBe(401);

@@ -1,4 +1,5 @@
-import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
+import { detachedKeyPair } from '@smsauth/test-support';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ async function databaseBeforeMigration6(databaseUrl: string, schema: string | un
   const sql = await openSqlClient(databaseUrl, { schema });
   try {
     await migrate(sql, schema, migrations.filter((m) => m.version < 6));
-    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { publicKey, privateKey } = detachedKeyPair('rsa', { modulusLength: 2048 });
     const jwk = publicKey.export({ format: 'jwk' });
     const kid = rsaThumbprint({ kty: 'RSA', n: jwk.n!, e: jwk.e! });
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();

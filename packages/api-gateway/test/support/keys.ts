@@ -1,4 +1,5 @@
-import { generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { type JsonWebKey, type KeyObject } from 'node:crypto';
+import { detachedKeyPair } from '@smsauth/test-support';
 
 export interface TestKey {
   kid: string;
@@ -9,11 +10,11 @@ export interface TestKey {
 }
 
 export function rsaKey(kid: string): TestKey {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = detachedKeyPair('rsa', { modulusLength: 2048 });
   return { kid, privateKey, publicKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig' } };
 }
 
 export function ecKey(kid: string): TestKey {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { privateKey, publicKey } = detachedKeyPair('ec', { namedCurve: 'P-256' });
   return { kid, privateKey, publicKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig' } };
 }

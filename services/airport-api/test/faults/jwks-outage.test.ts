@@ -1,7 +1,6 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { GatewayRejectionSchema, jwtRejection, JwtRejectionReasons as Reasons } from '@smsauth/contracts';
 import { createMemoryLogger, loadConfig } from '@smsauth/service-kit';
-import { startTcpProxy, type TcpProxy } from '@smsauth/test-support';
+import { startTcpProxy, type TcpProxy, detachedKeyPair } from '@smsauth/test-support';
 import type { Express } from 'express';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
@@ -32,7 +31,7 @@ describe('airport API while the JWKS endpoint is down (faults)', () => {
   let authUrl: string;
   let clock: TestClock;
   let app: Express;
-  const strangerKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const strangerKey = detachedKeyPair('rsa', { modulusLength: 2048 }).privateKey;
 
   beforeEach(async () => {
     identity = await FakeIdentity.start();

@@ -1,13 +1,13 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { type KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
-import { builtEntryPoint, exitWithin, JwksServer, startServiceProcess, untilNewRequestsRefused, type ServiceProcess } from '@smsauth/test-support';
+import { builtEntryPoint, exitWithin, JwksServer, startServiceProcess, untilNewRequestsRefused, type ServiceProcess, detachedKeyPair } from '@smsauth/test-support';
 import jwt from 'jsonwebtoken';
 
 const ENTRY = resolve(__dirname, '../../dist/main.js');
 const SUITE = 'airport-api: SIGTERM during in-flight requests (faults)';
 
 function rsaKey(kid: string): { kid: string; privateKey: KeyObject; jwk: object } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = detachedKeyPair('rsa', { modulusLength: 2048 });
   return { kid, privateKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' } };
 }
 

@@ -5,7 +5,7 @@
  * spec 2.8 body (code 16) and its precise reason. No row may answer 5xx, and no row may make
  * the API fetch a key from a URL the token names.
  */
-import { createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GatewayRejectionSchema, jwtRejection, JwtRejectionReasons as Reasons } from '@smsauth/contracts';
@@ -21,6 +21,7 @@ import {
   withNonCanonicalTail,
   withPayload,
   withStandardBase64,
+  detachedKeyPair,
 } from '@smsauth/test-support';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
@@ -43,7 +44,7 @@ class AttackerServer {
   private jwks: JwksServer | undefined;
 
   constructor(kid: string) {
-    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pair = detachedKeyPair('rsa', { modulusLength: 2048 });
     this.privateKey = pair.privateKey;
     this.jwk = { ...pair.publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
   }
@@ -346,7 +347,7 @@ describe('airport API JWT attack corpus', () => {
       publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
       publicJwk: publicKey.export({ format: 'jwk' }),
       attacker,
-      foreignKey: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
+      foreignKey: detachedKeyPair('rsa', { modulusLength: 2048 }).privateKey,
       claims,
       signed: (head = {}, body = claims()) => {
         const fullHeader =

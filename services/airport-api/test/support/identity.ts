@@ -1,5 +1,5 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { JwksServer } from '@smsauth/test-support';
+import { type KeyObject } from 'node:crypto';
+import { JwksServer, detachedKeyPair } from '@smsauth/test-support';
 import jwt from 'jsonwebtoken';
 
 /**
@@ -15,7 +15,7 @@ export class FakeIdentity {
   ) {}
 
   static async start(): Promise<FakeIdentity> {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { privateKey, publicKey } = detachedKeyPair('rsa', { modulusLength: 2048 });
     const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'identity-key-1', use: 'sig', alg: 'RS256' };
     return new FakeIdentity(privateKey, await JwksServer.start([jwk], { path: '/.well-known/jwks.json' }));
   }

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { detachedKeyPair } from '@smsauth/test-support';
 import {
   ClientCredentialRecordSchema,
   ClientGrantRecordSchema,
@@ -290,7 +291,7 @@ describe('management API auth matrix', () => {
     });
   }
 
-  const foreignKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const foreignKey = detachedKeyPair('rsa', { modulusLength: 2048 }).privateKey;
   /** An M2M client holding every management scope name, but for another API. */
   let otherAudience: { clientId: string; clientSecret: string; audience: string };
 

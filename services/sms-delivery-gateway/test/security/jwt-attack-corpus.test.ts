@@ -4,7 +4,7 @@
  * 200 and the message delivered, or 401 `invalid_token` with its precise description, the
  * RFC 6750 challenge, and nothing delivered. No row may answer 5xx.
  */
-import { generateKeyPairSync } from 'node:crypto';
+
 import { OAuthErrorBodySchema } from '@smsauth/contracts';
 import {
   b64url,
@@ -16,6 +16,7 @@ import {
   withNonCanonicalTail,
   withPayload,
   withStandardBase64,
+  detachedKeyPair,
 } from '@smsauth/test-support';
 import request from 'supertest';
 import { buildGateway, deliveryBody, nowSeconds, type TestGateway } from '../support/gateway';
@@ -26,7 +27,7 @@ const NOW_S = nowSeconds();
 const AIRPORT_AUDIENCE = 'https://airport-api.example.com';
 const IDENTITY_ISSUER = 'https://id.example.com/';
 /** The identity service's RS256 signing key (for its access and ID tokens). */
-const identityKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+const identityKey = detachedKeyPair('rsa', { modulusLength: 2048 }).privateKey;
 
 type Expected = { status: 200 } | { status: 401; description: string; challenge: string };
 

@@ -1,5 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { detachedKeyPair } from '@smsauth/test-support';
 import { nowSeconds } from './gateway';
 
 /** 40 bytes of UTF-8: comfortably over the 32-byte minimum. */
@@ -35,7 +35,7 @@ export function signHs512(claims: DeliveryClaims = deliveryClaims(), key: string
 }
 
 export function signRs256(claims: DeliveryClaims = deliveryClaims()): string {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey } = detachedKeyPair('rsa', { modulusLength: 2048 });
   return jwt.sign(claims, privateKey, { algorithm: 'RS256', ...keepIat(claims) });
 }
 
