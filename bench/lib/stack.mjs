@@ -82,8 +82,6 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
       gatewayAuthAudience: deliveryUrl,
       gatewayAuthSubject: GATEWAY_SUBJECT,
       apiAudience: API_AUDIENCE,
-      // The bench serves no demo page; the seeded SPA client only needs a well-formed origin.
-      demoAppUrl: 'http://127.0.0.1:4300',
     });
     const management = new stack.ManagementClient(authUrl, adminClientId, adminClientSecret);
     let airportApi;

@@ -223,7 +223,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       callbackUrl: demoAppCallbackUrl(urls.demoAppUrl),
       authUrl,
       apiUrl: urls.baseUrl,
-      clientId: tenant.demoAppClientId,
+      clientId: tenant.demoAppClientId!, // seeded: demoAppUrl was given above
       audience: apiAudience,
       connection: tenant.connectionName,
     });

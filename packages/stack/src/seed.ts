@@ -15,8 +15,11 @@ export interface SeedOptions {
   /** Known M2M credentials from an earlier run (the secret is only shown at creation). */
   m2mClientId?: string;
   m2mClientSecret?: string;
-  /** Where the demo web app is served (origin, no trailing slash): its SPA client's URLs. */
-  demoAppUrl: string;
+  /**
+   * Where the demo web app is served (origin, no trailing slash): its SPA client's URLs. Without
+   * it (a stack that serves no demo page: containers, benchmarks) no SPA client is seeded.
+   */
+  demoAppUrl?: string;
 }
 
 export interface SeededTenant {
@@ -26,8 +29,8 @@ export interface SeededTenant {
   apiAudience: string;
   m2mClientId: string;
   m2mClientSecret: string;
-  /** The demo web app's SPA client. */
-  demoAppClientId: string;
+  /** The demo web app's SPA client (when a demoAppUrl was given). */
+  demoAppClientId?: string;
 }
 
 export const DEMO_CLIENT_NAME = 'Demo';
@@ -64,7 +67,7 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
 
   const clients = await api.listClients();
   const demo = clients.find((c) => c.name === DEMO_CLIENT_NAME) ?? (await api.createClient({ name: DEMO_CLIENT_NAME, app_type: 'native' }));
-  const demoApp = await ensureDemoAppClient(api, clients, options.demoAppUrl);
+  const demoApp = options.demoAppUrl === undefined ? undefined : await ensureDemoAppClient(api, clients, options.demoAppUrl);
 
   const connectionOptions = {
     name: connectionName,
@@ -86,7 +89,7 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     },
   };
   const existing = (await api.listConnections()).find((c) => c.name === connectionName);
-  const enabledClients = [...new Set([...(existing?.enabled_clients ?? []), demo.client_id, demoApp.client_id])];
+  const enabledClients = [...new Set([...(existing?.enabled_clients ?? []), demo.client_id, ...(demoApp ? [demoApp.client_id] : [])])];
   const connection = existing
     ? await api.updateConnection(existing.id, { options: connectionOptions, enabled_clients: enabledClients })
     : await api.createConnection({ options: connectionOptions, enabled_clients: enabledClients });
@@ -113,7 +116,7 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     apiAudience: options.apiAudience,
     m2mClientId: m2m.clientId,
     m2mClientSecret: m2m.clientSecret,
-    demoAppClientId: demoApp.client_id,
+    demoAppClientId: demoApp?.client_id,
   };
 }
 
