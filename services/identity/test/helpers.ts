@@ -4,6 +4,7 @@ import pg from 'pg';
 import request from 'supertest';
 import type { Express } from 'express';
 import { configSchema, type Config } from '../src/config';
+import { phoneNumberMigrationContext } from '../src/domain/phone/stored-numbers';
 import { startIdentity, type StartedIdentity, type StartOptions } from '../src/start';
 
 export const ADMIN_CLIENT_ID = 'test-admin';
@@ -122,3 +123,6 @@ export function connectionBody(options: Record<string, unknown> = {}, enabledCli
     enabled_clients: enabledClients,
   };
 }
+
+/** Migration 7's number parser with a silent logger: what a test's openStore passes. */
+export const quietMigrationContext = phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined });

@@ -3,8 +3,7 @@ import { generateSigningKey } from '../src/domain/tokens/key-material';
 import { openStore, MissingReferenceError, UniqueViolationError, type OpenedStore } from '../src/store';
 import { migrate } from '../src/store/migrate';
 import { migrations } from '../src/store/migrations';
-import { phoneNumberMigrationContext } from '../src/domain/phone/stored-numbers';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './helpers';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema, quietMigrationContext } from './helpers';
 
 const KEY = 'k'.repeat(40);
 
@@ -49,7 +48,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
   beforeAll(async () => {
     opened = await openStore(driver.url, createSecretCipher(KEY), {
       schema: driver.schema,
-      migrationContext: phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined }),
+      migrationContext: quietMigrationContext,
     });
   });
   afterAll(async () => {

@@ -4,11 +4,10 @@ import pg from 'pg';
 import type { Response } from 'supertest';
 import { DatabaseUnavailableError } from '../../src/store/availability';
 import { KeyRing } from '../../src/domain/tokens/key-ring';
-import { phoneNumberMigrationContext } from '../../src/domain/phone/stored-numbers';
 import { openStore } from '../../src/store';
 import { createSecretCipher } from '../../src/store/secret-cipher';
 import { openSqlClient } from '../../src/store/sql-client';
-import { describeWithPostgres, dropSchema, uniqueSchema } from '../helpers';
+import { describeWithPostgres, dropSchema, uniqueSchema, quietMigrationContext } from '../helpers';
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 
 const UNAVAILABLE = {
@@ -203,7 +202,7 @@ describeWithPostgres('identity during a PostgreSQL outage (faults)', (databaseUr
   it('keeps publishing and signing with the keys it holds when a periodic key reload meets the outage', async () => {
     const opened = await openStore(serviceDatabaseUrl(), createSecretCipher(undefined), {
       schema,
-      migrationContext: phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined }),
+      migrationContext: quietMigrationContext,
     });
     const realNow = Date.now.bind(Date);
     const clock = { now: () => new Date(realNow()) };

@@ -7,6 +7,7 @@ import { refuseBlockedUser } from './blocked-user';
 import { CONSECUTIVE_FAILURES_LOCK, loginBlockStatus, type BruteForceSettings, type BruteForceState } from './brute-force';
 import { codeState, MAX_CODE_ATTEMPTS } from './code-state';
 import { verifyOtp } from './otp';
+import { canonicalPhoneNumber } from '../phone/canonical-number';
 import { countryLabel, type SmsMetrics } from './sms-metrics';
 import { isTestNumberCode, recordSmsVerification, type SmsPolicyDependencies } from '../sms-policy/guard';
 
@@ -89,8 +90,11 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
       log: loginRecord(log, now, attempt.log?.via),
     });
     if (user) {
-      deps.smsMetrics.verified.inc({ country: countryLabel(phoneNumber) });
-      await recordSmsVerification(deps.smsPolicy, connection, phoneNumber); // the fraud guard's conversion
+      // One parse of the (stored, E.164) number for both the metric and the fraud guard.
+      const parsed = canonicalPhoneNumber(phoneNumber);
+      const number = parsed.ok ? parsed.number : undefined;
+      deps.smsMetrics.verified.inc({ country: countryLabel(number) });
+      await recordSmsVerification(deps.smsPolicy, connection, number ?? phoneNumber); // the fraud guard's conversion
       return { ok: true, user, code: outcome.code };
     }
   }

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import { canonicalPhoneNumber } from '../phone/canonical-number';
+import type { CanonicalPhoneNumber } from '../phone/canonical-number';
 
 /**
  * SMS counted per destination country: codes sent (delivery accepted) and codes exchanged
@@ -29,7 +29,6 @@ export function createSmsMetrics(registry: Registry): SmsMetrics {
 }
 
 /** The `country` label: the number's ISO code, `unknown` for non-geographic or unparsable numbers. */
-export function countryLabel(e164: string): string {
-  const result = canonicalPhoneNumber(e164);
-  return (result.ok && result.number.country) || 'unknown';
+export function countryLabel(number: Pick<CanonicalPhoneNumber, 'country'> | undefined): string {
+  return number?.country ?? 'unknown';
 }

@@ -20,7 +20,7 @@ import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
 import type { SmsGateway } from './sms-gateway';
 import { deliveryPayload, gatewayToken } from './sms-message';
-import type { SmsMetrics } from './sms-metrics';
+import { countryLabel, type SmsMetrics } from './sms-metrics';
 
 /** Starts allowed per hour (PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR, ..._PER_PHONE_PER_HOUR). */
 export interface StartRateLimits {
@@ -194,7 +194,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
     await discardUnsentCode(deps.store, key, log, now, err);
     throw err;
   }
-  deps.smsMetrics.sent.inc({ country: number.country ?? 'unknown' });
+  deps.smsMetrics.sent.inc({ country: countryLabel(number) });
   await recordCodeSent(deps.store, log, now, key.request_id);
   deps.logger.info(
     { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id },

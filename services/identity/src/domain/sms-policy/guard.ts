@@ -137,7 +137,12 @@ function fraudGuardError(minSends: number, blockedUntil: Date, now: Date): HttpE
  * A code was verified: counted for its prefix (the fraud guard's conversion). Test and
  * safe-listed numbers were never counted as sends, so they are not counted here either.
  */
-export async function recordSmsVerification(deps: SmsPolicyDependencies, connection: StoredConnection, phoneNumber: string): Promise<void> {
+export async function recordSmsVerification(
+  deps: SmsPolicyDependencies,
+  connection: StoredConnection,
+  numberOrE164: CanonicalPhoneNumber | string,
+): Promise<void> {
+  const phoneNumber = typeof numberOrE164 === 'string' ? numberOrE164 : numberOrE164.e164;
   const policy = smsPolicyOf(connection.options);
   if (policy.testNumbers.has(phoneNumber)) {
     deps.metrics.testNumberUsed('login');
@@ -146,7 +151,7 @@ export async function recordSmsVerification(deps: SmsPolicyDependencies, connect
   }
   if (policy.fraudGuard.mode === 'off' || policy.safeList.has(phoneNumber)) return;
   const { windowStart } = rateLimitWindow(deps.clock.now(), policy.fraudGuard.window_minutes * 60);
-  const { prefix } = smsNumberFacts(phoneNumber, policy.prefixDigits);
+  const { prefix } = smsNumberFacts(numberOrE164, policy.prefixDigits);
   try {
     await deps.store.smsFraudGuard.countVerified(connection.id, prefix, windowStart);
   } catch (err) {
