@@ -31,6 +31,7 @@ export async function run(ctx) {
     },
   });
   let peer;
+  let floor;
   try {
     const body = { grant_type: 'client_credentials', client_id: s.tenant.m2mClientId, client_secret: s.tenant.m2mClientSecret, audience: API_AUDIENCE };
     const sample = await postJson(`${s.authUrl}/oauth/token`, body);
@@ -52,6 +53,15 @@ export async function run(ctx) {
     const peerToken = (await peerSample.json()).access_token;
     if (peerSample.status !== 200 || !peerToken) throw new Error(`peer token endpoint answered ${peerSample.status}`);
     const peerKeyBits = Buffer.from((await (await fetch(`${peer.url}/jwks`)).json()).keys[0].n, 'base64url').length * 8;
+    // The floor: Express 5 and jsonwebtoken with nothing else (lib/floor-m2m.mjs), same request as ours.
+    floor = await startProcess({
+      name: 'floor-m2m',
+      script: join(repoRoot, 'bench', 'lib', 'floor-m2m.mjs'),
+      port: await stack.freePort(),
+      logDir: s.dir,
+      env: { NODE_ENV: 'production', KEY_FILE: keyFile, FLOOR_CLIENT_ID: s.tenant.m2mClientId, FLOOR_CLIENT_SECRET: s.tenant.m2mClientSecret, FLOOR_AUDIENCE: API_AUDIENCE, FLOOR_SCOPE: sample.scope ?? '', FLOOR_ISSUER: `${s.authUrl}/` },
+    });
+    if ((await postJson(`${floor.url}/oauth/token`, body)).token_type !== 'Bearer') throw new Error('the m2m floor issued no token');
     const rows = [];
     for (let round = 1; round <= 2; round++) {
       const sign = await cryptoRate('sign', { keyFile, durationMs: ctx.smoke ? 500 : 3000 });
@@ -81,7 +91,20 @@ export async function run(ctx) {
         },
         { workDir: s.dir, watch: [peer] },
       );
-      rows.push({ round, signPerSec: sign.perSecond, tokensPerSec: r.rps, ratio: r.rps / sign.perSecond, p50Ms: r.p50Ms, p99Ms: r.p99Ms, identityRssPeakMb: r.rss.identity.peakMb, peerTokensPerSec: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerToken: cpuUsPerRequest(r, 'identity'), peerCpuUsPerToken: cpuUsPerRequest(p, 'peer-oidc-provider'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-oidc-provider'].peakMb });
+      ctx.log(`m2m: round ${round}, floor (Express 5 + jsonwebtoken, nothing else)`);
+      const f = await autocannonRun(
+        {
+          url: `${floor.url}/oauth/token`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          connections: ctx.connections,
+          durationSec: ctx.durationSec,
+          warmupSec: ctx.warmupSec,
+        },
+        { workDir: s.dir, watch: [floor] },
+      );
+      rows.push({ round, signPerSec: sign.perSecond, tokensPerSec: r.rps, ratio: r.rps / sign.perSecond, p50Ms: r.p50Ms, p99Ms: r.p99Ms, identityRssPeakMb: r.rss.identity.peakMb, peerTokensPerSec: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerToken: cpuUsPerRequest(r, 'identity'), peerCpuUsPerToken: cpuUsPerRequest(p, 'peer-oidc-provider'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-oidc-provider'].peakMb, floorTokensPerSec: f.rps, floorPerPeer: f.rps / p.rps, floorCpuUsPerToken: cpuUsPerRequest(f, 'floor-m2m') });
     }
     printTable('m2m: each row one run', rows);
     const tokensPerSec = mean(rows.map((r) => r.tokensPerSec));
@@ -89,11 +112,13 @@ export async function run(ctx) {
     const peerTokensPerSec = mean(rows.map((r) => r.peerTokensPerSec));
     const cpuUsPerToken = mean(rows.map((r) => r.cpuUsPerToken));
     const peerCpuUsPerToken = mean(rows.map((r) => r.peerCpuUsPerToken));
+    const floorCpuUsPerToken = mean(rows.map((r) => r.floorCpuUsPerToken));
     // CPU per token does not depend on how much of the shared machine each side got in its phase.
-    const summary = { database, workers, cacheTtlMs: cacheTtl ?? 'default', cpuUsPerToken, peerCpuUsPerToken, peerCpuPerOursCpu: peerCpuUsPerToken / cpuUsPerToken, keyBits: modulusLength, tokensPerSec, signPerSec, ratio: tokensPerSec / signPerSec, target: 0.6, met: tokensPerSec / signPerSec >= 0.6, peerKeyBits, peerTokensPerSec, oursPerPeer: tokensPerSec / peerTokensPerSec, peerTarget: 1.0, peerMet: tokensPerSec / peerTokensPerSec >= 1.0 };
+    const summary = { database, workers, cacheTtlMs: cacheTtl ?? 'default', cpuUsPerToken, peerCpuUsPerToken, peerCpuPerOursCpu: peerCpuUsPerToken / cpuUsPerToken, floorCpuUsPerToken, floorTokensPerSec: mean(rows.map((r) => r.floorTokensPerSec)), keyBits: modulusLength, tokensPerSec, signPerSec, ratio: tokensPerSec / signPerSec, target: 0.6, met: tokensPerSec / signPerSec >= 0.6, peerKeyBits, peerTokensPerSec, oursPerPeer: tokensPerSec / peerTokensPerSec, peerTarget: 1.0, peerMet: tokensPerSec / peerTokensPerSec >= 1.0 };
     printTable('m2m: summary', [summary]);
     return { summary, runs: rows };
   } finally {
+    if (floor) await floor.stop();
     if (peer) await peer.stop();
     await s.stop();
   }
