@@ -214,7 +214,7 @@ export { createSecretCipher, type SecretCipher } from './secret-cipher';
 export type { FailureCounters, FailureCountingLimits } from './repos/login-failures';
 export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
-export type { SmsPrefixCount, StoredSmsFraudBlock } from './repos/sms-fraud-guard';
+export type { SmsPrefixCount, SmsSend, SmsSendCounted, SmsVerificationCount, StoredSmsFraudBlock } from './repos/sms-fraud-guard';
 export type { StoredResourceServer } from './repos/resource-servers';
 export type { StoredClientGrant } from './repos/client-grants';
 export type { StoredUser, NewUser, UserChanges, UserCondition, UserListQuery, UserSearchField, UserSortColumn } from './repos/users';

@@ -2,7 +2,7 @@ import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAuthorizeTransaction } from '../../store';
 import type { PasswordlessExchangeDependencies } from '../oauth/passwordless-exchange';
-import { grantedScopes, issueUserTokens, splitScope } from '../oauth/user-tokens';
+import { grantedScopes, issueUserTokens, prepareOpaqueAccessToken, splitScope } from '../oauth/user-tokens';
 import { isUserBlockedError } from '../passwordless/blocked-user';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
 import { canonicalPhoneNumber, isKnownCountry, type CanonicalPhoneNumberResult } from '../phone/canonical-number';
@@ -193,6 +193,10 @@ export async function exchangeCodeForTokenRedirect(
   const phoneNumber = transaction.phone_number;
   const { user, bruteForce } = await deps.store.passwordlessLogins.exchangeContext(request.client.client_id, request.connection.name, phoneNumber, ip);
 
+  // A browser-delivered token never comes with a refresh token (OAuth 2.0 §4.2.2).
+  const scopes = grantedScopes(splitScope(request.scope), request.api).filter((s) => s !== 'offline_access');
+  // Without an API the access token is opaque: made now and stored with the login.
+  const accessToken = request.api ? undefined : prepareOpaqueAccessToken(deps.clock, request.client.client_id, scopes);
   let result;
   try {
     result = await exchangeCode(deps, {
@@ -204,6 +208,7 @@ export async function exchangeCodeForTokenRedirect(
       user,
       failures: bruteForce,
       log: { via: 'hosted-login', clientName: request.client.name },
+      accessToken: accessToken?.row,
     });
   } catch (err) {
     if (isUserBlockedError(err)) return endForBlockedUser(deps.store, transaction, err);
@@ -212,8 +217,13 @@ export async function exchangeCodeForTokenRedirect(
   if (!result.ok) return codeRefusal(result.reason);
 
   await deps.store.authorizeTransactions.delete(transaction.id);
-  // A browser-delivered token never comes with a refresh token (OAuth 2.0 §4.2.2).
-  const scopes = grantedScopes(splitScope(request.scope), request.api).filter((s) => s !== 'offline_access');
-  const tokens = await issueUserTokens(deps, { client: request.client, user: result.user, scopes, api: request.api, nonce: request.nonce });
+  const tokens = await issueUserTokens(deps, {
+    client: request.client,
+    user: result.user,
+    scopes,
+    api: request.api,
+    nonce: request.nonce,
+    storedAccessToken: accessToken,
+  });
   return { ok: true, location: tokenRedirect(request.redirectUri, request.responseType, tokens, request.state) };
 }

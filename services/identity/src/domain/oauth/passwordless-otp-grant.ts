@@ -7,7 +7,7 @@ import { presentedCredentials } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import { canonicalUsername, passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
 import type { TokenGrantHandler } from './token-grants';
-import { grantedScopes, issueUserTokens, splitScope, userAudience } from './user-tokens';
+import { grantedScopes, issueUserTokens, prepareOpaqueAccessToken, splitScope, userAudience } from './user-tokens';
 
 /** OAuth 2.0 form of a refused code (reference wording); a block is 429 too_many_attempts. */
 export function otpGrantRejection(reason: CodeRejection): HttpError {
@@ -41,6 +41,8 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
     const api = audience ? await userAudience(deps.store, client, audience) : undefined;
     const scopes = grantedScopes(splitScope(request.scope ?? 'openid'), api);
 
+    // Without an API the access token is opaque: made now and stored with the login.
+    const accessToken = api ? undefined : prepareOpaqueAccessToken(deps.clock, client.client_id, scopes);
     const result = await exchangeCode(deps, {
       connection,
       clientId: client.client_id,
@@ -50,6 +52,7 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
       user,
       failures,
       log: { via: 'otp', clientName: client.name, userAgent: call.headers['user-agent'] },
+      accessToken: accessToken?.row,
     });
     if (!result.ok) throw otpGrantRejection(result.reason);
 
@@ -62,6 +65,7 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
       api,
       nonce: typeof nonce === 'string' ? nonce : undefined,
       refresh: wantsRefresh ? { device: typeof call.body.device === 'string' ? call.body.device : null } : undefined,
+      storedAccessToken: accessToken,
     });
     return { ...tokens, token_type: 'Bearer' };
   };

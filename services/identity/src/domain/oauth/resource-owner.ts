@@ -11,7 +11,7 @@ import { exchangeCode } from '../passwordless/code-exchange';
 import { tooManyAttemptsError } from '../passwordless/brute-force';
 import { invalidRequest, requireGrantType, requireObjectBody, unauthorizedClient } from './oauth-errors';
 import { canonicalUsername, passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
-import { grantedScopes, issueUserTokens, splitScope } from './user-tokens';
+import { grantedScopes, issueUserTokens, prepareOpaqueAccessToken, splitScope } from './user-tokens';
 
 /**
  * `POST /oauth/ro` (spec 2.5/2.6), the legacy resource-owner endpoint: phone number as
@@ -49,6 +49,8 @@ export async function resourceOwnerLogin(
     throw new HttpError(400, ErrorCodes.INVALID_REQUEST, 'Missing required parameter: device (needed with scope offline_access)');
   }
 
+  // /oauth/ro has no audience: its access token is always opaque, stored with the login.
+  const accessToken = prepareOpaqueAccessToken(deps.clock, client.client_id, scopes);
   const result = await exchangeCode(deps, {
     connection,
     clientId: client.client_id,
@@ -58,6 +60,7 @@ export async function resourceOwnerLogin(
     user,
     failures,
     log: { via: 'oauth/ro', clientName: client.name, userAgent: call.headers['user-agent'] },
+    accessToken: accessToken.row,
   });
   if (!result.ok) {
     if (result.reason === 'blocked') throw tooManyAttemptsError();
@@ -71,6 +74,7 @@ export async function resourceOwnerLogin(
     scopes,
     nonce: typeof nonce === 'string' ? nonce : undefined,
     refresh: wantsRefresh && client.grant_types.includes('refresh_token') ? { device: request.device ?? null } : undefined,
+    storedAccessToken: accessToken,
   });
   return {
     ...(tokens.id_token ? { id_token: tokens.id_token } : {}),

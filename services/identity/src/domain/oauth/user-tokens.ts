@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError, type Clock } from '@smsauth/service-kit';
-import type { IdentityStore, StoredClient, StoredResourceServer, StoredUser } from '../../store';
+import type { IdentityStore, StoredAccessToken, StoredClient, StoredResourceServer, StoredUser } from '../../store';
 import { newId } from '../ids';
 import type { TokenSigner } from '../tokens/signer';
 
@@ -32,6 +32,17 @@ export interface UserTokenRequest {
   nonce?: string;
   /** Issue a refresh token: a new family, or the family of the token being rotated. */
   refresh?: { device: string | null; familyId?: string };
+  /**
+   * No `api`: the opaque access token prepareOpaqueAccessToken made, which the code exchange
+   * already stored with the login. Without it the opaque token is made and stored here.
+   */
+  storedAccessToken?: PreparedOpaqueToken;
+}
+
+/** An opaque access token made before the login it is for: its value, and its row less the user. */
+export interface PreparedOpaqueToken {
+  value: string;
+  row: Omit<StoredAccessToken, 'user_id'>;
 }
 
 export interface IssuedUserTokens {
@@ -62,6 +73,26 @@ function opaqueToken(): string {
 }
 
 /**
+ * The opaque access token of a login without an API, made before the code is checked so the
+ * exchange stores it in the statement that records the login (one round trip less).
+ */
+export function prepareOpaqueAccessToken(clock: Clock, clientId: string, scopes: readonly string[]): PreparedOpaqueToken {
+  const now = clock.now();
+  const value = opaqueToken();
+  return { value, row: opaqueTokenRow(value, clientId, scopes.join(' '), now) };
+}
+
+function opaqueTokenRow(value: string, clientId: string, scope: string, now: Date): Omit<StoredAccessToken, 'user_id'> {
+  return {
+    token_hash: hashToken(value),
+    client_id: clientId,
+    scope,
+    created_at: now,
+    expires_at: new Date(now.getTime() + OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
+  };
+}
+
+/**
  * The tokens of a successful login or refresh: an RS256 ID token when `openid` was granted;
  * an RS256 JWT access token (`typ: at+jwt`) for an API, or an opaque one for /userinfo;
  * and a refresh token when asked for.
@@ -79,17 +110,13 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
       { sub: user.user_id, aud: api.identifier, azp: client.client_id, scope },
       { expiresInSeconds: expiresIn, typ: 'at+jwt' },
     );
+  } else if (request.storedAccessToken) {
+    expiresIn = OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS;
+    accessToken = request.storedAccessToken.value;
   } else {
     expiresIn = OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS;
     accessToken = opaqueToken();
-    await deps.store.accessTokens.insert({
-      token_hash: hashToken(accessToken),
-      client_id: client.client_id,
-      user_id: user.user_id,
-      scope,
-      created_at: now,
-      expires_at: new Date(now.getTime() + expiresIn * 1000),
-    });
+    await deps.store.accessTokens.insert({ ...opaqueTokenRow(accessToken, client.client_id, scope, now), user_id: user.user_id });
   }
 
   const idToken = scopes.includes('openid')

@@ -11,7 +11,12 @@ const USER_IS_BLOCKED = 'user is blocked';
  * product's: 401 `unauthorized` "user is blocked".
  */
 export function refuseBlockedUser(user: { blocked: boolean } | undefined): void {
-  if (user?.blocked) throw new HttpError(401, ErrorCodes.UNAUTHORIZED, USER_IS_BLOCKED);
+  if (isBlockedUser(user)) throw new HttpError(401, ErrorCodes.UNAUTHORIZED, USER_IS_BLOCKED);
+}
+
+/** True when refuseBlockedUser refuses `user`. */
+export function isBlockedUser(user: { blocked: boolean } | undefined): boolean {
+  return user?.blocked === true;
 }
 
 export function isUserBlockedError(err: unknown): err is HttpError {

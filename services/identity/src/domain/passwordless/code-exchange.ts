@@ -1,6 +1,6 @@
 import { PHONE_NUMBER_PATTERN } from '@smsauth/contracts';
 import { maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
-import type { IdentityStore, StoredCode, StoredConnection, StoredUser } from '../../store';
+import type { IdentityStore, StoredAccessToken, StoredCode, StoredConnection, StoredUser } from '../../store';
 import { newUserIdPart } from '../ids';
 import { countRefusedExchange, exchangeLogContext, loginRecord, recordBlockedAttempt, type ExchangeLog } from '../logs/login-events';
 import { refuseBlockedUser } from './blocked-user';
@@ -9,7 +9,7 @@ import { codeState, MAX_CODE_ATTEMPTS } from './code-state';
 import { verifyOtp } from './otp';
 import { canonicalPhoneNumber } from '../phone/canonical-number';
 import { countryLabel, type SmsMetrics } from './sms-metrics';
-import { isTestNumberCode, recordSmsVerification, type SmsPolicyDependencies } from '../sms-policy/guard';
+import { isTestNumberCode, reportSmsVerification, smsVerificationOf, type SmsPolicyDependencies } from '../sms-policy/guard';
 
 export interface CodeExchangeDependencies {
   store: IdentityStore;
@@ -34,6 +34,11 @@ export interface CodeExchangeAttempt {
   failures: BruteForceState;
   /** For the tenant log records of the exchange: which path, and what it knows of the caller. */
   log?: ExchangeLog;
+  /**
+   * An opaque access token the caller will certainly issue on success (prepareOpaqueAccessToken):
+   * stored for the user in the statement that records the login, so a refused exchange stores none.
+   */
+  accessToken?: Omit<StoredAccessToken, 'user_id'>;
 }
 
 /**
@@ -59,7 +64,8 @@ export type CodeExchangeResult =
  * 3. The guess must be exactly `digits` ASCII digits, compared in constant time.
  * 4. consumeCodeAndRecordLogin marks it used in a single UPDATE ... WHERE NOT used (of parallel right
  *    guesses exactly one succeeds) and, in the same statement, resets both failure counters
- *    for the number and this IP and records the login.
+ *    for the number and this IP, records the login, counts the fraud guard's verification
+ *    and stores the caller's prepared opaque access token.
  * Every refusal counts as a failure (per number and IP, and per number).
  */
 export async function exchangeCode(deps: CodeExchangeDependencies, attempt: CodeExchangeAttempt): Promise<CodeExchangeResult> {
@@ -82,19 +88,24 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
 
   const outcome = await checkGuess(store, attempt, now, deps.smsPolicy);
   if (outcome.ok) {
+    // One parse of the (stored, E.164) number for both the metric and the fraud guard.
+    const parsed = canonicalPhoneNumber(phoneNumber);
+    const number = parsed.ok ? parsed.number : undefined;
+    const verification = smsVerificationOf(connection, number ?? phoneNumber, now); // the fraud guard's conversion
     const user = await store.passwordlessLogins.consumeCodeAndRecordLogin(outcome.code, {
       newUserId: `sms|${newUserIdPart()}`,
       ip,
       at: now,
       maxAttempts: MAX_CODE_ATTEMPTS,
       log: loginRecord(log, now, attempt.log?.via),
+      // Counted in the login's statement, so atomic with it: a failing count now fails the
+      // login (and changes nothing), where a separate statement's failure was only logged.
+      verification: verification.count,
+      accessToken: attempt.accessToken,
     });
     if (user) {
-      // One parse of the (stored, E.164) number for both the metric and the fraud guard.
-      const parsed = canonicalPhoneNumber(phoneNumber);
-      const number = parsed.ok ? parsed.number : undefined;
       deps.smsMetrics.verified.inc({ country: countryLabel(number) });
-      await recordSmsVerification(deps.smsPolicy, connection, number ?? phoneNumber); // the fraud guard's conversion
+      reportSmsVerification(deps.smsPolicy, connection, phoneNumber, verification);
       return { ok: true, user, code: outcome.code };
     }
   }

@@ -9,12 +9,12 @@ import {
 } from '@smsauth/contracts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
-import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
+import type { IdentityStore, SmsSend, StoredClient, StoredConnection, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
 import { canonicalPhoneNumber, type CanonicalPhoneNumber } from '../phone/canonical-number';
-import { smsPolicyForStart, type SmsPolicyDependencies } from '../sms-policy/guard';
+import { smsPolicyForStart, type EarlySendCount, type SmsPolicyDependencies } from '../sms-policy/guard';
 import { discardUnsentCode, recordCodeSent, recordingRefusal, recordStartRefused, startLogContext } from '../logs/login-events';
-import { refuseBlockedUser } from './blocked-user';
+import { isBlockedUser, refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
@@ -104,28 +104,33 @@ export async function resolveStartTarget(
 
 /**
  * Counts the start against the caller's IP and, unless that already refuses it, against the
- * number (so one flooding address cannot use up a victim's per-number allowance): one
- * statement. Counters live in the database: every replica counts the same starts.
+ * number (so one flooding address cannot use up a victim's per-number allowance) and, with
+ * `send` and only when both allow the start, the SMS fraud guard's send: one statement.
+ * Counters live in the database: every replica counts the same starts. `send` in the answer:
+ * what counting the send found (undefined when none was given).
  */
 export async function enforceStartRateLimits(
   store: IdentityStore,
   limits: StartRateLimits,
   who: { ip: string; phoneNumber: string },
   now: Date,
-): Promise<RateLimitHeaders> {
+  send?: SmsSend,
+): Promise<{ headers: RateLimitHeaders; send?: EarlySendCount }> {
   const { windowStart, resetAt } = rateLimitWindow(now);
   const ipLimit = limits.perIpPerHour;
-  const counts = await store.rateLimits.hitGuarded(
+  const counts = await store.passwordlessLogins.countStart(
     { key: `start:ip:${who.ip}`, limit: ipLimit },
-    `start:phone:${who.phoneNumber}`,
+    { key: `start:phone:${who.phoneNumber}`, limit: limits.perPhonePerHour },
     windowStart,
+    send,
   );
   const ipCounter = { scope: 'ip', limit: ipLimit, count: counts.first, resetAt };
   if (counts.second === null) throw rateLimitedError(decideRateLimit([ipCounter], now));
   const phoneCounter = { scope: 'phone', limit: limits.perPhonePerHour, count: counts.second, resetAt };
   const decision = decideRateLimit([ipCounter, phoneCounter], now);
   if (!decision.allowed) throw rateLimitedError(decision);
-  return decision.headers;
+  // Both limits allow the start, so a given send was counted (or found its prefix blocked).
+  return { headers: decision.headers, ...(send && counts.send ? { send: { send, counted: counts.send } } : {}) };
 }
 
 /** Opaque id of one start: its `_id`, the delivery's Idempotency-Key, and the code's binding. */
@@ -152,19 +157,27 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   const now = deps.clock.now();
   const sms = smsPolicyForStart(deps.smsPolicy, connection, number); // test numbers: fixed code, no limits, no SMS
   const log = startLogContext(client, connection, phoneNumber, call, user);
+  const signupRefused = !user && connection.options.disable_signup;
+  let early: EarlySendCount | undefined;
   if (!sms.testNumber) {
-    const counted = sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now));
-    call.setHeaders(await recordingRefusal(deps.store, 'api_limit', log, now, counted));
+    // The fraud guard's send is counted with the rate limits only when nothing decided between
+    // them (sign-up, blocked user, the SMS policy's rules) refuses the start: the order of
+    // refusals stays rate limit, sign-up, blocked user, policy, and a refused start counts no send.
+    const send = signupRefused || isBlockedUser(user) ? undefined : sms.sendToCountEarly(now);
+    const counted = sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now, send));
+    const limited = await recordingRefusal(deps.store, 'api_limit', log, now, counted);
+    call.setHeaders(limited.headers);
+    early = limited.send;
   }
 
   // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
-  if (!user && connection.options.disable_signup) {
+  if (signupRefused) {
     await recordStartRefused(deps.store, 'fs', log, now);
     throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
   }
   // A blocked user gets the block's error and no code: nothing is stored or sent.
   refuseBlockedUser(user);
-  await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(), (err) => ({ error: err.error, reason: err.errorDescription }));
+  await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(early), (err) => ({ error: err.error, reason: err.errorDescription }));
 
   const authToken = gatewayToken(connection, now);
   const { time_step: step, length: digits } = connection.options.totp;

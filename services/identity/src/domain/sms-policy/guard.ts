@@ -1,6 +1,7 @@
 import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError, maskPhoneNumber, type Clock, type Logger } from '@smsauth/service-kit';
-import type { IdentityStore, StoredConnection } from '../../store';
+import type { SmsFraudGuard } from '@smsauth/contracts';
+import type { IdentityStore, SmsSend, SmsSendCounted, SmsVerificationCount, StoredConnection } from '../../store';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitCounter } from '../passwordless/rate-limits';
 import { otpMatches } from '../passwordless/otp';
 import type { SmsPolicyMetrics, SmsStartRefusalReason } from './metrics';
@@ -25,7 +26,17 @@ export interface SmsStartPolicy {
    * per country and prefix and the fraud guard; nothing for a test number. Called just before
    * the code is stored, so what it counts as a send is a start that sends.
    */
-  enforce(): Promise<void>;
+  enforce(early?: EarlySendCount): Promise<void>;
+  /**
+   * The fraud guard's send, for the caller to count in the statement that counts the start's
+   * rate limits (one round trip less), when nothing enforce decides before the fraud guard can
+   * refuse or skip the start: no country or number-type rule refuses it, the number is not on
+   * the safe list, no velocity limit is set, and the guard is not `off`. Undefined otherwise:
+   * enforce counts the send itself, after the velocity limits. Only for a start nothing else
+   * refuses between the rate limits and enforce (sign-up, blocked user): the send must be one
+   * that is sent.
+   */
+  sendToCountEarly(now: Date): SmsSend | undefined;
   /** Passes the per-IP and per-number start limits' answer through; their 429 is a `rate_limit` refusal (counted, logged). */
   countingRateLimits<T>(check: Promise<T>): Promise<T>;
 }
@@ -54,37 +65,60 @@ export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: Store
     if (!deps.testNumbersAllowed) refuse('test_numbers_disabled', new HttpError(400, ErrorCodes.BAD_PHONE_NUMBER, TEST_NUMBERS_DISABLED));
     deps.metrics.testNumberUsed('start');
     deps.logger.warn({ connection: connection.name, recipient: maskPhoneNumber(phoneNumber) }, 'test number start: no SMS sent');
-    return { testNumber: true, enforce: async () => undefined, countingRateLimits: (check) => check };
+    return { testNumber: true, enforce: async () => undefined, sendToCountEarly: () => undefined, countingRateLimits: (check) => check };
   }
+  const facts = smsNumberFacts(number, policy.prefixDigits);
   return {
     testNumber: false,
-    enforce: () => enforceSmsPolicy(deps, connection, policy, number, refuse),
+    enforce: (early) => enforceSmsPolicy(deps, connection, policy, { e164: phoneNumber, facts }, refuse, early),
+    sendToCountEarly: (now) => {
+      const skipsOrMayRefuseFirst =
+        staticRefusal(policy, facts) !== null || policy.safeList.has(phoneNumber) || hasVelocityLimits(policy) || policy.fraudGuard.mode === 'off';
+      return skipsOrMayRefuseFirst ? undefined : fraudGuardSend(connection, policy.fraudGuard, facts.prefix, now);
+    },
     countingRateLimits: (check) =>
       check.catch((err: unknown) => (err instanceof HttpError && err.status === 429 ? refuse('rate_limit', err) : Promise.reject(err))),
   };
+}
+
+/** A fraud guard send counted with the start's rate limits (SmsStartPolicy.sendToCountEarly), and what counting it found. */
+export interface EarlySendCount {
+  send: SmsSend;
+  counted: SmsSendCounted;
+}
+
+function hasVelocityLimits(policy: SmsPolicy): boolean {
+  return policy.perCountryPerHour !== null || policy.perPrefixPerHour !== null;
+}
+
+function fraudGuardSend(connection: StoredConnection, guard: SmsFraudGuard, prefix: string, now: Date): SmsSend {
+  const { windowStart } = rateLimitWindow(now, guard.window_minutes * 60);
+  return { connectionId: connection.id, prefix, windowStart, now, honourBlocks: guard.mode === 'block' };
 }
 
 async function enforceSmsPolicy(
   deps: SmsPolicyDependencies,
   connection: StoredConnection,
   policy: SmsPolicy,
-  number: CanonicalPhoneNumber,
+  number: { e164: string; facts: SmsNumberFacts },
   refuse: (reason: SmsStartRefusalReason, error: HttpError, country?: string) => never,
+  early: EarlySendCount | undefined,
 ): Promise<void> {
-  const phoneNumber = number.e164;
-  const facts = smsNumberFacts(number, policy.prefixDigits);
+  const { e164: phoneNumber, facts } = number;
   const rule = staticRefusal(policy, facts);
   if (rule) refuse(rule.reason, new HttpError(400, ErrorCodes.BAD_PHONE_NUMBER, rule.description), facts.country);
   if (policy.safeList.has(phoneNumber)) return;
 
-  const now = deps.clock.now();
+  // With an early count there is no velocity limit (sendToCountEarly), and its clock is the start's.
+  const now = early?.send.now ?? deps.clock.now();
   const velocity = await velocityDecision(deps, connection, policy, facts, now);
   if (velocity && !velocity.allowed) refuse('velocity', rateLimitedError(velocity), facts.country);
 
   const guard = policy.fraudGuard;
   if (guard.mode === 'off') return;
-  const { windowStart } = rateLimitWindow(now, guard.window_minutes * 60);
-  const counted = await deps.store.smsFraudGuard.countSend(connection.id, facts.prefix, windowStart, now, guard.mode === 'block');
+  const send = early?.send ?? fraudGuardSend(connection, guard, facts.prefix, now);
+  const counted = early?.counted ?? (await deps.store.smsFraudGuard.countSend(send));
+  const { windowStart } = send;
   if (counted.blockedUntil) refuse('fraud_guard', fraudGuardError(guard.min_sends, counted.blockedUntil, now), facts.country);
   if (counted.blockedUntil !== null || !looksPumped(guard, counted.counts)) return;
   const { counts } = counted;
@@ -133,31 +167,42 @@ function fraudGuardError(minSends: number, blockedUntil: Date, now: Date): HttpE
   });
 }
 
+/** What a verified code means to the fraud guard (smsVerificationOf). */
+export interface SmsVerification {
+  /** A connection test number: no count, but the login is reported (reportSmsVerification). */
+  testNumber: boolean;
+  /** The prefix counter the login bumps, or undefined: test and safe-listed numbers, fraud guard `off`. */
+  count: SmsVerificationCount | undefined;
+}
+
 /**
- * A code was verified: counted for its prefix (the fraud guard's conversion). Test and
+ * Decides, before the code is consumed, what its verification counts for the fraud guard
+ * (its conversion): the store counts it in the statement that records the login. Test and
  * safe-listed numbers were never counted as sends, so they are not counted here either.
  */
-export async function recordSmsVerification(
-  deps: SmsPolicyDependencies,
+export function smsVerificationOf(
   connection: StoredConnection,
   numberOrE164: CanonicalPhoneNumber | string,
-): Promise<void> {
+  now: Date,
+): SmsVerification {
   const phoneNumber = typeof numberOrE164 === 'string' ? numberOrE164 : numberOrE164.e164;
   const policy = smsPolicyOf(connection.options);
-  if (policy.testNumbers.has(phoneNumber)) {
-    deps.metrics.testNumberUsed('login');
-    deps.logger.warn({ connection: connection.name, recipient: maskPhoneNumber(phoneNumber) }, 'test number login');
-    return;
-  }
-  if (policy.fraudGuard.mode === 'off' || policy.safeList.has(phoneNumber)) return;
-  const { windowStart } = rateLimitWindow(deps.clock.now(), policy.fraudGuard.window_minutes * 60);
-  const { prefix } = smsNumberFacts(numberOrE164, policy.prefixDigits);
-  try {
-    await deps.store.smsFraudGuard.countVerified(connection.id, prefix, windowStart);
-  } catch (err) {
-    // The code is already consumed: a login that succeeded must not fail over a statistic.
-    deps.logger.warn({ connection: connection.name, prefix, err }, 'SMS fraud guard could not count a verification');
-  }
+  if (policy.testNumbers.has(phoneNumber)) return { testNumber: true, count: undefined };
+  if (policy.fraudGuard.mode === 'off' || policy.safeList.has(phoneNumber)) return { testNumber: false, count: undefined };
+  const { windowStart } = rateLimitWindow(now, policy.fraudGuard.window_minutes * 60);
+  return { testNumber: false, count: { prefix: smsNumberFacts(numberOrE164, policy.prefixDigits).prefix, windowStart } };
+}
+
+/** After the login was recorded: a test number's login is counted and logged. */
+export function reportSmsVerification(
+  deps: Pick<SmsPolicyDependencies, 'metrics' | 'logger'>,
+  connection: StoredConnection,
+  phoneNumber: string,
+  verification: SmsVerification,
+): void {
+  if (!verification.testNumber) return;
+  deps.metrics.testNumberUsed('login');
+  deps.logger.warn({ connection: connection.name, recipient: maskPhoneNumber(phoneNumber) }, 'test number login');
 }
 
 /** True when `candidate` is the fixed code of a test number this deployment allows. */

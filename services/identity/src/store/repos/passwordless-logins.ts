@@ -1,10 +1,23 @@
 import { fromJsonRow, type JsonRow } from '../json-rows';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
+import type { StoredAccessToken } from './access-tokens';
 import type { StoredClient } from './clients';
 import type { FailureCounters } from './login-failures';
 import { openConnectionRow, SELECT_CONNECTION, type ConnectionRow, type StoredConnection } from './connections';
 import type { CodeKey } from './one-time-codes';
+import { GUARDED_HITS, rateLimitsRepo } from './rate-limits';
+import {
+  ON_VERIFIED,
+  SEND_COUNT_COLUMNS,
+  sendCountCtes,
+  sendCountedOf,
+  sendCountParameters,
+  type SendCountRow,
+  type SmsSend,
+  type SmsSendCounted,
+  type SmsVerificationCount,
+} from './sms-fraud-guard';
 import { TENANT_LOG_RECORD_TYPES, type TenantLogRecord } from './tenant-logs';
 import type { StoredUser } from './users';
 
@@ -48,6 +61,7 @@ const EXCHANGE_CONTEXT = `
  */
 export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, options: { recordTenantLogs?: boolean } = {}) {
   const recording = options.recordTenantLogs ?? true;
+  const rateLimits = rateLimitsRepo(db);
   const contextFrom = (row: ContextRow): LoginContext => {
     const connectionRow = fromJsonRow<ConnectionRow>(row.connection);
     const connection = connectionRow ? openConnectionRow(cipher, connectionRow) : undefined;
@@ -86,16 +100,51 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
     },
 
     /**
+     * A start's counters in one statement: the per-IP and per-number start limits as
+     * rateLimits.hitGuarded counts them and, with `send` and only when both are within their
+     * limits, the fraud guard's send as smsFraudGuard.countSend counts it. `send` in the
+     * answer is null when it was not counted (none given, or a limit refuses the start).
+     */
+    async countStart(
+      first: { key: string; limit: number },
+      second: { key: string; limit: number },
+      windowStart: Date,
+      send?: SmsSend,
+    ): Promise<{ first: number; second: number | null; send: SmsSendCounted | null }> {
+      if (!send) return { ...(await rateLimits.hitGuarded(first, second.key, windowStart)), send: null };
+      const withinLimits = 'EXISTS (SELECT 1 FROM second WHERE second.count <= $5)';
+      const { rows } = await db.query<{ first: number; second: number | null; within: boolean } & SendCountRow>(
+        `WITH ${GUARDED_HITS}, ${sendCountCtes(6, withinLimits)}
+         SELECT (SELECT count FROM first) AS first, (SELECT count FROM second) AS second, ${withinLimits} AS within, ${SEND_COUNT_COLUMNS}`,
+        [first.key, windowStart, second.key, first.limit, second.limit, ...sendCountParameters(send)],
+      );
+      const row = rows[0]!;
+      return { first: row.first, second: row.second ?? null, send: row.within ? sendCountedOf(row) : null };
+    },
+
+    /**
      * After a right guess, in one statement: marks the code used (only if it still is
      * unused, unexpired and within its attempts, so of parallel right guesses exactly one
      * gets a row back), clears the number's failure counters and this IP's, and creates the
      * user or records another login, and appends `login.log` to the tenant logs with the
-     * user's id. Undefined: the code was used (or replaced) meanwhile, and nothing was changed.
+     * user's id. With `verification`, counts the fraud guard's verified code for its prefix;
+     * with `accessToken`, stores that opaque token for the user (dropping the user's expired
+     * ones, as accessTokens.insert does). Undefined: the code was used (or replaced)
+     * meanwhile, and nothing was changed: no counter, no token.
      */
     async consumeCodeAndRecordLogin(
       code: CodeKey,
-      login: { newUserId: string; ip: string; at: Date; maxAttempts: number; log?: Omit<TenantLogRecord, 'user_id'> },
+      login: {
+        newUserId: string;
+        ip: string;
+        at: Date;
+        maxAttempts: number;
+        log?: Omit<TenantLogRecord, 'user_id'>;
+        verification?: SmsVerificationCount;
+        accessToken?: Omit<StoredAccessToken, 'user_id'>;
+      },
     ): Promise<StoredUser | undefined> {
+      const token = login.accessToken;
       const { rows } = await db.query<StoredUser>(
         `WITH consumed AS (
            UPDATE one_time_codes SET used = true
@@ -117,9 +166,24 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
            SELECT r.log_id, r.date, r.type, r.description, r.client_id, r.client_name, r.connection, r.connection_id, login.user_id,
              r.ip, r.user_agent, r.phone_number, COALESCE(r.details, '{}')
            FROM login CROSS JOIN jsonb_to_record($8::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})
-           WHERE $8::jsonb IS NOT NULL)
+           WHERE $8::jsonb IS NOT NULL),
+         verified AS (
+           INSERT INTO sms_prefix_counters (connection_id, prefix, window_start, verified)
+           SELECT connection_id, $9::text, $10::timestamptz, 1 FROM consumed WHERE $9::text IS NOT NULL
+           ${ON_VERIFIED}),
+         expired_tokens AS (
+           DELETE FROM access_tokens
+           WHERE $11::text IS NOT NULL AND user_id IN (SELECT user_id FROM login) AND expires_at <= $14::timestamptz),
+         issued_token AS (
+           INSERT INTO access_tokens (token_hash, client_id, user_id, scope, created_at, expires_at)
+           SELECT $11::text, $12::text, login.user_id, $13::text, $14::timestamptz, $15::timestamptz FROM login WHERE $11::text IS NOT NULL)
          SELECT login.*, c.name AS connection_name FROM login JOIN connections c ON c.id = login.connection_id`,
-        [code.connection_id, code.phone_number, code.request_id, login.at, login.maxAttempts, login.newUserId, login.ip, recording && login.log ? JSON.stringify(login.log) : null],
+        [
+          code.connection_id, code.phone_number, code.request_id, login.at, login.maxAttempts, login.newUserId, login.ip,
+          recording && login.log ? JSON.stringify(login.log) : null,
+          login.verification?.prefix ?? null, login.verification?.windowStart ?? null,
+          token?.token_hash ?? null, token?.client_id ?? null, token?.scope ?? null, token?.created_at ?? null, token?.expires_at ?? null,
+        ],
       );
       return rows[0];
     },

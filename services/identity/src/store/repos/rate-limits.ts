@@ -8,6 +8,17 @@ const ON_HIT = `
     window_start = GREATEST(EXCLUDED.window_start, rate_limit_counters.window_start)
   RETURNING count`;
 
+/**
+ * hitGuarded's CTEs `first` and `second` (each RETURNING count), for statements that count
+ * more with them: $1 the first key, $2 the window start, $3 the second key, $4 the first limit.
+ */
+export const GUARDED_HITS = `
+  first AS (
+    INSERT INTO rate_limit_counters (key, window_start, count) VALUES ($1, $2, 1) ${ON_HIT}),
+  second AS (
+    INSERT INTO rate_limit_counters (key, window_start, count)
+    SELECT $3::text, $2::timestamptz, 1 FROM first WHERE first.count <= $4 ${ON_HIT})`;
+
 /** Fixed-window counters in the database, so every replica counts the same requests. */
 export function rateLimitsRepo(db: SqlExecutor) {
   return {
@@ -34,12 +45,7 @@ export function rateLimitsRepo(db: SqlExecutor) {
       windowStart: Date,
     ): Promise<{ first: number; second: number | null }> {
       const { rows } = await db.query<{ first: number; second: number | null }>(
-        `WITH first AS (
-           INSERT INTO rate_limit_counters (key, window_start, count) VALUES ($1, $2, 1) ${ON_HIT}),
-         second AS (
-           INSERT INTO rate_limit_counters (key, window_start, count)
-           SELECT $3::text, $2::timestamptz, 1 FROM first WHERE first.count <= $4 ${ON_HIT})
-         SELECT (SELECT count FROM first) AS first, (SELECT count FROM second) AS second`,
+        `WITH ${GUARDED_HITS} SELECT (SELECT count FROM first) AS first, (SELECT count FROM second) AS second`,
         [first.key, windowStart, secondKey, first.limit],
       );
       const row = rows[0]!;

@@ -5,6 +5,65 @@ export interface SmsPrefixCount {
   verified: number;
 }
 
+/** One send to count for the fraud guard (countSend). */
+export interface SmsSend {
+  connectionId: string;
+  prefix: string;
+  windowStart: Date;
+  now: Date;
+  /** False in monitor mode: a block never refuses. */
+  honourBlocks: boolean;
+}
+
+/** What counting a send found: the prefix's block (nothing counted), or the window's counts with this send. */
+export type SmsSendCounted = { blockedUntil: Date } | { blockedUntil: null; counts: SmsPrefixCount };
+
+export interface SendCountRow {
+  blocked_until: Date | null;
+  sends: number | null;
+  verified: number | null;
+}
+
+/**
+ * countSend's CTEs `block` and `counted`, its parameters (sendCountParameters) numbered from
+ * `$first`, reading and counting only where the SQL condition `gate` holds (a statement that
+ * counts the send together with something that may refuse it first).
+ */
+export function sendCountCtes(first: number, gate = 'true'): string {
+  const [connection, prefix, windowStart, now, honour] = [0, 1, 2, 3, 4].map((i) => `$${first + i}`);
+  return `
+  block AS (
+    SELECT blocked_until FROM sms_fraud_blocks
+    WHERE ${honour}::boolean AND connection_id = ${connection}::text AND prefix = ${prefix}::text AND blocked_until > ${now}::timestamptz AND ${gate}),
+  counted AS (
+    INSERT INTO sms_prefix_counters (connection_id, prefix, window_start, sends)
+    SELECT ${connection}::text, ${prefix}::text, ${windowStart}::timestamptz, 1 WHERE ${gate} AND NOT EXISTS (SELECT 1 FROM block)
+    ON CONFLICT (connection_id, prefix, window_start) DO UPDATE SET sends = sms_prefix_counters.sends + 1
+    RETURNING sends, verified)`;
+}
+
+/** The columns of a SendCountRow, from sendCountCtes. */
+export const SEND_COUNT_COLUMNS = `(SELECT blocked_until FROM block) AS blocked_until,
+  (SELECT sends FROM counted) AS sends, (SELECT verified FROM counted) AS verified`;
+
+export function sendCountParameters(send: SmsSend): unknown[] {
+  return [send.connectionId, send.prefix, send.windowStart, send.now, send.honourBlocks];
+}
+
+export function sendCountedOf(row: SendCountRow): SmsSendCounted {
+  if (row.blocked_until) return { blockedUntil: new Date(row.blocked_until) };
+  return { blockedUntil: null, counts: { sends: row.sends ?? 0, verified: row.verified ?? 0 } };
+}
+
+/** A verified code to count for its prefix, in the window starting at `windowStart`. */
+export interface SmsVerificationCount {
+  prefix: string;
+  windowStart: Date;
+}
+
+/** Counts one verification on an INSERT of (connection_id, prefix, window_start, verified = 1): passwordlessLogins counts it with the login. */
+export const ON_VERIFIED = 'ON CONFLICT (connection_id, prefix, window_start) DO UPDATE SET verified = sms_prefix_counters.verified + 1';
+
 export interface StoredSmsFraudBlock {
   prefix: string;
   blocked_until: Date;
@@ -20,31 +79,15 @@ export interface StoredSmsFraudBlock {
 export function smsFraudGuardRepo(db: SqlExecutor) {
   return {
     /**
-     * Unless the prefix is blocked at `now` (and `honourBlocks`: monitor mode never refuses), counts one send in the window starting at
+     * Unless the prefix is blocked at `send.now` (and `honourBlocks`: monitor mode never refuses), counts one send in the window starting at
      * `windowStart`; returns the block's expiry (nothing counted) or the window's counts.
      */
-    async countSend(
-      connectionId: string,
-      prefix: string,
-      windowStart: Date,
-      now: Date,
-      honourBlocks: boolean,
-    ): Promise<{ blockedUntil: Date } | { blockedUntil: null; counts: SmsPrefixCount }> {
-      const { rows } = await db.query<{ blocked_until: Date | null; sends: number | null; verified: number | null }>(
-        `WITH block AS (
-           SELECT blocked_until FROM sms_fraud_blocks WHERE $5 AND connection_id = $1 AND prefix = $2 AND blocked_until > $4),
-         counted AS (
-           INSERT INTO sms_prefix_counters (connection_id, prefix, window_start, sends)
-           SELECT $1, $2, $3, 1 WHERE NOT EXISTS (SELECT 1 FROM block)
-           ON CONFLICT (connection_id, prefix, window_start) DO UPDATE SET sends = sms_prefix_counters.sends + 1
-           RETURNING sends, verified)
-         SELECT (SELECT blocked_until FROM block) AS blocked_until,
-                (SELECT sends FROM counted) AS sends, (SELECT verified FROM counted) AS verified`,
-        [connectionId, prefix, windowStart, now, honourBlocks],
+    async countSend(send: SmsSend): Promise<SmsSendCounted> {
+      const { rows } = await db.query<SendCountRow>(
+        `WITH ${sendCountCtes(1)} SELECT ${SEND_COUNT_COLUMNS}`,
+        sendCountParameters(send),
       );
-      const row = rows[0]!;
-      if (row.blocked_until) return { blockedUntil: new Date(row.blocked_until) };
-      return { blockedUntil: null, counts: { sends: row.sends ?? 0, verified: row.verified ?? 0 } };
+      return sendCountedOf(rows[0]!);
     },
 
     /**
@@ -70,15 +113,6 @@ export function smsFraudGuardRepo(db: SqlExecutor) {
                              THEN EXCLUDED.created_at ELSE sms_fraud_blocks.created_at END,
            sends = EXCLUDED.sends, verified = EXCLUDED.verified`,
         [connectionId, prefix, window.windowStart, now, blockedUntil, window.counts.sends - 1, window.counts.verified],
-      );
-    },
-
-    /** Counts one verified code for the prefix in the window starting at `windowStart`. */
-    async countVerified(connectionId: string, prefix: string, windowStart: Date): Promise<void> {
-      await db.query(
-        `INSERT INTO sms_prefix_counters (connection_id, prefix, window_start, verified) VALUES ($1, $2, $3, 1)
-         ON CONFLICT (connection_id, prefix, window_start) DO UPDATE SET verified = sms_prefix_counters.verified + 1`,
-        [connectionId, prefix, windowStart],
       );
     },
 
