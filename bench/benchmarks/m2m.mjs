@@ -53,7 +53,7 @@ export async function run(ctx) {
     const peerToken = (await peerSample.json()).access_token;
     if (peerSample.status !== 200 || !peerToken) throw new Error(`peer token endpoint answered ${peerSample.status}`);
     const peerKeyBits = Buffer.from((await (await fetch(`${peer.url}/jwks`)).json()).keys[0].n, 'base64url').length * 8;
-    // The floor: Express 5 and jsonwebtoken with nothing else (lib/floor-m2m.mjs), same request as ours.
+    // The floor: Express 5 and the signature with nothing else (lib/floor-m2m.mjs), same request as ours.
     floor = await startProcess({
       name: 'floor-m2m',
       script: join(repoRoot, 'bench', 'lib', 'floor-m2m.mjs'),
@@ -62,22 +62,17 @@ export async function run(ctx) {
       env: { NODE_ENV: 'production', KEY_FILE: keyFile, FLOOR_CLIENT_ID: s.tenant.m2mClientId, FLOOR_CLIENT_SECRET: s.tenant.m2mClientSecret, FLOOR_AUDIENCE: API_AUDIENCE, FLOOR_SCOPE: sample.scope ?? '', FLOOR_ISSUER: `${s.authUrl}/` },
     });
     if ((await postJson(`${floor.url}/oauth/token`, body)).token_type !== 'Bearer') throw new Error('the m2m floor issued no token');
+    // Ours and the floor take the same JSON request.
+    const loadJson = (url, watched) =>
+      autocannonRun(
+        { url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec },
+        { workDir: s.dir, watch: [watched] },
+      );
     const rows = [];
     for (let round = 1; round <= 2; round++) {
       const sign = await cryptoRate('sign', { keyFile, durationMs: ctx.smoke ? 500 : 3000 });
       ctx.log(`m2m: round ${round}, sign ${Math.round(sign.perSecond)}/s; load`);
-      const r = await autocannonRun(
-        {
-          url: `${s.authUrl}/oauth/token`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          connections: ctx.connections,
-          durationSec: ctx.durationSec,
-          warmupSec: ctx.warmupSec,
-        },
-        { workDir: s.dir, watch: [s.identity] },
-      );
+      const r = await loadJson(`${s.authUrl}/oauth/token`, s.identity);
       ctx.log(`m2m: round ${round}, peer (oidc-provider)`);
       const p = await autocannonRun(
         {
@@ -91,19 +86,8 @@ export async function run(ctx) {
         },
         { workDir: s.dir, watch: [peer] },
       );
-      ctx.log(`m2m: round ${round}, floor (Express 5 + jsonwebtoken, nothing else)`);
-      const f = await autocannonRun(
-        {
-          url: `${floor.url}/oauth/token`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          connections: ctx.connections,
-          durationSec: ctx.durationSec,
-          warmupSec: ctx.warmupSec,
-        },
-        { workDir: s.dir, watch: [floor] },
-      );
+      ctx.log(`m2m: round ${round}, floor (Express 5 + an RS256 signature on the thread pool, nothing else)`);
+      const f = await loadJson(`${floor.url}/oauth/token`, floor);
       rows.push({ round, signPerSec: sign.perSecond, tokensPerSec: r.rps, ratio: r.rps / sign.perSecond, p50Ms: r.p50Ms, p99Ms: r.p99Ms, identityRssPeakMb: r.rss.identity.peakMb, peerTokensPerSec: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerToken: cpuUsPerRequest(r, 'identity'), peerCpuUsPerToken: cpuUsPerRequest(p, 'peer-oidc-provider'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-oidc-provider'].peakMb, floorTokensPerSec: f.rps, floorPerPeer: f.rps / p.rps, floorCpuUsPerToken: cpuUsPerRequest(f, 'floor-m2m') });
     }
     printTable('m2m: each row one run', rows);
