@@ -4,7 +4,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBenchDatabase, removeDir, repoRoot, secret, stack, startProcess, workDir } from './services.mjs';
+import { createBenchDatabase, ownedResources, repoRoot, secret, stack, startProcess, workDir } from './services.mjs';
 
 const script = join(repoRoot, 'bench', 'lib', 'floor-login.mjs');
 const CLIENT_ID = 'floor-client';
@@ -25,15 +25,11 @@ function writeKeyFile(dir) {
 
 export async function startFloorStack() {
   const dir = workDir('smsauth-floor-');
-  const started = [];
-  let db;
-  const cleanup = async () => {
-    for (const p of started.reverse()) await p.stop();
-    if (db) await db.drop();
-    if (!process.env.BENCH_KEEP_LOGS) removeDir(dir);
-  };
+  const owned = ownedResources(dir);
+  const { started } = owned;
+  const cleanup = owned.stop;
   try {
-    db = await createBenchDatabase();
+    const db = (owned.db = await createBenchDatabase());
     if (!db) throw new Error('the login floor needs TEST_DATABASE_URL or BENCH_DATABASE_URL');
     const [identityPort, gatewayPort] = await Promise.all([stack.freePort(), stack.freePort()]);
     const authUrl = `http://127.0.0.1:${identityPort}`;

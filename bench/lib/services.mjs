@@ -168,3 +168,20 @@ export async function createBenchDatabase() {
 export function removeDir(dir) {
   rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * What a started stack owns: its processes (`started`, stopped newest first), a database of its
+ * own (`db`, dropped) and its work directory (removed unless BENCH_KEEP_LOGS). `stop` ends them all.
+ */
+export function ownedResources(dir) {
+  const owned = {
+    started: [],
+    db: undefined,
+    async stop() {
+      for (const p of owned.started.reverse()) await p.stop();
+      if (owned.db) await owned.db.drop();
+      if (!process.env.BENCH_KEEP_LOGS) removeDir(dir);
+    },
+  };
+  return owned;
+}

@@ -1,7 +1,7 @@
 // The services a benchmark needs, started from the built dist/ in production mode with the
 // shipped default log level (override with BENCH_LOG_LEVEL), seeded through the management API.
 import { join } from 'node:path';
-import { createBenchDatabase, removeDir, secret, stack, startProcess, workDir } from './services.mjs';
+import { createBenchDatabase, ownedResources, secret, stack, startProcess, workDir } from './services.mjs';
 
 export const API_AUDIENCE = 'https://airport-api.example.com';
 const GATEWAY_SUBJECT = 'smsauth-identity';
@@ -17,13 +17,9 @@ function common() {
  */
 export async function startBenchStack({ database = 'pglite', airport = false, airportEnv = {}, apiAudiences = [API_AUDIENCE], identityEnv = {}, identityNodeArgs = [], airportNodeArgs = [] } = {}) {
   const dir = workDir();
-  const started = [];
-  let db;
-  const cleanup = async () => {
-    for (const p of started.reverse()) await p.stop();
-    if (db) await db.drop();
-    if (!process.env.BENCH_KEEP_LOGS) removeDir(dir);
-  };
+  const owned = ownedResources(dir);
+  const { started } = owned;
+  const cleanup = owned.stop;
   try {
     const [identityPort, gatewayPort, airportPort] = await Promise.all([stack.freePort(), stack.freePort(), stack.freePort()]);
     const authUrl = `http://127.0.0.1:${identityPort}`;
@@ -35,7 +31,7 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
     const outboxToken = secret(24);
     let databaseUrl = `pglite:${join(dir, 'identity')}`;
     if (database === 'postgres') {
-      db = await createBenchDatabase();
+      const db = (owned.db = await createBenchDatabase());
       if (!db) throw new Error('PostgreSQL benchmark needs TEST_DATABASE_URL or BENCH_DATABASE_URL');
       databaseUrl = db.url;
     }
