@@ -5,7 +5,7 @@
 import { loginRun } from '../lib/load.mjs';
 import { startBenchStack } from '../lib/stack.mjs';
 import { postJson } from '../lib/tokens.mjs';
-import { printTable } from '../lib/table.mjs';
+import { median, printTable } from '../lib/table.mjs';
 import { loginSpec } from './login.mjs';
 
 export const description = 'logins/s with tenant log recording on vs off, alternated in one run (target: under 10% fewer with it on)';
@@ -22,7 +22,6 @@ async function recordedLogs(s) {
   return (await res.json()).total;
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 export async function run(ctx) {
   const database = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';

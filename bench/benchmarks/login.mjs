@@ -8,7 +8,7 @@ import { startFloorStack } from '../lib/floor-stack.mjs';
 import { cryptoRate, loginRun } from '../lib/load.mjs';
 import { startBenchStack } from '../lib/stack.mjs';
 import { keyMaterialFromToken, postJson } from '../lib/tokens.mjs';
-import { printTable } from '../lib/table.mjs';
+import { median, printTable } from '../lib/table.mjs';
 
 export const description = 'OTP logins/s (start -> gateway outbox -> /oauth/ro) on PostgreSQL and PGlite, and the bare-flow floor; p99 at half peak';
 
@@ -106,8 +106,6 @@ async function measure(target, ctx, round) {
   const half = await loginRun({ ...loginSpec(s), rate: halfRate, durationSec: ctx.durationSec }, { workDir: s.dir, watch });
   target.runs.push({ round, peak, half, halfRate });
 }
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function summarize({ config, s, sign, runs }) {
   const names = { identity: s.identity.name, gateway: s.gateway.name };

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from './table.mjs';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const autocannon = createRequire(join(here, '..', '..', 'package.json'))('autocannon');
 const [rate, secs, rounds, ...variants] = process.argv.slice(2);
@@ -29,4 +30,4 @@ for (let r = 0; r < Number(rounds); r++) for (const v of variants) {
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
 }
-for (const v of variants) console.log(v.padEnd(12), res[v].join(' '), 'median', [...res[v]].sort((a, b) => a - b)[Math.floor((res[v].length - 1) / 2)]);
+for (const v of variants) console.log(v.padEnd(12), res[v].join(' '), 'median', median(res[v]));

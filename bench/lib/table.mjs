@@ -17,3 +17,5 @@ function formatNumber(value) {
 }
 
 export const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+/** The middle value (the upper of the two middle ones for an even count). */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -108,7 +108,8 @@ function bindStore(
         ? (clientId) => m2mCache.lookup(`credentials\0${clientId}`, () => clientCredentials.listForClient(clientId))
         : clientCredentials.listForClient,
     },
-    // The root store (no enclosing transaction) groups concurrent standalone records.
+    // Only the root store is given `transaction` (a store bound to one gets undefined): it alone
+    // groups concurrent standalone records; inside a transaction a record commits with its change.
     tenantLogs: tenantLogsRepo(db, { recordTenantLogs: recording, groupCommit: transaction !== undefined }),
     logStreams: logStreamsRepo(db, cipher),
     transaction: transaction ?? ((fn) => fn(store)),

@@ -1,6 +1,5 @@
-import { ErrorCodes } from '@smsauth/contracts';
+import { ErrorCodes, type SmsFraudGuard } from '@smsauth/contracts';
 import { HttpError, maskPhoneNumber, type Clock, type Logger } from '@smsauth/service-kit';
-import type { SmsFraudGuard } from '@smsauth/contracts';
 import type { IdentityStore, SmsSend, SmsSendCounted, SmsVerificationCount, StoredConnection } from '../../store';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitCounter } from '../passwordless/rate-limits';
 import { otpMatches } from '../passwordless/otp';

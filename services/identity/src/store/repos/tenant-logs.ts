@@ -80,13 +80,13 @@ function whereOf(conditions: readonly TenantLogCondition[], params: unknown[]): 
   return parts.length ? parts.join(' AND ') : 'true';
 }
 
+/** Records per grouped INSERT at most. */
+const APPEND_GROUP_MAX = 200;
+
 /**
  * Tenant log records. `append` runs on the executor the repo is bound to, so inside
  * store.transaction() the records commit or roll back with the change they record.
  */
-/** Records per grouped INSERT at most. */
-const APPEND_GROUP_MAX = 200;
-
 export function tenantLogsRepo(db: SqlExecutor, options: { recordTenantLogs?: boolean; groupCommit?: boolean } = {}) {
   const recording = options.recordTenantLogs ?? true;
   const insert = async (list: readonly TenantLogRecord[]) => {
