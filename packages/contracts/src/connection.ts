@@ -121,7 +121,8 @@ const DEFAULT_COUNTRY_DESCRIPTION =
 export const ConnectionOptionsSchema = z.strictObject({
   name: ConnectionNameSchema,
   strategy: z.literal('sms'),
-  provider: z.literal('sms_gateway'),
+  // One provider exists; requiring it only made people copy a constant.
+  provider: z.literal('sms_gateway').default('sms_gateway'),
   gateway_url: GatewayUrlSchema,
   from: PhoneNumberSchema.optional(),
   syntax: SyntaxSchema.default('md_with_macros'),

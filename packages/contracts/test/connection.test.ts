@@ -148,8 +148,13 @@ describe('ConnectionCreateSchema', () => {
     expect(issuePaths(ConnectionCreateSchema.safeParse(withOptions(changes)))).toEqual([path]);
   });
 
-  it.each(['name', 'strategy', 'provider', 'gateway_url', 'template'])('rejects options without %s', (field) => {
+  it.each(['name', 'strategy', 'gateway_url', 'template'])('rejects options without %s', (field) => {
     expect(issuePaths(ConnectionCreateSchema.safeParse(withoutOption(field)))).toEqual([['options', field]]);
+  });
+
+  it('takes provider sms_gateway, the only one, when options leave it out', () => {
+    const result = ConnectionCreateSchema.safeParse(withoutOption('provider'));
+    expect(result.success && result.data.options.provider).toBe('sms_gateway');
   });
 
   it('names a misspelt option in the error details', () => {

@@ -10,7 +10,7 @@ describe('JSON Schema', () => {
   it('shows defaulted fields as optional, since callers may leave them out', () => {
     const options = toJsonSchema(ConnectionCreateSchema).properties?.options as { required?: string[] };
     // name and strategy may come at the top level instead (the reference product's shape).
-    expect(options.required).toEqual(['provider', 'gateway_url', 'template']);
+    expect(options.required).toEqual(['gateway_url', 'template']);
   });
 
   it("shows syntax as Auth0's enum and the template as a non-empty string (its rules depend on syntax)", () => {

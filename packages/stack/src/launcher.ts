@@ -8,6 +8,20 @@ import { loadOrCreateState, saveState } from './state';
 export const DEFAULT_API_AUDIENCE = 'https://airport-api.example.com';
 export const GATEWAY_AUTH_SUBJECT = 'smsauth-identity';
 
+/**
+ * The delivery gateway's provider settings (see its configuration reference) that `pnpm start`
+ * passes through from its own environment, so `SMS_PROVIDER=twilio TWILIO_... pnpm start` sends
+ * real SMS. Without them the gateway keeps its development default, the outbox.
+ */
+export const GATEWAY_PROVIDER_VARIABLES = /^(SMS_PROVIDER|SMS_PROVIDER_INSTANCES|SMS_ROUTES|SMS_BREAKER_[A-Z_]+|TWILIO_[A-Z_]+|WEBHOOK_[A-Z_]+|GATEWAY_PUBLIC_URL|REDIS_URL|REDIS_KEY_PREFIX|OUTBOX_[A-Z_]+)$/;
+
+/** The provider settings in `env` that the gateway of `pnpm start` gets (GATEWAY_PROVIDER_VARIABLES, non-empty). */
+export function gatewayProviderSettings(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => GATEWAY_PROVIDER_VARIABLES.test(entry[0]) && Boolean(entry[1])),
+  );
+}
+
 /** The ports of `pnpm start`. */
 export const DEFAULT_PORTS = { identity: 4000, gateway: 4100, airport: 4200, demoApp: 4300 };
 
@@ -63,6 +77,8 @@ export interface LaunchedStack {
   adminClientSecret: string;
   gatewayAuthSecret: string;
   apiAudience: string;
+  /** How the main gateway delivers: `outbox` (the development default) or the passed-through SMS_PROVIDER / SMS_ROUTES. */
+  gatewayDelivery: { provider: string; routes: boolean };
   services: Map<string, RunningService>;
   restart(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
@@ -102,6 +118,8 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
     gatewayDeliveryUrl: `${gatewayUrl}/sms`,
     demoAppUrl: `http://localhost:${demoAppPort}`,
   };
+  const providerSettings = gatewayProviderSettings(env);
+  const gatewayDelivery = { provider: providerSettings.SMS_PROVIDER ?? 'outbox', routes: providerSettings.SMS_ROUTES !== undefined };
   const logFormat = childLogFormat(env, Boolean(options.echo && process.stdout.isTTY));
   const common = { ...options.serviceEnv, HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...(logFormat ? { LOG_FORMAT: logFormat } : {}) };
 
@@ -116,6 +134,9 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
         DATABASE_URL: options.databaseUrl ?? `pglite:${join(dataDir, 'identity')}`,
         ADMIN_CLIENT_ID: state.adminClientId,
         ADMIN_CLIENT_SECRET: state.adminClientSecret,
+        // Generated once and kept in stack.json: signing keys and gateway secrets stored sealed,
+        // as in production, and no warning on every start.
+        KEY_ENCRYPTION_SECRET: env.KEY_ENCRYPTION_SECRET ?? state.keyEncryptionSecret,
         GATEWAY_URL_POLICY: 'any',
       },
     },
@@ -126,6 +147,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       env: {
         ...common,
         SMS_PROVIDER: 'outbox',
+        ...providerSettings,
         GATEWAY_AUTH_SECRET: state.gatewayAuthSecret,
         GATEWAY_AUTH_AUDIENCE: urls.gatewayDeliveryUrl,
         GATEWAY_AUTH_SUBJECT: GATEWAY_AUTH_SUBJECT,
@@ -235,6 +257,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       adminClientSecret: state.adminClientSecret,
       gatewayAuthSecret: state.gatewayAuthSecret,
       apiAudience,
+      gatewayDelivery,
       services,
       stop,
       async restart(name) {

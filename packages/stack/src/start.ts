@@ -30,12 +30,19 @@ async function main(): Promise<void> {
     });
   }
 
-  const { urls, tenant } = stack;
+  const { urls, tenant, gatewayDelivery } = stack;
+  const outbox = gatewayDelivery.provider === 'outbox' && !gatewayDelivery.routes;
+  const delivery = outbox
+    ? `(dev outbox: ${urls.gatewayUrl}/outbox/messages)`
+    : `(provider ${gatewayDelivery.provider}${gatewayDelivery.routes ? ', routed by SMS_ROUTES' : ''}: codes go out as real messages)`;
+  const readTheCode = outbox
+    ? `read the code\non the dev inbox page ${urls.gatewayUrl}/outbox`
+    : 'read the code\nthat reaches your phone';
   console.log(`
 smsauth is up.
 
   identity              ${urls.authUrl}   (JWKS: ${urls.authUrl}/.well-known/jwks.json)
-  sms-delivery-gateway  ${urls.gatewayUrl}   (dev outbox: ${urls.gatewayUrl}/outbox/messages)
+  sms-delivery-gateway  ${urls.gatewayUrl}   ${delivery}
   airport-api           ${urls.baseUrl}   (GET /airportName?iataCode=SFO)
   demo web app          ${urls.demoAppUrl}   (open it in a browser: "Sign in with your phone")
 
@@ -47,16 +54,19 @@ smsauth is up.
   demo web app client   ${tenant.demoAppClientId}   (SPA, callback ${demoAppCallbackUrl(urls.demoAppUrl)})
   connection            ${tenant.connectionName}
   API audience          ${stack.apiAudience}
-  admin client id       ${stack.adminClientId}   (secret in ${join(repoRoot, '.data', 'stack.json')})
+  admin client id       ${stack.adminClientId}   (its secret: "adminClientSecret" in ${join(repoRoot, '.data', 'stack.json')})
 
-Try it in a browser: open ${urls.demoAppUrl}, sign in with any phone number and read the code
-on the dev inbox page ${urls.gatewayUrl}/outbox; the page then shows the ID token's claims and the
+Try it in a browser: open ${urls.demoAppUrl}, sign in with ${outbox ? 'any phone number' : 'your phone number'} and ${readTheCode}; the page then shows the ID token's claims and the
 airport API's answer for SFO.
-
+${
+  outbox
+    ? `
 Or in a shell (or run \`pnpm demo\` in another terminal):
 
 ${tryItInstructions(stack)}
-
+`
+    : ''
+}
 Press Ctrl-C to stop.
 `);
 }

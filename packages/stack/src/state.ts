@@ -10,6 +10,8 @@ export interface StackState {
   adminClientId: string;
   adminClientSecret: string;
   gatewayAuthSecret: string;
+  /** Identity's KEY_ENCRYPTION_SECRET (secrets it stores are sealed with it). */
+  keyEncryptionSecret: string;
   m2mClientId?: string;
   m2mClientSecret?: string;
   demoClientId?: string;
@@ -26,6 +28,7 @@ export function loadOrCreateState(file: string, env: Record<string, string | und
     adminClientId: env.ADMIN_CLIENT_ID ?? stored.adminClientId ?? `admin_${randomSecret(12)}`,
     adminClientSecret: env.ADMIN_CLIENT_SECRET ?? stored.adminClientSecret ?? randomSecret(32),
     gatewayAuthSecret: stored.gatewayAuthSecret ?? randomSecret(32),
+    keyEncryptionSecret: stored.keyEncryptionSecret ?? randomSecret(32),
   };
   saveState(file, state);
   return state;
