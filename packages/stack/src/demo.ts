@@ -16,7 +16,7 @@ import { ManagementClient, requestJson } from './management-client';
 import { readCodeFromOutbox } from './outbox';
 import { repoRoot } from './processes';
 import type { StackState } from './state';
-import { DEMO_PHONE_NUMBER } from './try-it';
+import { freshDemoPhoneNumber } from './try-it';
 
 const env = process.env;
 const authUrl = (env.AUTH_URL ?? 'http://localhost:4000').replace(/\/$/, '');
@@ -24,7 +24,8 @@ const gatewayUrl = (env.GATEWAY_URL ?? 'http://localhost:4100').replace(/\/$/, '
 const baseUrl = (env.BASE_URL ?? 'http://localhost:4200').replace(/\/$/, '');
 const apiAudience = env.API_AUDIENCE ?? DEFAULT_API_AUDIENCE;
 const connection = env.CONNECTION ?? 'sms';
-const phone = env.PHONE_NUMBER ?? DEMO_PHONE_NUMBER;
+// A fresh number each run: a number may ask for 10 codes an hour, and every run asks for two.
+const phone = env.PHONE_NUMBER ?? freshDemoPhoneNumber();
 
 class StepFailed extends Error {}
 
@@ -69,6 +70,10 @@ async function startLogin(clientId: string) {
     method: 'POST',
     json: { client_id: clientId, connection, phone_number: phone, send: 'code', authParams: { scope: 'openid', state: 'demo' } },
   });
+  if (res.status === 429) {
+    const wait = res.headers.get('retry-after');
+    throw new Error(`rate limited (429)${wait ? `: retry in ${wait} s` : ''}, or run with another PHONE_NUMBER. ${JSON.stringify(res.body)}`);
+  }
   expectBody(StartResponseSchema, res);
   return sentAt;
 }

@@ -138,6 +138,9 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
         // as in production, and no warning on every start.
         KEY_ENCRYPTION_SECRET: env.KEY_ENCRYPTION_SECRET ?? state.keyEncryptionSecret,
         GATEWAY_URL_POLICY: 'any',
+        // Every local request comes from 127.0.0.1: the production default (50 starts an hour per
+        // IP) would lock the demo out after 25 `pnpm demo` runs. Per-number limits stay as shipped.
+        PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: env.PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR ?? '1000',
       },
     },
     {

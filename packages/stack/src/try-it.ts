@@ -2,6 +2,14 @@ import type { LaunchedStack } from './launcher';
 
 export const DEMO_PHONE_NUMBER = '+14155550100';
 
+/**
+ * A valid San Francisco number in 555-01xx..555-99xx, different each call: `pnpm demo` uses one per
+ * run so that the per-number limit (10 codes an hour) never locks a person out of the demo.
+ */
+export function freshDemoPhoneNumber(): string {
+  return `+1415555${String(100 + Math.floor(Math.random() * 9900)).padStart(4, '0')}`;
+}
+
 /** Four shell steps a person can paste as they are (needs curl and node). */
 export function tryItInstructions(stack: Pick<LaunchedStack, 'urls' | 'tenant' | 'apiAudience'>, phone = DEMO_PHONE_NUMBER): string {
   const { urls, tenant } = stack;
