@@ -2,6 +2,7 @@ import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
 import { installRequestPlumbing } from './access-log';
 import { errorHandler, notFoundHandler } from './errors';
+import { guardPath, guardQueryAndBody } from './input-guard';
 import { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
 import { createMetricsRegistry, httpDurationRecorder } from './metrics';
@@ -61,6 +62,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     }),
   );
 
+  // Before any route: no handler ever sees a path, query or body text the database cannot hold.
+  app.use(guardPath);
+
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -87,6 +91,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     }),
   );
   if (options.urlencoded) app.use(express.urlencoded({ limit, extended: false }));
+  app.use(guardQueryAndBody);
 
   options.routes(app);
 

@@ -1,0 +1,70 @@
+import type { RequestHandler } from 'express';
+import { HttpError } from './errors';
+
+/**
+ * Text no service accepts anywhere: NUL (PostgreSQL's text types cannot hold it, so it would
+ * surface as a 500 from the database) and UTF-16 surrogates without their pair (not Unicode
+ * characters: they cannot be encoded as UTF-8, so they would be stored as U+FFFD, altered).
+ */
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
+const UNACCEPTABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why `text` is refused, or undefined when it is acceptable. */
+export function unacceptableTextProblem(text: string): string | undefined {
+  const match = UNACCEPTABLE_TEXT.exec(text);
+  if (!match) return undefined;
+  return match[0] === '\u0000' ? 'contains a NUL character' : 'contains an unpaired UTF-16 surrogate';
+}
+
+/** 400 naming where the text was (`where`, for people) and its field path (`field`, for details). */
+function refused(where: string, field: string, problem: string): HttpError {
+  return new HttpError(400, 'invalid_request', `${where} ${problem}`, { details: [{ path: field, message: problem }] });
+}
+
+/**
+ * Every path segment must be valid percent-encoding of UTF-8 (RFC 3986 §2.1) and decode to
+ * acceptable text. Express decodes route parameters lazily and fails a malformed escape with a
+ * URIError deep in its router; checking here answers a 400 for every route of every service.
+ */
+export const guardPath: RequestHandler = (req, _res, next) => {
+  for (const segment of req.path.split('/')) {
+    if (!segment.includes('%')) continue;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      throw refused('The path', '', 'is not valid percent-encoding of UTF-8');
+    }
+    const problem = unacceptableTextProblem(decoded);
+    if (problem) throw refused('The path', '', problem);
+  }
+  next();
+};
+
+/** The first unacceptable string in a parsed query or body, as a field path and the problem; keys count too. */
+function findUnacceptable(value: unknown, path: string, depth = 0): { path: string; problem: string } | undefined {
+  if (typeof value === 'string') {
+    const problem = unacceptableTextProblem(value);
+    return problem ? { path, problem } : undefined;
+  }
+  // Parsed bodies are bounded by the size limit; the depth bound only keeps the recursion shallow.
+  if (typeof value !== 'object' || value === null || depth > 64) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    // The name is not echoed back: the error names the object holding it.
+    const keyProblem = unacceptableTextProblem(key);
+    if (keyProblem) return { path, problem: `has a field name that ${keyProblem}` };
+    const childPath = path ? `${path}.${key}` : key;
+    const found = findUnacceptable(child, childPath, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Query parameters and parsed bodies (JSON, form) must hold acceptable text only. */
+export const guardQueryAndBody: RequestHandler = (req, _res, next) => {
+  const inQuery = findUnacceptable(req.query, '');
+  if (inQuery) throw refused(`Query parameter ${inQuery.path}`, inQuery.path, inQuery.problem);
+  const inBody = findUnacceptable(req.body, '');
+  if (inBody) throw refused(inBody.path ? `Body field ${inBody.path}` : 'The body', inBody.path, inBody.problem);
+  next();
+};
