@@ -49,6 +49,9 @@ describeWithChromium('API reference pages (GET /docs) in a real browser', () => 
       await expect(operation.locator('.opblock-summary-method').first().textContent()).resolves.toBe(method);
       await page.screenshot({ path: join(SCREENSHOTS, screenshot), fullPage: true });
 
+      // Swagger UI's own complaints about the document (errors and warnings) open the page in red.
+      expect(await page.locator('.errors-wrapper').count()).toBe(0);
+
       expect(cspViolations).toEqual([]);
       expect(pageErrors).toEqual([]);
     } finally {

@@ -1,7 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { createLogger, loadConfig } from '@smsauth/service-kit';
+import Ajv from 'ajv';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { buildApp } from '../src/app';
@@ -32,8 +34,11 @@ describe('OpenAPI document', () => {
     expect(document.info.title).toBe('Airport Codes');
     const operation = document.paths['/airportName'].get;
     expect(operation.operationId).toBe('airportName');
-    expect(operation.parameters).toEqual([{ name: 'iataCode', in: 'query', required: true, type: 'string' }]);
-    expect(operation.responses['400'].description).toBe('The IATA code is invalid or missing.');
+    expect(operation.parameters).toEqual([
+      { name: 'iataCode', in: 'query', required: true, type: 'string', pattern: '^[A-Za-z]{3}$', description: expect.any(String) },
+    ]);
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401']);
+    expect(operation.responses['401'].schema).toEqual({ $ref: '#/definitions/RpcStatus' });
     expect(operation.security).toEqual([{ identity_jwt: [] }]);
     expect(document.securityDefinitions.identity_jwt).toEqual({
       type: 'oauth2',
@@ -76,6 +81,34 @@ describe('OpenAPI document', () => {
     const res = await request(app).get('/airportName?iataCode=BOS');
     expect(res.status).toBe(200);
     expect(res.text).toBe('Logan International Airport');
+  });
+
+  it('is a valid Swagger 2.0 document whose 401 schema is the body the gateway layer answers', async () => {
+    const config = loadConfig(configSchema, { AUTH_URL: identity.authUrl, API_AUDIENCE: 'https://airports.example.org' });
+    const { app } = buildApp({ config, logger, clock: { now: () => new Date(NOW) } });
+    const document = parseYaml((await request(app).get('/openapi.yaml')).text);
+    await SwaggerParser.validate(structuredClone(document));
+    const validate401 = new Ajv({ strict: false }).compile(document.definitions.RpcStatus);
+    for (const authorization of [undefined, 'Bearer not-a-jwt', `Bearer ${identity.token(NOW - 7_200_000)}`]) {
+      const call = request(app).get('/airportName?iataCode=SFO');
+      const res = await (authorization ? call.set('Authorization', authorization) : call);
+      expect(res.status).toBe(401);
+      expect(validate401(res.body)).toBe(true);
+      expect(res.body.code).toBe(16);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+    }
+  });
+
+  it("declares iataCode's pattern, the rule whose breach the operation answers with 400", async () => {
+    const config = loadConfig(configSchema, { AUTH_URL: identity.authUrl, API_AUDIENCE: 'https://airports.example.org' });
+    const { app } = buildApp({ config, logger, clock: { now: () => new Date(NOW) } });
+    const document = parseYaml((await request(app).get('/openapi.yaml')).text);
+    const pattern = new RegExp(document.paths['/airportName'].get.parameters[0].pattern);
+    const token = identity.token(NOW, { aud: 'https://airports.example.org' });
+    for (const code of ['SF', 'SFOO', 'S1O', 'sfo']) {
+      const res = await request(app).get(`/airportName?iataCode=${code}`).set('Authorization', `Bearer ${token}`);
+      expect(res.status === 400 && /Invalid IATA code/.test(res.text)).toBe(!pattern.test(code));
+    }
   });
 
   it('refuses to start with an OPENAPI_FILE that is missing', () => {

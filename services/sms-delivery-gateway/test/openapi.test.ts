@@ -48,6 +48,24 @@ describe('GET /openapi.json: message statuses and receipts', () => {
   });
 });
 
+describe('GET /openapi.json: tags and the receipt signatures', () => {
+  it('puts every operation under a tag the document lists, and lists no tag without operations', async () => {
+    for (const env of [{}, { GATEWAY_PUBLIC_URL: 'https://gw.example.com' }, { SMS_PROVIDER: 'webhook', WEBHOOK_URL: 'http://127.0.0.1:9/' }]) {
+      const document = (await request(buildGateway(env).app).get('/openapi.json')).body;
+      const operations = Object.values(document.paths as Record<string, Record<string, { tags?: string[] }>>).flatMap((path) => Object.values(path));
+      const used = new Set(operations.flatMap((operation) => operation.tags ?? []));
+      expect(operations.every((operation) => operation.tags?.length === 1)).toBe(true);
+      expect(new Set((document.tags as Array<{ name: string }>).map((tag) => tag.name))).toEqual(used);
+    }
+  });
+
+  it('names the signature header each provider signs its receipts with', async () => {
+    const document = (await request(buildGateway({ GATEWAY_PUBLIC_URL: 'https://gw.example.com' }).app).get('/openapi.json')).body;
+    const headers = (document.paths['/receipts/{provider}/{id}'].post.parameters as Array<{ name: string; in: string }>).filter((p) => p.in === 'header');
+    expect(headers.map((header) => header.name)).toEqual(['X-Twilio-Signature', 'Webhook-Signature']);
+  });
+});
+
 describe('GET /docs', () => {
   it('renders /openapi.json as the reference page; off in production unless API_DOCS=true', async () => {
     const page = await request(buildGateway().app).get('/docs').expect(200);

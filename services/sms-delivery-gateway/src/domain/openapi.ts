@@ -38,6 +38,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     '/sms': {
       post: {
         operationId: 'deliverSms',
+        tags: ['Delivery'],
         summary: 'Deliver one SMS (the identity service calls this for every one-time code)',
         ...(options.authEnabled ? { security: [{ deliveryToken: [] }] } : {}),
         parameters: [
@@ -68,11 +69,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     '/messages/{id}': {
       get: {
         operationId: 'getMessageStatus',
+        tags: ['Delivery'],
         summary: 'Where a message stands: accepted, sent, delivered, undelivered or failed (kept 24 hours)',
         ...(options.authEnabled ? { security: [{ deliveryToken: [] }] } : {}),
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: {
           '200': { description: 'The status', content: { 'application/json': { schema: ref('MessageStatus') } } },
+          '400': errorResponse('The id is not valid percent-encoded text.'),
           '401': errorResponse('Missing or invalid bearer token.'),
           '403': errorResponse('Caller address not in ALLOWED_IPS.'),
           '404': errorResponse('No message with this id.'),
@@ -84,12 +87,27 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     paths['/receipts/{provider}/{id}'] = {
       post: {
         operationId: 'receiveDeliveryReceipt',
+        tags: ['Delivery receipts'],
         summary: 'A provider’s signed delivery receipt for one message (the URL each message was sent with)',
         description:
           'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`.',
         parameters: [
           { name: 'provider', in: 'path', required: true, schema: { type: 'string' } },
           { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          {
+            name: 'X-Twilio-Signature',
+            in: 'header',
+            required: false,
+            description: 'provider twilio: Twilio’s signature of the receipt URL and form fields (HMAC-SHA1 keyed with TWILIO_AUTH_TOKEN, base64). Required for twilio receipts.',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'Webhook-Signature',
+            in: 'header',
+            required: false,
+            description: 'provider webhook: `sha256=<hex HMAC-SHA256 of the raw body keyed with WEBHOOK_CALLBACK_SECRET>`. Required for webhook receipts.',
+            schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+          },
         ],
         requestBody: {
           required: true,
@@ -100,7 +118,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
         },
         responses: {
           '204': { description: 'Recorded (a status never moves back: an older receipt changes nothing).' },
-          '400': errorResponse('Signed, but not a receipt the gateway understands.'),
+          '400': errorResponse('Signed, but not a receipt the gateway understands; or a path that is not valid percent-encoded text.'),
           '403': errorResponse('Unsigned, or the signature does not verify.'),
           '404': errorResponse('The provider sends no receipts, or no message with this id was accepted by it.'),
         },
@@ -112,6 +130,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     paths['/outbox/messages'] = {
       get: {
         operationId: 'listOutboxMessages',
+        tags: ['Outbox (development)'],
         summary: 'Messages kept by the outbox provider, newest first',
         ...security,
         parameters: [{ name: 'recipient', in: 'query', required: false, schema: { type: 'string', pattern: '^\\+[0-9]{1,15}$' } }],
@@ -123,6 +142,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
       },
       delete: {
         operationId: 'clearOutbox',
+        tags: ['Outbox (development)'],
         summary: 'Empty the outbox',
         ...security,
         responses: { '204': { description: 'Emptied.' }, '401': errorResponse('Missing or wrong OUTBOX_TOKEN.') },
@@ -131,13 +151,19 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
   }
 
   return {
+    // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
+    // vocabulary, what the schemas are; naming plain 2020-12 made Swagger UI warn on every page.
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'smsauth SMS delivery gateway',
       version: options.version,
       description: 'Receives the identity service delivery POST and hands the SMS to a provider.',
     },
+    tags: [
+      { name: 'Delivery', description: 'What the identity service calls: one SMS per one-time code, and its status.' },
+      ...(options.receiptRoutes ? [{ name: 'Delivery receipts', description: 'What SMS providers call (GATEWAY_PUBLIC_URL is set).' }] : []),
+      ...(options.outboxRoutes ? [{ name: 'Outbox (development)', description: 'The outbox provider’s kept messages (SMS_PROVIDER=outbox).' }] : []),
+    ],
     paths,
     components: {
       schemas: {
