@@ -57,13 +57,18 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       logger: options.logger,
       redactUrl: queryRedactor(options.redactQueryParams ?? []),
       // Probes would drown the log; their failures still show up through readiness.
-      quietPaths: ['/healthz', '/readyz', '/metrics'],
+      quietPaths: ['/healthz', '/readyz', '/metrics', '/favicon.ico'],
       recordDuration: httpDurationRecorder(metrics),
     }),
   );
 
   // Before any route: no handler ever sees a path, query or body text the database cannot hold.
   app.use(guardPath);
+
+  // Browsers ask every origin for an icon; none is a 204 they keep for a day, not a 404 per page.
+  app.get('/favicon.ico', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400').status(204).end();
+  });
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

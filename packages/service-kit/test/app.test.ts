@@ -44,6 +44,14 @@ describe('service app', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
+  it("answers the browser's /favicon.ico with a 204 it may keep for a day, and logs no line for it", async () => {
+    const { app, lines } = buildTestApp();
+    const res = await request(app).get('/favicon.ico');
+    expect(res.status).toBe(204);
+    expect(res.headers['cache-control']).toBe('public, max-age=86400');
+    expect(lines()).not.toContain('/favicon.ico');
+  });
+
   it('reports ready when every readiness check passes', async () => {
     const { app, lifecycle } = buildTestApp();
     lifecycle.addReadinessCheck('database', () => undefined);

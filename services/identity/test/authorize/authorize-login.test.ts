@@ -149,6 +149,16 @@ describeOnEachDatabase('hosted login (/authorize)', (database) => {
       expect(h.gateway.requests.length).toBe(before);
     });
 
+    it('says a number starting with + has no known country code, rather than asking for a +', async () => {
+      const { session } = await openLogin();
+      const before = h.gateway.requests.length;
+      const res = await session.submitPhone('+999 123 4567');
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('No country has the code at the start of that number. Check the digits right after the +.');
+      expect(res.text).not.toContain('starting with +');
+      expect(h.gateway.requests.length).toBe(before);
+    });
+
     it('enforces the resend cooldown, then sends a new code that replaces the old one', async () => {
       const { session, phone, code } = await atCodeStep();
       const early = await session.post('/authorize/resend');

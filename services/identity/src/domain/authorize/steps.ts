@@ -58,6 +58,7 @@ export const MESSAGES = {
   phoneMissing: 'Enter your mobile phone number.',
   badPhone: 'Enter the number with its country code, starting with + (for example +1 415 555 0100).',
   chooseCountry: 'Choose your country, or enter the number with its country code, starting with + (for example +1 415 555 0100).',
+  unknownCountryCode: 'No country has the code at the start of that number. Check the digits right after the +.',
   phoneTooShort: 'That number is too short. Check it and try again.',
   phoneTooLong: 'That number is too long. Check it and try again.',
   phoneNotValid: (where: string | undefined) => `That is not a valid phone number${where ? ` for ${where}` : ''}. Check it and the country.`,
@@ -80,7 +81,7 @@ function waitText(seconds: number): string {
 }
 
 /** What the person typing should do about a number canonicalPhoneNumber refused. */
-export function phoneInputRefusal(result: Extract<CanonicalPhoneNumberResult, { ok: false }>, country: string | undefined): StepRefusal {
+export function phoneInputRefusal(result: Extract<CanonicalPhoneNumberResult, { ok: false }>, country: string | undefined, typed = ''): StepRefusal {
   const message = (() => {
     switch (result.problem) {
       case 'too_short':
@@ -89,6 +90,9 @@ export function phoneInputRefusal(result: Extract<CanonicalPhoneNumberResult, { 
         return MESSAGES.phoneTooLong;
       case 'not_valid_for_country':
         return MESSAGES.phoneNotValid(country && new Intl.DisplayNames(['en'], { type: 'region' }).of(country));
+      case 'invalid_country':
+        // "+999 123 4567": the person did start with +, so "start with +" would not help them.
+        return typed.startsWith('+') ? MESSAGES.unknownCountryCode : country ? MESSAGES.badPhone : MESSAGES.chooseCountry;
       default:
         return country ? MESSAGES.badPhone : MESSAGES.chooseCountry;
     }
@@ -141,7 +145,7 @@ export async function sendLoginCode(
   const typed = country ? input.number.trim() : normalisePhoneInput(input.number);
   if (!typed) return { ok: false, status: 400, message: MESSAGES.phoneMissing };
   const parsed = canonicalPhoneNumber(typed, country);
-  if (!parsed.ok) return phoneInputRefusal(parsed, country);
+  if (!parsed.ok) return phoneInputRefusal(parsed, country, typed);
   const phoneNumber = parsed.number.e164;
   const now = deps.clock.now();
   const wait = resendCooldownSeconds(transaction, now);

@@ -21,10 +21,12 @@ h1 { font-size: 1.4rem; margin: 0 0 0.75rem; }
 p { margin: 0 0 1rem; }
 label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
 .hint { color: #4b5563; font-size: 0.9rem; margin-bottom: 0.5rem; }
-input[type="tel"], input[type="text"] { display: block; width: 100%; font-size: 1.25rem; padding: 0.6rem 0.75rem; border: 2px solid #6b7280; border-radius: 0.5rem; margin-bottom: 1rem; }
+input[type="tel"], input[type="text"], select { display: block; width: 100%; max-width: 100%; font: inherit; font-size: 1.25rem; padding: 0.6rem 0.75rem; border: 2px solid #6b7280; border-radius: 0.5rem; margin-bottom: 1rem; background-color: #fff; color: inherit; }
+/* A long country name must not widen the column: the select shrinks and truncates its text. */
+select { min-width: 0; text-overflow: ellipsis; font-size: 1.1rem; }
 input[aria-invalid="true"] { border-color: #b91c1c; }
-input:focus, button:focus, a:focus { outline: 3px solid #2563eb; outline-offset: 2px; }
-button { display: block; width: 100%; font-size: 1.1rem; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #1d4ed8; color: #fff; cursor: pointer; }
+input:focus, select:focus, button:focus, a:focus { outline: 3px solid #2563eb; outline-offset: 2px; }
+button { display: block; width: 100%; font: inherit; font-size: 1.1rem; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #1d4ed8; color: #fff; cursor: pointer; }
 button.secondary { background: #fff; color: #1d4ed8; border: 2px solid #1d4ed8; }
 button.link { background: none; color: #1d4ed8; text-decoration: underline; padding: 0.25rem 0; width: auto; font-size: 0.95rem; }
 form + form, form + p { margin-top: 1rem; }
