@@ -29,10 +29,15 @@ describe('GET /outbox (HTML inbox page)', () => {
     expect(res.text).toContain('<th scope="col">Message</th>');
   });
 
-  it('refreshes itself with a meta refresh and runs no script under its CSP', async () => {
+  it('reloads itself only when asked to (?watch=1), with a link to stop, and runs no script under its CSP', async () => {
     const { app } = buildGateway();
-    const res = await request(app).get('/outbox');
-    expect(res.text).toContain('<meta http-equiv="refresh" content="5">');
+    const still = await request(app).get('/outbox');
+    expect(still.text).not.toContain('http-equiv="refresh"');
+    expect(still.text).toContain('<a href="/outbox?watch=1">reload every 5 seconds</a>');
+    const watched = await request(app).get('/outbox?watch=1');
+    expect(watched.text).toContain('<meta http-equiv="refresh" content="5; url=/outbox?watch=1">');
+    expect(watched.text).toContain('<a href="/outbox">Stop reloading</a>');
+    const res = still;
     expect(res.text).toContain('No messages yet.');
     expect(res.text).not.toContain('<script');
     const csp = res.headers['content-security-policy'] as string;

@@ -53,21 +53,28 @@ function row(message: OutboxMessage): string {
 </tr>`;
 }
 
-/** Newest first, as the store lists them. */
-export function outboxPage(messages: readonly OutboxMessage[]): string {
+/**
+ * Newest first, as the store lists them. The page reloads itself only when the person asked for
+ * it (`watching`, `/outbox?watch=1`), with a link to stop: a page that reloads on its own without
+ * asking moves a screen reader's place and cannot be paused (WCAG 2.2.1).
+ */
+export function outboxPage(messages: readonly OutboxMessage[], watching = false): string {
+  const reloading = watching
+    ? `This page reloads every ${OUTBOX_PAGE_REFRESH_SECONDS} seconds. <a href="/outbox">Stop reloading</a>`
+    : `<a href="/outbox">Check for new messages</a> or <a href="/outbox?watch=1">reload every ${OUTBOX_PAGE_REFRESH_SECONDS} seconds</a>.`;
   const list = messages.length
     ? `<table>
-<caption>${messages.length} message${messages.length === 1 ? '' : 's'}, newest first. This page reloads every ${OUTBOX_PAGE_REFRESH_SECONDS} seconds.</caption>
+<caption>${messages.length} message${messages.length === 1 ? '' : 's'}, newest first.</caption>
 <thead><tr><th scope="col">Received</th><th scope="col">To</th><th scope="col">From</th><th scope="col">Message</th></tr></thead>
 <tbody>
 ${messages.map(row).join('\n')}
 </tbody>
 </table>`
-    : `<p class="empty">No messages yet. This page reloads every ${OUTBOX_PAGE_REFRESH_SECONDS} seconds.</p>`;
+    : `<p class="empty">No messages yet.</p>`;
   return layout(
     'SMS outbox',
-    `<meta http-equiv="refresh" content="${OUTBOX_PAGE_REFRESH_SECONDS}">\n`,
-    `<h1>SMS outbox</h1>\n<p>Text messages this gateway received (development outbox provider); none of them reached a phone.</p>\n${list}`,
+    watching ? `<meta http-equiv="refresh" content="${OUTBOX_PAGE_REFRESH_SECONDS}; url=/outbox?watch=1">\n` : '',
+    `<h1>SMS outbox</h1>\n<p>Text messages this gateway received (development outbox provider); none of them reached a phone.</p>\n<p>${reloading}</p>\n${list}`,
   );
 }
 

@@ -30,7 +30,7 @@ function sendHtml(res: Response, status: number, html: string): void {
  * also takes the token as `?token=` (kept out of the access log by the kit, which redacts
  * `token` query values) or as its cookie. A valid `?token=` is moved into an HttpOnly,
  * SameSite=Strict cookie and the browser redirected to the bare URL, so the token leaves
- * the address bar and history, and the page's self-refresh carries the cookie.
+ * the address bar and history, and the page's reloads carry the cookie.
  */
 export function mountOutboxPage(app: Express, { outbox, token }: { outbox: OutboxStore; token?: string }): void {
   app.get('/outbox', (req: Request, res: Response) => {
@@ -53,6 +53,6 @@ export function mountOutboxPage(app: Express, { outbox, token }: { outbox: Outbo
         return sendHtml(res, 401, tokenPage(presented !== undefined));
       }
     }
-    sendHtml(res, 200, outboxPage(outbox.list()));
+    sendHtml(res, 200, outboxPage(outbox.list(), req.query.watch === '1'));
   });
 }
