@@ -50,7 +50,8 @@ describe('GET /openapi.json: message statuses and receipts', () => {
 
 describe('GET /openapi.json: tags and the receipt signatures', () => {
   it('puts every operation under a tag the document lists, and lists no tag without operations', async () => {
-    for (const env of [{}, { GATEWAY_PUBLIC_URL: 'https://gw.example.com' }, { SMS_PROVIDER: 'webhook', WEBHOOK_URL: 'http://127.0.0.1:9/' }]) {
+    const environments: Array<Record<string, string>> = [{}, { GATEWAY_PUBLIC_URL: 'https://gw.example.com' }, { SMS_PROVIDER: 'webhook', WEBHOOK_URL: 'http://127.0.0.1:9/' }];
+    for (const env of environments) {
       const document = (await request(buildGateway(env).app).get('/openapi.json')).body;
       const operations = Object.values(document.paths as Record<string, Record<string, { tags?: string[] }>>).flatMap((path) => Object.values(path));
       const used = new Set(operations.flatMap((operation) => operation.tags ?? []));
