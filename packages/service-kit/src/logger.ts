@@ -1,3 +1,4 @@
+import { tracingChannel } from 'node:diagnostics_channel';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 
@@ -110,6 +111,94 @@ export function lineRedactor(fields: readonly string[]): (line: string) => strin
     } catch {
       return `${JSON.stringify({ level: 50, time: new Date().toISOString(), msg: 'log line withheld: it could not be redacted' })}\n`;
     }
+  };
+}
+
+/** The fields of one access line (see access-log.ts); `undefined` members are left out, as pino leaves them out. */
+export type AccessLineWriter = (
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  id: string | undefined,
+  method: string | undefined,
+  url: string,
+  remoteAddress: string | undefined,
+  statusCode: number,
+  responseTime: number,
+) => void;
+
+const {
+  chindingsSym, endSym, formattersSym, hooksSym, lsCacheSym, messageKeySym, mixinSym, msgPrefixSym,
+  needsMetadataGsym, nestedKeySym, serializersSym, streamSym, stringifiersSym, timeSym, wildcardFirstSym,
+} = pino.symbols as unknown as Record<
+  | 'chindingsSym' | 'endSym' | 'formattersSym' | 'hooksSym' | 'lsCacheSym' | 'messageKeySym' | 'mixinSym' | 'msgPrefixSym'
+  | 'needsMetadataGsym' | 'nestedKeySym' | 'serializersSym' | 'streamSym' | 'stringifiersSym' | 'timeSym' | 'wildcardFirstSym',
+  symbol
+>;
+
+/** pino's own tracing of the lines it serialises: while anyone listens, lines go through pino. */
+const pinoAsJsonTracing = tracingChannel('pino_asJson');
+
+/** The fields pino would run through a serializer or stringifier if one were set for them. */
+const ACCESS_LINE_KEYS = ['req', 'res', 'responseTime', 'msg', 'err'];
+
+type PinoInternals = Record<symbol, unknown>;
+
+/** Whether pino, given `{req, res, responseTime}` and a message, would write exactly the line accessLineWriter builds. */
+function serialisesPlainly(logger: Logger): boolean {
+  const internals = logger as unknown as PinoInternals;
+  const serializers = internals[serializersSym] as Record<string, unknown>;
+  const stringifiers = internals[stringifiersSym] as Record<string | symbol, unknown>;
+  const formatters = internals[formattersSym] as { log?: unknown };
+  const stream = internals[streamSym] as Record<symbol, unknown>;
+  return (
+    !internals[mixinSym] &&
+    !formatters.log &&
+    !internals[nestedKeySym] &&
+    !internals[msgPrefixSym] &&
+    internals[messageKeySym] === 'msg' &&
+    !stringifiers[wildcardFirstSym] &&
+    ACCESS_LINE_KEYS.every((key) => key === 'err' || (!serializers[key] && !stringifiers[key])) &&
+    stream[needsMetadataGsym] !== true
+  );
+}
+
+const jsonString = (value: string) => JSON.stringify(value);
+
+/**
+ * Writes access lines without building an object for pino to serialise: the constant parts of
+ * the line are strings made once, the variable ones are written as JSON strings and numbers
+ * straight into it. The result is byte for byte the line `logger[level]({ req: { id, method,
+ * url, remoteAddress }, res: { statusCode }, responseTime }, message)` writes (the level, the
+ * time, the logger's bindings, the members in that order, the message), and it goes through
+ * the same redaction hook and to the same stream. For a logger configured in a way this does
+ * not reproduce (serializers, a mixin, formatters, ...) it hands the object to pino instead.
+ */
+export function accessLineWriter(logger: Logger): AccessLineWriter {
+  const internals = logger as unknown as PinoInternals;
+  const plain = serialisesPlainly(logger);
+  const messages = new Map<string, string>();
+  const messagePart = (message: string) => {
+    let part = messages.get(message);
+    if (part === undefined) messages.set(message, (part = `,"msg":${jsonString(message)}`));
+    return part;
+  };
+  return (level, message, id, method, url, remoteAddress, statusCode, responseTime) => {
+    if (!plain || pinoAsJsonTracing.hasSubscribers) {
+      logger[level]({ req: { id, method, url, remoteAddress }, res: { statusCode }, responseTime }, message);
+      return;
+    }
+    const levelValue = logger.levels.values[level] as number;
+    const time = (internals[timeSym] as () => string)();
+    let req = id === undefined ? '' : `"id":${jsonString(id)}`;
+    if (method !== undefined) req += `${req ? ',' : ''}"method":${jsonString(method)}`;
+    req += `${req ? ',' : ''}"url":${jsonString(url)}`;
+    if (remoteAddress !== undefined) req += `,"remoteAddress":${jsonString(remoteAddress)}`;
+    const line =
+      `${(internals[lsCacheSym] as Record<number, string>)[levelValue]}${time}${internals[chindingsSym] as string}` +
+      `,"req":{${req}},"res":{"statusCode":${Number.isFinite(statusCode) ? statusCode : null}},"responseTime":${Number.isFinite(responseTime) ? responseTime : null}` +
+      `${messagePart(message)}${internals[endSym] as string}`;
+    const hook = (internals[hooksSym] as { streamWrite?: (line: string) => string }).streamWrite;
+    (internals[streamSym] as DestinationStream).write(hook ? hook(line) : line);
   };
 }
 
