@@ -55,10 +55,28 @@ export function createLogger(options: LoggerOptions): Logger {
       // airport API's CPU under load; the line check costs ~1 µs when no field is present.
       hooks: { streamWrite: lineRedactor(fields) },
       base: { service: options.name },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
     },
     format === 'pretty' ? prettyDestination(destination, options.destination ? false : process.stdout.isTTY === true) : destination,
   );
+}
+
+let isoSecond = Number.NaN;
+let isoSecondPrefix = '';
+
+/**
+ * pino's `isoTime` (`,"time":"2026-11-25T16:15:27.604Z"`) without a Date and its formatting per
+ * line: the text up to the second is made once a second, the milliseconds appended.
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoSecondPrefix = `,"time":"${new Date(second * 1000).toISOString().slice(0, -4)}`;
+  }
+  const millis = now - second * 1000;
+  return `${isoSecondPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z"`;
 }
 
 /**
@@ -78,10 +96,72 @@ function prettyDestination(destination: DestinationStream, colorize: boolean): D
 /**
  * pino's default stdout is synchronous: one write(2) per line, and the event loop stalls
  * whenever a slow reader (a pipe to a log collector) lets the pipe fill. Asynchronous writes
- * batch the lines that pile up while a write is in flight; pino flushes them on exit.
+ * (sonic-boom) do not stall, and the lines are handed to it in batches (batchedDestination).
  */
 function stdoutDestination(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+  return batchedDestination(pino.destination({ dest: 1, sync: false }));
+}
+
+/** How long a line may wait to be written with the lines that follow it. */
+export const LOG_BATCH_DELAY_MS = 10;
+/** A batch this long is written at once. */
+const LOG_BATCH_MAX_CHARS = 64 * 1024;
+
+type SonicBoomLike = DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void };
+
+const exitWrites = new Set<() => void>();
+
+/** One `exit` listener for every batched destination, however many loggers a process makes. */
+function onExit(write: () => void): void {
+  if (exitWrites.size === 0) {
+    process.once('exit', () => {
+      for (const pendingWrite of exitWrites) {
+        try {
+          pendingWrite();
+        } catch {
+          // A destination already closed (or never opened) has nothing more to write.
+        }
+      }
+    });
+  }
+  exitWrites.add(write);
+}
+
+/**
+ * Collects lines and hands them to `destination` together: at most LOG_BATCH_DELAY_MS after
+ * the first of a batch, or at once when a batch reaches LOG_BATCH_MAX_CHARS. sonic-boom writes
+ * whatever it is given with one write(2) on libuv's thread pool; handed one line at a time, a
+ * busy service paid a thread-pool job (and its wake-ups) for nearly every access line, since a
+ * write to a file or pipe is usually done before the next line comes. Lines keep their order
+ * and their text (each carries the time it was logged); `flush` and the process's exit (a
+ * crash's `process.exit` included) write what is pending first.
+ */
+export function batchedDestination(destination: SonicBoomLike): DestinationStream {
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const writePending = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending === '') return;
+    const batch = pending;
+    pending = '';
+    destination.write(batch);
+  };
+  onExit(() => {
+    writePending();
+    destination.flushSync();
+  });
+  return {
+    write(line: string) {
+      pending += line;
+      if (pending.length >= LOG_BATCH_MAX_CHARS) writePending();
+      else timer ??= setTimeout(writePending, LOG_BATCH_DELAY_MS);
+    },
+    flush(cb?: (err?: Error) => void) {
+      writePending();
+      destination.flush(cb);
+    },
+  } as DestinationStream;
 }
 
 export const REDACTION_CENSOR = '[REDACTED]';

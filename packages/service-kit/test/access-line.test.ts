@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { accessLineWriter, createLogger, createServiceApp, type LogFormat, type Logger } from '../src';
+import { accessLineWriter, createLogger, createServiceApp, isoTime, type LogFormat, type Logger } from '../src';
 
 // The access line is written as JSON text by accessLineWriter instead of handing pino an
 // object. These tests hold it to the line pino itself writes for the same fields: byte for byte
@@ -99,5 +99,19 @@ describe('the access line', () => {
     expect(Object.keys(parsed)).toEqual(['level', 'time', 'service', 'name', 'req', 'res', 'responseTime', 'msg']);
     pinoLine(logger, ['info', 'request completed', 'req-1', 'GET', '/ok?access_token=[REDACTED]&x=1', parsed.req.remoteAddress, 200, parsed.responseTime]);
     expect(withoutTime(line)).toBe(withoutTime(take()));
+  });
+});
+
+describe('the log time', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it("is pino's isoTime at every instant, across seconds, years and the millisecond digits", () => {
+    jest.useFakeTimers();
+    const instants = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, Date.UTC(2026, 10, 25, 16, 15, 27, 604), Date.UTC(2031, 0, 1, 0, 0, 0, 0) - 1, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1, 0, 0, 0, 5)];
+    for (let step = 0; step < 3000; step += 7) instants.push(Date.UTC(2026, 0, 1) + step);
+    for (const instant of instants) {
+      jest.setSystemTime(instant);
+      expect(isoTime()).toBe(pino.stdTimeFunctions.isoTime());
+    }
   });
 });
