@@ -84,26 +84,31 @@ export async function run(ctx) {
       ctx.log(`airport-cold: round ${round}, verify ${Math.round(verify.perSecond)}/s; load`);
       const missesBefore = await scrapeCounter(airport.url, 'gateway_token_cache_total{result="miss"');
       const hitsBefore = await scrapeCounter(airport.url, 'gateway_token_cache_total{result="hit"');
+      // The base tree's airport API when given (first in even rounds, so neither tree always runs first).
+      const loadBase = () =>
+        base
+          ? autocannonRun(
+              { url: `${base.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset: baseTokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
+              { workDir: s.dir, watch: [base] },
+            )
+          : undefined;
+      const baseFirst = round % 2 === 0 ? await loadBase() : undefined;
       const r = await autocannonRun(
         { url: `${airport.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
         { workDir: s.dir, watch: [airport] },
       );
+      const b = baseFirst ?? (await loadBase());
       // The peer: the same token sequence from the same offset (it keeps no verified-token cache).
       const p = await autocannonRun(
         { url: `${peer.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
         { workDir: s.dir, watch: [peer] },
       );
-      // The floor, and the base tree's airport API when given: the same token sequence again.
+      // The floor: the same token sequence again.
       const f = await autocannonRun(
         { url: `${floor.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
         { workDir: s.dir, watch: [floor] },
       );
-      const b = base
-        ? await autocannonRun(
-            { url: `${base.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset: baseTokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
-            { workDir: s.dir, watch: [base] },
-          )
-        : undefined;
+
       tokenOffset = r.nextTokenOffset;
       baseTokenOffset = b?.nextTokenOffset ?? 0;
       // Same requests, tokens included (ignored there), against the app with no auth at all.
