@@ -1,6 +1,7 @@
 // node bench/lib/kit-parts-run.mjs <req/s> <seconds> <rounds> <variant...>: CPU µs per request of
 // each kit-parts.mjs variant at one fixed request rate (autocannon overallRate, 16 connections,
-// 2 s warm-up), the variants alternated within every round; prints each round and the median.
+// 2 s warm-up; a rate of 0: as fast as the variant answers), the variants alternated within every
+// round; prints each round and the median.
 // A variant written `<variant>@<path>` runs that variant with the kit built in another checkout
 // (KIT_TREE), e.g. `full full@/tmp/before` for a same-run A/B of the kit.
 import { spawn } from 'node:child_process';
@@ -28,9 +29,10 @@ for (let r = 0; r < Number(rounds); r++) for (const v of variants) {
   child.on('exit', (c, s) => c && console.error('exit', v, c, s));
   await new Promise((r) => setTimeout(r, 700));
   const url = `http://127.0.0.1:${port}/airportName?iataCode=SFO`;
-  await autocannon({ url, connections: 16, duration: 2, overallRate: Number(rate) });
+  const pace = Number(rate) > 0 ? { overallRate: Number(rate) } : {};
+  await autocannon({ url, connections: 16, duration: 2, ...pace });
   const c0 = cpu(child.pid);
-  const result = await autocannon({ url, connections: 16, duration: Number(secs), overallRate: Number(rate) });
+  const result = await autocannon({ url, connections: 16, duration: Number(secs), ...pace });
   const used = cpu(child.pid) - c0;
   res[v].push(Math.round((used * 1000) / result.requests.total));
   child.kill('SIGTERM');

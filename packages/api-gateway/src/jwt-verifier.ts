@@ -119,8 +119,9 @@ export class JwtVerifier {
   }
 
   /**
-   * A plain value whenever no JWKS fetch is needed (a cache hit, a malformed token, a known
-   * kid), a promise only while keys are being fetched: the hot path adds no promise layer.
+   * A plain value for a cache hit and for a token refused before its signature (malformed, wrong
+   * issuer, no `exp`); a promise while its signature is checked on the thread pool or its keys are
+   * fetched: a repeated token, the hot path, adds no promise layer.
    */
   verify(token: string, scheme: JwtScheme): Verification | Promise<Verification> {
     const cacheKey = VerifiedTokenCache.keyOf(scheme.name, token);

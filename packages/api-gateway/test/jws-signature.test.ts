@@ -16,11 +16,14 @@ interface KeyPair {
 
 const pair = (name: string, made: { privateKey: KeyObject; publicKey: KeyObject }): KeyPair => ({ name, ...made });
 
+/** RSA-PSS key parameters (typed loosely: @types/node's names for them differ between versions). */
+const pssParameters = (hash: string, saltLength: number) => ({ modulusLength: 2048, hashAlgorithm: hash, mgf1HashAlgorithm: hash, saltLength }) as { modulusLength: number };
+
 const KEYS: KeyPair[] = [
   pair('RSA 2048', generateKeyPairSync('rsa', { modulusLength: 2048 })),
   pair('RSA-PSS, no parameters', generateKeyPairSync('rsa-pss', { modulusLength: 2048 })),
-  pair('RSA-PSS, SHA-256', generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha256', mgf1HashAlgorithm: 'sha256', saltLength: 32 })),
-  pair('RSA-PSS, SHA-384 with a long salt', generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha384', mgf1HashAlgorithm: 'sha384', saltLength: 64 })),
+  pair('RSA-PSS, SHA-256', generateKeyPairSync('rsa-pss', pssParameters('sha256', 32))),
+  pair('RSA-PSS, SHA-384 with a long salt', generateKeyPairSync('rsa-pss', pssParameters('sha384', 64))),
   pair('EC P-256', generateKeyPairSync('ec', { namedCurve: 'P-256' })),
   pair('EC P-384', generateKeyPairSync('ec', { namedCurve: 'P-384' })),
   pair('EC P-521', generateKeyPairSync('ec', { namedCurve: 'P-521' })),
