@@ -4,7 +4,10 @@
 // app serving the same lookup without auth, under the same load, gives the HTTP ceiling: the
 // ratio no server could pass on this stack, however cheap its verification. The peer a user
 // would install instead (Express 5 + Auth0's express-oauth2-jwt-bearer, lib/peer-airport.mjs,
-// same lookup, same identity service) takes the same token sequence right after ours.
+// same lookup, same identity service) takes the same token sequence right after ours, and the
+// floor (lib/floor-airport-cold.mjs: split, base64url-decode, JSON.parse, one crypto.verify on the
+// thread pool, nothing else) after it. BENCH_AIRPORT_BASE=<another built checkout> adds that
+// tree's airport API to every round (a same-run A/B).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannonRun, cpuUsPerRequest, cryptoRate } from '../lib/load.mjs';
@@ -24,6 +27,8 @@ export async function run(ctx) {
   let airport;
   let bare;
   let peer;
+  let floor;
+  let base;
   try {
     // Tokens of one client differ only when a claim does: each asks for a different subset of
     // the API's 14 scopes (16,383 possible), so every token is distinct.
@@ -39,6 +44,17 @@ export async function run(ctx) {
       logDir: s.dir,
       env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE: [API_AUDIENCE, COLD_AUDIENCE].join(',') },
     });
+    floor = await startProcess({
+      name: 'floor-airport-cold',
+      script: join(repoRoot, 'bench', 'lib', 'floor-airport-cold.mjs'),
+      port: await stack.freePort(),
+      logDir: s.dir,
+      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl },
+    });
+    const baseTree = process.env.BENCH_AIRPORT_BASE;
+    if (baseTree) {
+      base = await startAirportApi(s, { name: 'airport-api-base', apiAudiences: [API_AUDIENCE, COLD_AUDIENCE], script: join(baseTree, 'services', 'airport-api', 'dist', 'main.js') });
+    }
     const count = ctx.smoke ? 300 : 12_000;
     ctx.log(`airport-cold: minting ${count} distinct tokens`);
     const tokens = await pool(count, 8, (i) =>
@@ -60,22 +76,41 @@ export async function run(ctx) {
     const verifyRates = [];
     const baselineMs = ctx.smoke ? 500 : 3000;
     let tokenOffset = 0;
+    // The base tree's API keeps a cache of its own: it continues from where it stopped, so it too misses every time.
+    let baseTokenOffset = 0;
     for (let round = 1; round <= 2; round++) {
       const verify = await cryptoRate('verify', { keyFile, durationMs: baselineMs });
       verifyRates.push(verify.perSecond);
       ctx.log(`airport-cold: round ${round}, verify ${Math.round(verify.perSecond)}/s; load`);
       const missesBefore = await scrapeCounter(airport.url, 'gateway_token_cache_total{result="miss"');
       const hitsBefore = await scrapeCounter(airport.url, 'gateway_token_cache_total{result="hit"');
+      // The base tree's airport API when given (first in even rounds, so neither tree always runs first).
+      const loadBase = () =>
+        base
+          ? autocannonRun(
+              { url: `${base.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset: baseTokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
+              { workDir: s.dir, watch: [base] },
+            )
+          : undefined;
+      const baseFirst = round % 2 === 0 ? await loadBase() : undefined;
       const r = await autocannonRun(
         { url: `${airport.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
         { workDir: s.dir, watch: [airport] },
       );
+      const b = baseFirst ?? (await loadBase());
       // The peer: the same token sequence from the same offset (it keeps no verified-token cache).
       const p = await autocannonRun(
         { url: `${peer.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
         { workDir: s.dir, watch: [peer] },
       );
+      // The floor: the same token sequence again.
+      const f = await autocannonRun(
+        { url: `${floor.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
+        { workDir: s.dir, watch: [floor] },
+      );
+
       tokenOffset = r.nextTokenOffset;
+      baseTokenOffset = b?.nextTokenOffset ?? 0;
       // Same requests, tokens included (ignored there), against the app with no auth at all.
       const ceiling = await autocannonRun(
         { url: `${bare.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset: 0, connections: ctx.connections, durationSec: ctx.durationSec },
@@ -83,7 +118,7 @@ export async function run(ctx) {
       );
       const misses = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="miss"')) - missesBefore;
       const hits = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="hit"')) - hitsBefore;
-      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, bareRps: ceiling.rps, httpCeilingRatio: ceiling.rps / verify.perSecond, shareOfCeiling: r.rps / ceiling.rps, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb, peerRps: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerReq: cpuUsPerRequest(r, 'airport-api'), peerCpuUsPerReq: cpuUsPerRequest(p, 'peer-airport'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-airport'].peakMb });
+      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, bareRps: ceiling.rps, httpCeilingRatio: ceiling.rps / verify.perSecond, shareOfCeiling: r.rps / ceiling.rps, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb, peerRps: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerReq: cpuUsPerRequest(r, 'airport-api'), peerCpuUsPerReq: cpuUsPerRequest(p, 'peer-airport'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-airport'].peakMb, floorRps: f.rps, floorPerPeer: f.rps / p.rps, floorCpuUsPerReq: cpuUsPerRequest(f, 'floor-airport-cold'), ...(b ? { baseRps: b.rps, basePerPeer: b.rps / p.rps, baseCpuUsPerReq: cpuUsPerRequest(b, 'airport-api-base') } : {}) });
     }
     printTable('airport-cold: each row one run', rows);
     const rps = mean(rows.map((r) => r.rps));
@@ -107,10 +142,16 @@ export async function run(ctx) {
       peerMet: rps / mean(rows.map((r) => r.peerRps)) >= 1.2,
       cpuUsPerReq: mean(rows.map((r) => r.cpuUsPerReq)),
       peerCpuUsPerReq: mean(rows.map((r) => r.peerCpuUsPerReq)),
+      floorRps: mean(rows.map((r) => r.floorRps)),
+      floorPerPeer: mean(rows.map((r) => r.floorRps)) / mean(rows.map((r) => r.peerRps)),
+      floorCpuUsPerReq: mean(rows.map((r) => r.floorCpuUsPerReq)),
+      ...(base ? { baseRps: mean(rows.map((r) => r.baseRps)), basePerPeer: mean(rows.map((r) => r.baseRps)) / mean(rows.map((r) => r.peerRps)), baseCpuUsPerReq: mean(rows.map((r) => r.baseCpuUsPerReq)) } : {}),
     };
     printTable('airport-cold: summary', [summary]);
     return { summary, runs: rows };
   } finally {
+    if (base) await base.stop();
+    if (floor) await floor.stop();
     if (peer) await peer.stop();
     if (bare) await bare.stop();
     if (airport) await airport.stop();

@@ -63,11 +63,14 @@ export async function run(ctx) {
 
     const rows = [];
     for (let round = 1; round <= 2; round++) {
-      for (const [label, target, authorized] of [
-        ['bare Express 5 (no auth)', bare, false],
+      // With a base tree, its rows go first in even rounds: neither tree always runs first.
+      const ours = [
         ['Express 5 + service kit (no auth)', kitApp, false],
         ['airport-api WEB_CONCURRENCY=1', s.airportApi, true],
-        ...base,
+      ];
+      for (const [label, target, authorized] of [
+        ['bare Express 5 (no auth)', bare, false],
+        ...(round % 2 === 0 ? [...base, ...ours] : [...ours, ...base]),
         [PEER, peer, true],
         ['airport-api WEB_CONCURRENCY=2', clustered, true],
       ]) {

@@ -3,11 +3,12 @@
 // bare | idonly (request id) | closeonly (a 'close' listener) | plumb-warn (request id, clock,
 // histogram: installRequestPlumbing at level warn, no access line) | plumb-info (the same with the
 // access line) | plumb-noreg (plumb-info without default metrics) | full (createServiceApp) |
-// full-noreg (createServiceApp without default metrics).
+// full-noreg (createServiceApp without default metrics). KIT_TREE: the repository whose built kit
+// to use (default: this one).
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-const root = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const root = process.env.KIT_TREE ?? join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const req = createRequire(`${root}/services/airport-api/package.json`);
 const express = req('express');
 const kit = req('@smsauth/service-kit');

@@ -14,7 +14,8 @@ const EC_ALGORITHM_BY_CURVE: Readonly<Record<string, Algorithm>> = {
 
 /**
  * Algorithms a public key may verify, derived from the key itself (not the token header):
- * RSA -> RS*, PS*; EC -> the one ES* matching its curve. A JWK `alg` narrows this to that one.
+ * RSA -> RS*, PS*; RSA-PSS -> the PS* its parameters allow; EC -> the one ES* matching its
+ * curve (jsonwebtoken's asymmetric key checks). A JWK `alg` narrows this to that one.
  */
 export function algorithmsForKey(key: KeyObject, jwkAlg?: string): Algorithm[] {
   let allowed: Algorithm[];
@@ -22,9 +23,16 @@ export function algorithmsForKey(key: KeyObject, jwkAlg?: string): Algorithm[] {
     case 'rsa':
       allowed = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
       break;
-    case 'rsa-pss':
-      allowed = ['PS256', 'PS384', 'PS512'];
+    case 'rsa-pss': {
+      // An RSA-PSS key verifies only the PS* whose hash (and MGF1 hash) its parameters name,
+      // with a salt no longer than that hash; one without parameters none (jsonwebtoken's key check).
+      const { hashAlgorithm, mgf1HashAlgorithm, saltLength } = key.asymmetricKeyDetails ?? {};
+      allowed = (['PS256', 'PS384', 'PS512'] as const).filter((algorithm) => {
+        const bits = Number(algorithm.slice(-3));
+        return hashAlgorithm === `sha${bits}` && mgf1HashAlgorithm === hashAlgorithm && (saltLength === undefined || saltLength <= bits >> 3);
+      });
       break;
+    }
     case 'ec': {
       const algorithm = EC_ALGORITHM_BY_CURVE[key.asymmetricKeyDetails?.namedCurve ?? ''];
       allowed = algorithm ? [algorithm] : [];

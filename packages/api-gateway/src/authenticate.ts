@@ -37,8 +37,9 @@ function failure(outcome: AuthOutcome, reason: string, error: HttpError): AuthRe
 /**
  * Checks the operation's security: alternatives (OR) of scheme sets (AND). On success the
  * claims are those of the first scheme of the satisfied alternative. The answer is a plain
- * value whenever no verification waits for a JWKS fetch (every cached or known-key token):
- * no promise, no microtask turn per request; a pending verification continues asynchronously.
+ * value whenever no verification waits (a cached token, or one refused before its signature):
+ * no promise, no microtask turn per request; a verification waiting for its signature (on the
+ * thread pool) or for a JWKS fetch continues asynchronously.
  */
 export function authenticate(req: Request, operation: GatewayOperation, verifier: JwtVerifier): AuthResult | Promise<AuthResult> {
   const steps = evaluate(req, operation, verifier);

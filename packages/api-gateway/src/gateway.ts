@@ -104,7 +104,7 @@ export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
 
   const allowed = metrics.auth.labels('allowed');
   const router = Router();
-  // Synchronous whenever authentication is (a cached or known-key token): no promise per request.
+  // Synchronous whenever authentication is (a cached token, a refusal before the signature): no promise per request.
   router.use((req, res, next) => {
     removeUserInfoHeader(req);
     const found = findOperation(operations, req.method, req.path);

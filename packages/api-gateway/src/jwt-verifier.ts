@@ -1,12 +1,13 @@
 import { JwtRejectionReasons } from '@smsauth/contracts';
 import { decodeJsonObjectSegment, hasCriticalExtensions, isCanonicalBase64url, isNumericDate } from '@smsauth/jose-rules';
 import { epochMillis, type Clock } from '@smsauth/service-kit';
-import jwt from 'jsonwebtoken';
+import type { Algorithm } from 'jsonwebtoken';
 import { isAcceptableAlgorithm } from './algorithms';
 import type { JwtScheme } from './document';
 import type { AuthOutcome, GatewayMetrics } from './gateway-metrics';
 import type { JwksKeyStore, VerificationKey } from './jwks-key-store';
 import { isAccessTokenType } from './jose-structure';
+import { verifyJwsSignature } from './jws-signature';
 import { VerifiedTokenCache, type VerifiedToken } from './token-cache';
 import type { JwtClaims } from './types';
 
@@ -35,14 +36,17 @@ function printable(text: string): string {
 }
 
 interface DecodedToken {
-  alg: jwt.Algorithm;
+  alg: Algorithm;
   kid: string | undefined;
   payload: Record<string, unknown>;
   payloadSegment: string;
+  /** `header.payload`, the bytes the signature covers. */
+  signingInput: string;
+  signatureSegment: string;
 }
 
 interface AcceptedHeader {
-  alg: jwt.Algorithm;
+  alg: Algorithm;
   kid: string | undefined;
 }
 
@@ -90,7 +94,8 @@ function decodeToken(token: string): DecodedToken | undefined {
   if (!decodedPayload.ok) return undefined;
   const payload = decodedPayload.value;
   if (TIME_CLAIMS.some((claim) => payload[claim] !== undefined && !isNumericDate(payload[claim]))) return undefined;
-  return { alg: header.alg, kid: header.kid, payload, payloadSegment };
+  const signingInput = token.slice(0, headerSegment.length + 1 + payloadSegment.length);
+  return { alg: header.alg, kid: header.kid, payload, payloadSegment, signingInput, signatureSegment };
 }
 
 export interface JwtVerifierOptions {
@@ -114,8 +119,9 @@ export class JwtVerifier {
   }
 
   /**
-   * A plain value whenever no JWKS fetch is needed (a cache hit, a malformed token, a known
-   * kid), a promise only while keys are being fetched: the hot path adds no promise layer.
+   * A plain value for a cache hit and for a token refused before its signature (malformed, wrong
+   * issuer, no `exp`); a promise while its signature is checked on the thread pool or its keys are
+   * fetched: a repeated token, the hot path, adds no promise layer.
    */
   verify(token: string, scheme: JwtScheme): Verification | Promise<Verification> {
     const cacheKey = VerifiedTokenCache.keyOf(scheme.name, token);
@@ -147,17 +153,17 @@ export class JwtVerifier {
     const store = this.options.keyStores.get(scheme.jwksUri);
     if (!store) return reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable');
     const keys = store.cachedKeys(decoded.kid);
-    if (keys) return this.verifyWithKeys(token, decoded, scheme, keys);
+    if (keys) return this.verifyWithKeys(decoded, scheme, keys);
     return store.lookup(decoded.kid).then((lookup) => {
-      if (lookup.found) return this.verifyWithKeys(token, decoded, scheme, lookup.keys);
+      if (lookup.found) return this.verifyWithKeys(decoded, scheme, lookup.keys);
       return lookup.cause === 'unavailable' || decoded.kid === undefined
         ? reject(JwtRejectionReasons.UNABLE_TO_FETCH_KEY, 'key_unavailable')
         : reject(JwtRejectionReasons.keyNotFound(printable(decoded.kid)), 'key_not_found');
     });
   }
 
-  private verifyWithKeys(token: string, decoded: DecodedToken, scheme: JwtScheme, keys: readonly VerificationKey[]): Verification {
-    const signed = this.checkSignatureAndTime(token, decoded, keys);
+  private async verifyWithKeys(decoded: DecodedToken, scheme: JwtScheme, keys: readonly VerificationKey[]): Promise<Verification> {
+    const signed = await this.checkSignatureAndTime(decoded, keys);
     if (signed) return signed;
 
     const { payload } = decoded;
@@ -173,38 +179,36 @@ export class JwtVerifier {
     };
   }
 
-  /** Undefined when a configured key verifies the signature and exp/nbf hold; else the rejection. */
-  private checkSignatureAndTime(token: string, decoded: DecodedToken, keys: readonly VerificationKey[]): Verification | undefined {
-    const { clock, metrics, clockToleranceSec } = this.options;
-    const nowMs = epochMillis(clock);
+  /**
+   * Undefined when a configured key verifies the signature and exp/nbf hold; else the rejection.
+   * What jsonwebtoken's `verify` did here, on the token this verifier already decoded (so the
+   * segments are not split, decoded and parsed a second time): only a key whose type allows the
+   * header's `alg` is tried (`algorithms`, derived from the key), the signature is checked
+   * before any time, and the times are jsonwebtoken's: expired when `now >= exp + leeway`, not
+   * yet valid when `nbf > now + leeway`, `now` in whole seconds. The signature is checked on
+   * libuv's thread pool.
+   */
+  private async checkSignatureAndTime(decoded: DecodedToken, keys: readonly VerificationKey[]): Promise<Verification | undefined> {
+    const { metrics } = this.options;
+    const signature = Buffer.from(decoded.signatureSegment, 'base64url');
     for (const candidate of keys) {
       if (!candidate.algorithms.includes(decoded.alg)) continue;
       metrics.signatureVerifications.inc();
-      try {
-        // A KeyObject (parsed once per JWKS fetch) and the algorithms: jsonwebtoken neither
-        // parses key material nor works out defaults per call.
-        jwt.verify(token, candidate.key, {
-          algorithms: candidate.algorithms,
-          clockTimestamp: Math.floor(nowMs / 1000),
-          clockTolerance: clockToleranceSec,
-        });
-        return this.checkIssuedAt(decoded.payload.iat, nowMs);
-      } catch (err) {
-        // jsonwebtoken checks the signature before the times, so these mean a good signature.
-        if (err instanceof jwt.TokenExpiredError || err instanceof jwt.NotBeforeError) {
-          return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
-        }
-      }
+      if (await verifyJwsSignature(decoded.alg, candidate.key, decoded.signingInput, signature)) return this.checkTimes(decoded.payload);
     }
     return reject(JwtRejectionReasons.SIGNATURE_FAILED, 'signature_failed');
   }
 
-  /** jsonwebtoken ignores `iat`; one further ahead than the leeway was not issued by a sane clock. */
-  private checkIssuedAt(iat: unknown, nowMs: number): Verification | undefined {
-    const { clockToleranceSec } = this.options;
-    if (typeof iat === 'number' && iat > nowMs / 1000 + clockToleranceSec) {
-      return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
-    }
+  /** exp and nbf as jsonwebtoken judges them (decodeToken has made sure each is a NumericDate), and `iat`, which it ignores. */
+  private checkTimes(payload: Record<string, unknown>): Verification | undefined {
+    const { clock, clockToleranceSec } = this.options;
+    const nowMs = epochMillis(clock);
+    const nowSec = Math.floor(nowMs / 1000);
+    const { exp, nbf, iat } = payload as { exp: number; nbf?: number; iat?: number };
+    if (nbf !== undefined && nbf > nowSec + clockToleranceSec) return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
+    if (nowSec >= exp + clockToleranceSec) return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
+    // An `iat` further ahead than the leeway was not issued by a sane clock.
+    if (iat !== undefined && iat > nowMs / 1000 + clockToleranceSec) return reject(JwtRejectionReasons.TIME_CONSTRAINT_FAILURE, 'time_constraint_failure');
     return undefined;
   }
 }

@@ -286,6 +286,27 @@ describe('API gateway', () => {
       expect(res.body).toEqual(jwtRejection(Reasons.keyNotFound('key-1')));
     });
 
+    it('refuses tokens signed by a key it has not seen, refetching the JWKS at most once a second', async () => {
+      await start();
+      expect((await request(gateway.url).get('/things/1').set(bearer(signToken(key1, claimsAt(clock))))).status).toBe(200);
+      const unseen = rsaKey('unseen');
+      const fetchesBefore = jwks.fetchCount;
+      // Under a known kid: the signature fails, and no fetch is made for it.
+      const underKnownKid = await request(gateway.url).get('/things/1').set(bearer(signToken(unseen, claimsAt(clock), { kid: 'key-1' })));
+      expect(underKnownKid.body).toEqual(jwtRejection(Reasons.SIGNATURE_FAILED));
+      expect(jwks.fetchCount).toBe(fetchesBefore);
+      // Under its own kid: one refetch (the JWKS does not have it either), then none within the second.
+      clock.advance(1_000);
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const res = await request(gateway.url).get('/things/1').set(bearer(signToken(unseen, claimsAt(clock, { sub: `u${attempt}` }))));
+        expect(res.body).toEqual(jwtRejection(Reasons.keyNotFound('unseen')));
+      }
+      expect(jwks.fetchCount).toBe(fetchesBefore + 1);
+      clock.advance(1_000);
+      await request(gateway.url).get('/things/1').set(bearer(signToken(unseen, claimsAt(clock))));
+      expect(jwks.fetchCount).toBe(fetchesBefore + 2);
+    });
+
     it('bounds an unknown-kid storm to four JWKS fetches a minute', async () => {
       await start();
       expect((await request(gateway.url).get('/things/1').set(bearer(signToken(key1, claimsAt(clock))))).status).toBe(200);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Express, Request, RequestHandler, Response } from 'express';
-import type { Logger } from './logger';
+import { accessLineWriter, type Logger } from './logger';
 import type { HttpDurationRecorder } from './metrics';
 import { assignRequestId } from './request-id';
 
@@ -47,13 +47,15 @@ function routeOf(req: Request, res: Response): string {
  * in `x-request-id`), one clock reading at the start, and when the response closes (sent, or
  * abandoned by the client) the duration histogram and one access line. The hook is a single
  * function shared by every request (`this` is the response), so a request allocates no
- * closures or timers of its own; the line's fields are built only when its level is enabled.
+ * closures or timers of its own; the line is built only when its level is enabled, written
+ * straight as JSON text (accessLineWriter: the same line pino would write, no object per request).
  * `req.log` is made only when a route asks for it. The line records only the response status,
  * never response headers (a redirect's Location can carry tokens).
  */
 export function installRequestPlumbing(app: Express, options: RequestPlumbingOptions): RequestHandler {
   const { logger, redactUrl, recordDuration } = options;
   const quiet = new Set(options.quietPaths);
+  const writeAccessLine = accessLineWriter(logger);
   Object.defineProperty(app.request, 'log', {
     configurable: true,
     get(this: IncomingMessage & { [REQUEST_LOGGER]?: Logger }) {
@@ -73,7 +75,9 @@ export function installRequestPlumbing(app: Express, options: RequestPlumbingOpt
     const level = aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     const message = aborted ? 'request aborted' : status >= 500 ? 'request errored' : 'request completed';
-    logger[level]({ req: requestFields(req, redactUrl), res: { statusCode: status }, responseTime: Math.round(elapsedMs) }, message);
+    // The fields of requestFields(), in its order.
+    const url = redactUrl(req.originalUrl ?? req.url ?? '');
+    writeAccessLine(level, message, req.id, req.method, url, req.socket?.remoteAddress, status, Math.round(elapsedMs));
   }
 
   return (req, res, next) => {

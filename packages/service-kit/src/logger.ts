@@ -1,3 +1,4 @@
+import { tracingChannel } from 'node:diagnostics_channel';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 
@@ -54,10 +55,28 @@ export function createLogger(options: LoggerOptions): Logger {
       // airport API's CPU under load; the line check costs ~1 µs when no field is present.
       hooks: { streamWrite: lineRedactor(fields) },
       base: { service: options.name },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
     },
     format === 'pretty' ? prettyDestination(destination, options.destination ? false : process.stdout.isTTY === true) : destination,
   );
+}
+
+let isoSecond = Number.NaN;
+let isoSecondPrefix = '';
+
+/**
+ * pino's `isoTime` (`,"time":"2026-11-25T16:15:27.604Z"`) without a Date and its formatting per
+ * line: the text up to the second is made once a second, the milliseconds appended.
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoSecondPrefix = `,"time":"${new Date(second * 1000).toISOString().slice(0, -4)}`;
+  }
+  const millis = now - second * 1000;
+  return `${isoSecondPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z"`;
 }
 
 /**
@@ -77,10 +96,72 @@ function prettyDestination(destination: DestinationStream, colorize: boolean): D
 /**
  * pino's default stdout is synchronous: one write(2) per line, and the event loop stalls
  * whenever a slow reader (a pipe to a log collector) lets the pipe fill. Asynchronous writes
- * batch the lines that pile up while a write is in flight; pino flushes them on exit.
+ * (sonic-boom) do not stall, and the lines are handed to it in batches (batchedDestination).
  */
 function stdoutDestination(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+  return batchedDestination(pino.destination({ dest: 1, sync: false }));
+}
+
+/** How long a line may wait to be written with the lines that follow it. */
+export const LOG_BATCH_DELAY_MS = 10;
+/** A batch this long is written at once. */
+const LOG_BATCH_MAX_CHARS = 64 * 1024;
+
+type SonicBoomLike = DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void };
+
+const exitWrites = new Set<() => void>();
+
+/** One `exit` listener for every batched destination, however many loggers a process makes. */
+function onExit(write: () => void): void {
+  if (exitWrites.size === 0) {
+    process.once('exit', () => {
+      for (const pendingWrite of exitWrites) {
+        try {
+          pendingWrite();
+        } catch {
+          // A destination already closed (or never opened) has nothing more to write.
+        }
+      }
+    });
+  }
+  exitWrites.add(write);
+}
+
+/**
+ * Collects lines and hands them to `destination` together: at most LOG_BATCH_DELAY_MS after
+ * the first of a batch, or at once when a batch reaches LOG_BATCH_MAX_CHARS. sonic-boom writes
+ * whatever it is given with one write(2) on libuv's thread pool; handed one line at a time, a
+ * busy service paid a thread-pool job (and its wake-ups) for nearly every access line, since a
+ * write to a file or pipe is usually done before the next line comes. Lines keep their order
+ * and their text (each carries the time it was logged); `flush` and the process's exit (a
+ * crash's `process.exit` included) write what is pending first.
+ */
+export function batchedDestination(destination: SonicBoomLike): DestinationStream {
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const writePending = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending === '') return;
+    const batch = pending;
+    pending = '';
+    destination.write(batch);
+  };
+  onExit(() => {
+    writePending();
+    destination.flushSync();
+  });
+  return {
+    write(line: string) {
+      pending += line;
+      if (pending.length >= LOG_BATCH_MAX_CHARS) writePending();
+      else timer ??= setTimeout(writePending, LOG_BATCH_DELAY_MS);
+    },
+    flush(cb?: (err?: Error) => void) {
+      writePending();
+      destination.flush(cb);
+    },
+  } as DestinationStream;
 }
 
 export const REDACTION_CENSOR = '[REDACTED]';
@@ -110,6 +191,94 @@ export function lineRedactor(fields: readonly string[]): (line: string) => strin
     } catch {
       return `${JSON.stringify({ level: 50, time: new Date().toISOString(), msg: 'log line withheld: it could not be redacted' })}\n`;
     }
+  };
+}
+
+/** The fields of one access line (see access-log.ts); `undefined` members are left out, as pino leaves them out. */
+export type AccessLineWriter = (
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  id: string | undefined,
+  method: string | undefined,
+  url: string,
+  remoteAddress: string | undefined,
+  statusCode: number,
+  responseTime: number,
+) => void;
+
+const {
+  chindingsSym, endSym, formattersSym, hooksSym, lsCacheSym, messageKeySym, mixinSym, msgPrefixSym,
+  needsMetadataGsym, nestedKeySym, serializersSym, streamSym, stringifiersSym, timeSym, wildcardFirstSym,
+} = pino.symbols as unknown as Record<
+  | 'chindingsSym' | 'endSym' | 'formattersSym' | 'hooksSym' | 'lsCacheSym' | 'messageKeySym' | 'mixinSym' | 'msgPrefixSym'
+  | 'needsMetadataGsym' | 'nestedKeySym' | 'serializersSym' | 'streamSym' | 'stringifiersSym' | 'timeSym' | 'wildcardFirstSym',
+  symbol
+>;
+
+/** pino's own tracing of the lines it serialises: while anyone listens, lines go through pino. */
+const pinoAsJsonTracing = tracingChannel('pino_asJson');
+
+/** The fields pino would run through a serializer or stringifier if one were set for them. */
+const ACCESS_LINE_KEYS = ['req', 'res', 'responseTime', 'msg', 'err'];
+
+type PinoInternals = Record<symbol, unknown>;
+
+/** Whether pino, given `{req, res, responseTime}` and a message, would write exactly the line accessLineWriter builds. */
+function serialisesPlainly(logger: Logger): boolean {
+  const internals = logger as unknown as PinoInternals;
+  const serializers = internals[serializersSym] as Record<string, unknown>;
+  const stringifiers = internals[stringifiersSym] as Record<string | symbol, unknown>;
+  const formatters = internals[formattersSym] as { log?: unknown };
+  const stream = internals[streamSym] as Record<symbol, unknown>;
+  return (
+    !internals[mixinSym] &&
+    !formatters.log &&
+    !internals[nestedKeySym] &&
+    !internals[msgPrefixSym] &&
+    internals[messageKeySym] === 'msg' &&
+    !stringifiers[wildcardFirstSym] &&
+    ACCESS_LINE_KEYS.every((key) => key === 'err' || (!serializers[key] && !stringifiers[key])) &&
+    stream[needsMetadataGsym] !== true
+  );
+}
+
+const jsonString = (value: string) => JSON.stringify(value);
+
+/**
+ * Writes access lines without building an object for pino to serialise: the constant parts of
+ * the line are strings made once, the variable ones are written as JSON strings and numbers
+ * straight into it. The result is byte for byte the line `logger[level]({ req: { id, method,
+ * url, remoteAddress }, res: { statusCode }, responseTime }, message)` writes (the level, the
+ * time, the logger's bindings, the members in that order, the message), and it goes through
+ * the same redaction hook and to the same stream. For a logger configured in a way this does
+ * not reproduce (serializers, a mixin, formatters, ...) it hands the object to pino instead.
+ */
+export function accessLineWriter(logger: Logger): AccessLineWriter {
+  const internals = logger as unknown as PinoInternals;
+  const plain = serialisesPlainly(logger);
+  const messages = new Map<string, string>();
+  const messagePart = (message: string) => {
+    let part = messages.get(message);
+    if (part === undefined) messages.set(message, (part = `,"msg":${jsonString(message)}`));
+    return part;
+  };
+  return (level, message, id, method, url, remoteAddress, statusCode, responseTime) => {
+    if (!plain || pinoAsJsonTracing.hasSubscribers) {
+      logger[level]({ req: { id, method, url, remoteAddress }, res: { statusCode }, responseTime }, message);
+      return;
+    }
+    const levelValue = logger.levels.values[level] as number;
+    const time = (internals[timeSym] as () => string)();
+    let req = id === undefined ? '' : `"id":${jsonString(id)}`;
+    if (method !== undefined) req += `${req ? ',' : ''}"method":${jsonString(method)}`;
+    req += `${req ? ',' : ''}"url":${jsonString(url)}`;
+    if (remoteAddress !== undefined) req += `,"remoteAddress":${jsonString(remoteAddress)}`;
+    const line =
+      `${(internals[lsCacheSym] as Record<number, string>)[levelValue]}${time}${internals[chindingsSym] as string}` +
+      `,"req":{${req}},"res":{"statusCode":${Number.isFinite(statusCode) ? statusCode : null}},"responseTime":${Number.isFinite(responseTime) ? responseTime : null}` +
+      `${messagePart(message)}${internals[endSym] as string}`;
+    const hook = (internals[hooksSym] as { streamWrite?: (line: string) => string }).streamWrite;
+    (internals[streamSym] as DestinationStream).write(hook ? hook(line) : line);
   };
 }
 
