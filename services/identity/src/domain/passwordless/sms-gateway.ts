@@ -48,8 +48,13 @@ export class SmsProviderError extends HttpError {
     public readonly gatewayStatus?: number,
     retryAfterSeconds?: number,
   ) {
-    if (retryAfterSeconds === undefined) super(400, ErrorCodes.SMS_PROVIDER_ERROR, description);
-    else super(503, ErrorCodes.SERVICE_UNAVAILABLE, description, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+    // One super call: TypeScript assigns the parameter properties right after it.
+    super(
+      retryAfterSeconds === undefined ? 400 : 503,
+      retryAfterSeconds === undefined ? ErrorCodes.SMS_PROVIDER_ERROR : ErrorCodes.SERVICE_UNAVAILABLE,
+      description,
+      retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } },
+    );
     this.name = 'SmsProviderError';
   }
 
