@@ -212,10 +212,11 @@ ${backend('gateway', ports.gateway)}
   };
   const withRetries = async (request) => {
     let res;
-    for (let attempt = 0; attempt < 6; attempt += 1) {
+    // As a patient client would: up to about 20 s, honouring Retry-After up to 2 s.
+    for (let attempt = 0; attempt < 12; attempt += 1) {
       res = await request();
       if (!RETRYABLE.has(res.status)) return res;
-      await sleep(Math.min(Math.max(res.retryAfter, 0.2), 1) * 1000);
+      await sleep(Math.min(Math.max(res.retryAfter, 0.25 * 2 ** Math.min(attempt, 3)), 2) * 1000);
     }
     return res;
   };

@@ -194,6 +194,10 @@ function toSmsProviderError(err: unknown): SmsProviderError {
   const reason = unansweredCallReason(err);
   if (reason === 'timeout') return SmsProviderError.timeout();
   if (reason === 'refused') return SmsProviderError.addressRefused();
+  // Sent, then the connection dropped before an answer (the gateway, or the balancer's backend,
+  // died mid-delivery): whether the SMS went out is unknown, and a retry with the start's key is
+  // safe. A connection refused stays "unable to reach".
+  if (errorCode(err) === 'ECONNRESET' || (err as Error | undefined)?.message === 'socket hang up') return SmsProviderError.gatewayUnavailable();
   return SmsProviderError.unreachable();
 }
 

@@ -174,6 +174,13 @@ describe('SMS gateway client', () => {
       expect(err).toMatchObject({ failure: 'gateway_unavailable', gatewayStatus: status, retryable: true });
     });
 
+    it('maps a connection dropped after the request was sent (the gateway died mid-delivery) to the retryable 503: whether it sent is unknown', async () => {
+      gateway.respondWith((req) => req.socket.destroy());
+      const err = await failure(client.deliverSms(request()));
+      expect(err.status).toBe(503);
+      expect(err).toMatchObject({ failure: 'gateway_unavailable', retryable: true });
+    });
+
     it('tells the caller to retry after 5 s when the gateway\'s 503 has no usable Retry-After', async () => {
       gateway.respondWith(answer(503));
       expect((await failure(client.deliverSms(request()))).options.headers).toEqual({ 'Retry-After': '5' });

@@ -63,8 +63,8 @@ export class SmsProviderError extends HttpError {
     return this.failure === 'gateway_unavailable';
   }
 
-  /** 409/502/503/504 from the gateway: 503 `service_unavailable`, Retry-After the gateway's (1-60 s) or 5 s. */
-  static gatewayUnavailable(status: number, retryAfter?: string): SmsProviderError {
+  /** 409/502/503/504 from the gateway, or its connection reset mid-call: 503 `service_unavailable`, Retry-After the gateway's (1-60 s) or 5 s. */
+  static gatewayUnavailable(status?: number, retryAfter?: string): SmsProviderError {
     const seconds = retryAfter !== undefined && /^\d{1,2}$/.test(retryAfter) ? Math.min(Math.max(Number(retryAfter), 1), 60) : DEFAULT_RETRY_AFTER_SECONDS;
     return new SmsProviderError('gateway_unavailable', SmsProviderErrorDescriptions.GATEWAY_UNAVAILABLE, status, seconds);
   }
