@@ -17,7 +17,7 @@ const require = createRequire(import.meta.url);
 const { startTcpProxy } = require(join(repoRoot, 'packages', 'test-support', 'dist', 'index.js'));
 const { Client } = requireFrom('services/identity')('pg');
 
-const SECONDS = Number(process.env.CHAOS_SECONDS ?? 60);
+const SECONDS = Number(process.env.CHAOS_SECONDS ?? 62);
 const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? 4);
 const REDIS = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const API_AUDIENCE = 'https://airport-api.example.com';
@@ -107,6 +107,10 @@ try {
   if (!db) throw new Error('the chaos suite needs PostgreSQL: set TEST_DATABASE_URL');
   const redisProxy = await startTcpProxy({ host: REDIS.hostname, port: Number(REDIS.port || 6379) });
   extra.push(() => redisProxy.close());
+  // Identity reaches PostgreSQL through a proxy too, so the suite can take the database away.
+  const pgTarget = new URL(db.url);
+  const pgProxy = await startTcpProxy({ host: pgTarget.hostname, port: Number(pgTarget.port || 5432) });
+  extra.push(() => pgProxy.close());
 
   // ---- ports and HAProxy
   const ports = { identity: [], gateway: [] };
@@ -151,7 +155,7 @@ ${backend('gateway', ports.gateway)}
   const identityEnv = {
     ...common,
     AUTH_URL: authUrl,
-    DATABASE_URL: db.url,
+    DATABASE_URL: pgProxy.proxiedUrl(db.url),
     ADMIN_CLIENT_ID: adminClientId,
     ADMIN_CLIENT_SECRET: adminClientSecret,
     KEY_ENCRYPTION_SECRET: secret(32),
@@ -259,8 +263,9 @@ ${backend('gateway', ports.gateway)}
         log(`  terminated ${rows.length} connections`);
       },
     },
-    { at: 38, name: 'Redis cut for 4 s', run: async () => { await redisProxy.cut(); await sleep(4000); await redisProxy.restore(); } },
-    { at: 46, name: 'log sink answers 503 for 5 s', run: async () => { sinkDown = true; await sleep(5000); sinkDown = false; } },
+    { at: 37, name: 'Redis cut for 4 s', run: async () => { await redisProxy.cut(); await sleep(4000); await redisProxy.restore(); } },
+    { at: 44, name: 'PostgreSQL unreachable for 3 s', run: async () => { await pgProxy.cut(); await sleep(3000); await pgProxy.restore(); } },
+    { at: 50, name: 'log sink answers 503 for 5 s', run: async () => { sinkDown = true; await sleep(5000); sinkDown = false; } },
   ].filter((fault) => fault.at < SECONDS - 4);
 
   t0 = Date.now();
