@@ -116,6 +116,9 @@ try {
   const ports = { identity: [], gateway: [] };
   for (let i = 0; i < 3; i += 1) ports.identity.push(await stack.freePort());
   for (let i = 0; i < 2; i += 1) ports.gateway.push(await stack.freePort());
+  ports.airport = [await stack.freePort(), await stack.freePort()];
+  const lbAirport = await stack.freePort();
+  const airportUrl = `http://127.0.0.1:${lbAirport}`;
   const lbIdentity = await stack.freePort();
   const lbGateway = await stack.freePort();
   const authUrl = `http://127.0.0.1:${lbIdentity}`;
@@ -140,8 +143,12 @@ frontend identity_in
 frontend gateway_in
   bind 127.0.0.1:${lbGateway}
   default_backend gateway
+frontend airport_in
+  bind 127.0.0.1:${lbAirport}
+  default_backend airport
 ${backend('identity', ports.identity)}
 ${backend('gateway', ports.gateway)}
+${backend('airport', ports.airport)}
 `;
   writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig);
   const haproxy = spawn('haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -176,13 +183,19 @@ ${backend('gateway', ports.gateway)}
   };
   const identities = [];
   const gateways = [];
+  const airports = [];
   const startIdentity = async (i) => (identities[i] = await startProcess({ name: `identity-${i + 1}`, script: join(repoRoot, 'services/identity/dist/main.js'), port: ports.identity[i], logDir: dir, env: identityEnv }));
   const startGateway = async (i) =>
     (gateways[i] = await startProcess({ name: `gateway-${i + 1}`, script: join(repoRoot, 'services/sms-delivery-gateway/dist/main.js'), port: ports.gateway[i], logDir: dir, env: gatewayEnv }));
   // The first identity migrates; the others start once it has.
   await startIdentity(0);
   await Promise.all([startIdentity(1), startIdentity(2), startGateway(0), startGateway(1)]);
-  started.push({ stop: async () => Promise.all([...identities, ...gateways].map((p) => p?.stop())) });
+  await Promise.all(
+    ports.airport.map(async (port, i) => {
+      airports[i] = await startProcess({ name: `airport-${i + 1}`, script: join(repoRoot, 'services/airport-api/dist/main.js'), port, logDir: dir, env: { ...common, AUTH_URL: authUrl, API_AUDIENCE } });
+    }),
+  );
+  started.push({ stop: async () => Promise.all([...identities, ...gateways, ...airports].map((p) => p?.stop())) });
   const tenant = await stack.seedDemoTenant({
     authUrl,
     adminClientId,
@@ -269,12 +282,16 @@ ${backend('gateway', ports.gateway)}
   ].filter((fault) => fault.at < SECONDS - 4);
 
   t0 = Date.now();
-  log(`load: ${CLIENTS} clients for ${SECONDS} s; 3 identity, 2 gateways behind HAProxy; PostgreSQL, Redis`);
+  log(`load: ${CLIENTS} clients for ${SECONDS} s; 3 identity, 2 gateways, 2 airport APIs behind HAProxy; PostgreSQL, Redis`);
   const clients = Array.from({ length: CLIENTS }, () => client());
-  const tokenBefore = { value: undefined };
+  const tokenBefore = { value: undefined, access: undefined };
   const faultRuns = plan.map(async (fault) => {
     await sleep(fault.at * 1000);
-    if (fault.name.startsWith('signing key')) tokenBefore.value = [...logins].reverse().find((l) => l.idToken)?.idToken;
+    if (fault.name.startsWith('signing key')) {
+      tokenBefore.value = [...logins].reverse().find((l) => l.idToken)?.idToken;
+      const m2m = await call(`${authUrl}/oauth/token`, { json: { grant_type: 'client_credentials', client_id: tenant.m2mClientId, client_secret: tenant.m2mClientSecret, audience: API_AUDIENCE } });
+      tokenBefore.access = m2m.body?.access_token;
+    }
     const from = Date.now();
     log(`FAULT ${fault.name}`);
     await fault.run();
@@ -311,6 +328,13 @@ ${backend('gateway', ports.gateway)}
     const published = await Promise.all(ports.identity.map(async (port) => (await call(`http://127.0.0.1:${port}/.well-known/jwks.json`, { method: 'GET' })).body?.keys?.some((k) => k.kid === kid)));
     tokenSurvives = published.every(Boolean) ? 'yes' : `kid ${kid} missing on some replica: ${JSON.stringify(published)}`;
   }
+
+  // An API access token from before the rotation, accepted by every airport API replica after it.
+  const airportAnswers = tokenBefore.access
+    ? await Promise.all(ports.airport.map(async (port) => (await call(`http://127.0.0.1:${port}/airportName?iataCode=SFO`, { method: 'GET', headers: { authorization: `Bearer ${tokenBefore.access}` } })).status))
+    : [];
+  for (const [i, port] of ports.airport.entries()) readiness[`airport-${i + 1}`] = (await call(`http://127.0.0.1:${port}/readyz`, { method: 'GET' })).status;
+  const viaBalancer = tokenBefore.access ? (await call(`${airportUrl}/airportName?iataCode=SFO`, { method: 'GET', headers: { authorization: `Bearer ${tokenBefore.access}` } })).status : 0;
 
   // ---- figures
   const recordsByStart = new Map();
@@ -350,6 +374,8 @@ ${backend('gateway', ports.gateway)}
     streamMissingRecords: missingRecords.length,
     streamDuplicateRecords: duplicateRecords,
     tokenFromBeforeRotationPublishedByEveryReplica: tokenSurvives,
+    apiTokenFromBeforeRotationAcceptedByEachAirportApi: airportAnswers,
+    apiTokenThroughTheBalancer: viaBalancer,
     readiness,
     latencyMs: { calm: { p50: percentile(calm, 50), p99: percentile(calm, 99) }, duringFaults: { p50: percentile(faulty, 50), p99: percentile(faulty, 99) } },
     faults: faults.map((f) => f.name),
@@ -369,6 +395,7 @@ ${backend('gateway', ports.gateway)}
   if (unexplained.length) failures.push(`${unexplained.length} keys sent twice outside a gateway kill`);
   if (missingRecords.length) failures.push(`${missingRecords.length} tenant log records never reached the log stream`);
   if (tokenSurvives !== 'yes') failures.push(`token from before the rotation: ${tokenSurvives}`);
+  if (airportAnswers.length !== 2 || airportAnswers.some((status) => status !== 200) || viaBalancer !== 200) failures.push(`API token from before the rotation not accepted: ${JSON.stringify({ airportAnswers, viaBalancer })}`);
   for (const [name, status] of Object.entries(readiness)) if (status !== 200) failures.push(`${name} not ready at the end (${status})`);
   if (ok.length === 0) failures.push('no login succeeded');
   // Lost: requests to a killed replica that the client could not retry. Reported, and bounded.
