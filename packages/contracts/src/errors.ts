@@ -58,6 +58,12 @@ export const SmsProviderErrorDescriptions = {
   GATEWAY_ADDRESS_REFUSED: 'Refused to call the SMS gateway: its address is not allowed',
   /** The connection's gateway_authentication secret cannot sign a token. */
   GATEWAY_TOKEN_UNUSABLE: 'Unable to sign the SMS gateway token: gateway_authentication.secret is unusable',
+  /**
+   * Not an `sms_provider_error`: the gateway (or the balancer before it) answered 502, 503, 504
+   * or 409 (its Idempotency-Key still in flight). Identity answers 503 `service_unavailable`
+   * with Retry-After; a retry (with the start's Idempotency-Key) sends at most once.
+   */
+  GATEWAY_UNAVAILABLE: 'The SMS gateway is temporarily unavailable. Please try again shortly.',
 } as const;
 
 /** Same text for an unknown number and a wrong code, so the answer does not reveal which. */

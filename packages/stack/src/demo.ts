@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `pnpm demo`: the spec's flow against a running stack, each step checked and timed.
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -66,8 +67,11 @@ async function demoClientId(): Promise<string> {
 
 async function startLogin(clientId: string) {
   const sentAt = new Date(Date.now() - 1000);
+  // One key per start: were this request retried (a reset, a balancer 503), the user would
+  // still get one SMS.
   const res = await requestJson(`${authUrl}/passwordless/start`, {
     method: 'POST',
+    headers: { 'Idempotency-Key': `demo-${randomUUID()}` },
     json: { client_id: clientId, connection, phone_number: phone, send: 'code', authParams: { scope: 'openid', state: 'demo' } },
   });
   if (res.status === 429) {

@@ -144,6 +144,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     sink: logStreamSink,
     metrics: logStreamMetrics(metrics, () => logStreamLagSeconds(store, clock)),
     logger,
+    ...(deps.logStreamTimers ? { timers: deps.logStreamTimers } : {}),
     policy: {
       batchSize: config.LOG_STREAM_BATCH_SIZE,
       timeoutMs: config.LOG_STREAM_TIMEOUT_MS,

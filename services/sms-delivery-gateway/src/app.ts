@@ -49,8 +49,11 @@ export interface AppDependencies {
   http?: AxiosInstance;
 }
 
-/** How long a replica may hold an Idempotency-Key in flight before another may send (a replica that died mid-send). */
-const IN_FLIGHT_TTL_MS = 5 * 60 * 1000;
+/**
+ * How long an Idempotency-Key's in-flight marker lives unless its replica renews it (every
+ * third of it, while the send runs): a replica that died mid-send blocks its key this long.
+ */
+const IN_FLIGHT_TTL_MS = 6_000;
 
 /** Builds the sms-delivery-gateway app from its dependencies; never listens. With REDIS_URL, closing the lifecycle closes the Redis client. */
 export function buildApp({ config, logger, clock = systemClock, http = axios.create() }: AppDependencies): ServiceApp {

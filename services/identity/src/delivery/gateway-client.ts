@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Logger } from '@smsauth/service-kit';
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import { SmsProviderError, type SmsGateway, type SmsMessage } from '../domain/passwordless/sms-gateway';
+import { RETRYABLE_GATEWAY_STATUSES, SmsProviderError, type SmsGateway, type SmsMessage } from '../domain/passwordless/sms-gateway';
 import {
   checkGatewayUrlSyntax,
   createGuardedLookup,
@@ -77,7 +77,9 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
       failure =
         response.status === 401
           ? SmsProviderError.authenticationFailed()
-          : SmsProviderError.unexpectedStatus(response.status);
+          : RETRYABLE_GATEWAY_STATUSES.has(response.status)
+            ? SmsProviderError.gatewayUnavailable(response.status, response.retryAfter)
+            : SmsProviderError.unexpectedStatus(response.status);
     } catch (err) {
       failure = toSmsProviderError(err);
       deps.logger?.warn(
@@ -121,7 +123,7 @@ export async function postWithinDeadline(
   agents: AgentPair,
   request: { url: string; data: unknown; headers: Record<string, string> },
   timeoutMs: number,
-): Promise<{ status: number }> {
+): Promise<{ status: number; retryAfter?: string }> {
   // `timeout` alone is an idle timer; the abort signal bounds the whole call, so a gateway
   // trickling bytes cannot hold a start request open.
   const deadline = new AbortController();
@@ -144,7 +146,8 @@ export async function postWithinDeadline(
       validateStatus: () => true,
     });
     await discardBody(response.data, MAX_GATEWAY_RESPONSE_BYTES);
-    return { status: response.status };
+    const retryAfter = response.headers['retry-after'];
+    return { status: response.status, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
   } catch (err) {
     if (deadline.signal.aborted) throw new DeadlineExceeded();
     throw err;
@@ -191,6 +194,10 @@ function toSmsProviderError(err: unknown): SmsProviderError {
   const reason = unansweredCallReason(err);
   if (reason === 'timeout') return SmsProviderError.timeout();
   if (reason === 'refused') return SmsProviderError.addressRefused();
+  // Sent, then the connection dropped before an answer (the gateway, or the balancer's backend,
+  // died mid-delivery): whether the SMS went out is unknown, and a retry with the start's key is
+  // safe. A connection refused stays "unable to reach".
+  if (errorCode(err) === 'ECONNRESET' || (err as Error | undefined)?.message === 'socket hang up') return SmsProviderError.gatewayUnavailable();
   return SmsProviderError.unreachable();
 }
 

@@ -32,5 +32,14 @@ export function logStreamMetrics(
       }
     },
   });
-  return { delivery: (streamId, outcome) => deliveries.inc({ stream: streamId, outcome }) };
+  const redelivered = new Counter({
+    name: 'log_stream_redelivered_records_total',
+    help: 'Log stream records sent again after taking over the lease of a replica that did not finish its batch (possible duplicates, same log_id)',
+    labelNames: ['stream'] as const,
+    registers: [registry],
+  });
+  return {
+    delivery: (streamId, outcome) => deliveries.inc({ stream: streamId, outcome }),
+    redelivered: (streamId, records) => redelivered.inc({ stream: streamId }, records),
+  };
 }

@@ -19,6 +19,8 @@ export function passwordlessRouter(deps: StartDependencies): Router {
       requestLanguage: requestLanguage(req),
       setHeaders: (headers) => res.set({ ...headers }),
       clientAuthentication: { headers: req.headers },
+      idempotencyKey: req.get('idempotency-key'),
+      replayed: () => res.set('Idempotent-Replayed', 'true'),
     });
     res.json(response);
   });

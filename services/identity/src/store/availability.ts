@@ -28,6 +28,44 @@ const UNAVAILABLE_MESSAGES = [
   /^Client was closed and is not queryable$/,
 ];
 
+/**
+ * SQLSTATEs a server sends as it ends one connection it was serving: admin_shutdown
+ * (pg_terminate_backend, a fast shutdown), crash_shutdown, cannot_connect_now (starting up, or
+ * a failover under way).
+ */
+const CONNECTION_ENDED_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+
+/** What node-postgres says when a connection it had dies under it, or when it knows one is dead. */
+const CONNECTION_LOST_MESSAGES = [/^Connection terminated unexpectedly/, /^Client has encountered a connection error and is not queryable$/];
+
+/**
+ * Whether `err` says that one connection died (the server ended it, or its socket reset), as
+ * opposed to the database being unreachable or a statement failing: such a failure is worth
+ * one more attempt on a fresh connection.
+ */
+export function isConnectionLost(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError) return isConnectionLost(err.cause);
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (CONNECTION_ENDED_SQLSTATES.has(code) || code === 'ECONNRESET' || code === 'EPIPE')) return true;
+  return typeof message === 'string' && CONNECTION_LOST_MESSAGES.some((pattern) => pattern.test(message));
+}
+
+/**
+ * Whether the failed statement cannot have run: the server refused it as it ended the
+ * connection (an ErrorResponse with 57P0x: the backend aborts whatever it had not committed,
+ * and commits only before it answers ReadyForQuery), or the driver never sent it (the client
+ * was already known dead). A reset socket alone may have lost the answer of a statement that
+ * committed.
+ */
+export function statementCannotHaveRun(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError) return statementCannotHaveRun(err.cause);
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message, severity } = err as { code?: unknown; message?: unknown; severity?: unknown };
+  if (typeof code === 'string' && CONNECTION_ENDED_SQLSTATES.has(code) && typeof severity === 'string') return true;
+  return typeof message === 'string' && /^Client has encountered a connection error and is not queryable$/.test(message);
+}
+
 /** Whether `err` says the database is unreachable (as opposed to a bad query or a constraint). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   // Duck-typed: errors raised by Node's own net module may come from another realm.

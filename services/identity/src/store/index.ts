@@ -224,6 +224,7 @@ export type { ConnectionAttributes, ConnectionFilter } from './repos/connections
 export type { ClientGrantFilter } from './repos/client-grants';
 export type { StoredSigningKey, NewSigningKey, PublicJwk } from './repos/signing-keys';
 export type { StoredCode, NewCode, CodeKey } from './repos/one-time-codes';
+export type { StoredStartKey, StartKeyClaim } from './repos/passwordless-logins';
 export type { StoredRefreshToken } from './repos/refresh-tokens';
 export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { toDatabaseUnavailable } from './availability';
+import { isConnectionLost, statementCannotHaveRun, toDatabaseUnavailable } from './availability';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -21,7 +21,12 @@ export interface SqlExecutor {
 /** The one database abstraction; both drivers run the same SQL. */
 export interface SqlClient extends SqlExecutor {
   readonly driver: 'pg' | 'pglite';
-  /** Runs `fn` on one connection inside BEGIN/COMMIT; ROLLBACK when it throws. */
+  /**
+   * Runs `fn` on one connection inside BEGIN/COMMIT; ROLLBACK when it throws. PostgreSQL: when
+   * the connection dies before COMMIT is sent (or the server refuses COMMIT as it ends the
+   * connection), nothing can have committed and `fn` runs once more on a fresh connection, so
+   * `fn` must not act outside the database.
+   */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /**
    * LISTEN on `channel`. PostgreSQL: on a dedicated connection (not from the pool), re-opened
@@ -135,6 +140,13 @@ function openPg(
   });
   // A dropped idle connection must not crash the process; the pool replaces it on next use.
   pool.on('error', () => undefined);
+  // Each new connection's rank, so a retry after a lost connection can insist on a newer one.
+  let opened = 0;
+  const openedAs = new WeakMap<pg.PoolClient, number>();
+  pool.on('connect', (client) => {
+    opened += 1;
+    openedAs.set(client, opened);
+  });
   const statements = options.preparedStatements ? new PreparedStatementNames() : undefined;
   const send = (client: pg.Pool | pg.PoolClient, text: string, params: readonly unknown[] | undefined, name: string | undefined) =>
     unavailableAs503(() => client.query({ name, text, values: params as unknown[] | undefined }));
@@ -160,39 +172,119 @@ function openPg(
   };
   return {
     driver: 'pg',
-    query: (text, params) => run(pool, text, params),
+    async query(text, params) {
+      const since = opened;
+      try {
+        return await run(pool, text, params);
+      } catch (err) {
+        if (!retryableStatement(err, text)) throw err;
+        const client = await freshClient(since);
+        let broken = false;
+        try {
+          return await run(client, text, params);
+        } catch (again) {
+          broken = isConnectionLost(again);
+          throw again;
+        } finally {
+          client.release(broken);
+        }
+      }
+    },
     exec: (script) => exec(pool, script),
     async transaction(fn) {
-      const client = await unavailableAs503(() => pool.connect());
-      let broken = false;
-      // A checked-out client has no pool listener: without this, a connection dropped in the
-      // middle of a transaction would be an unhandled 'error' event and end the process. The
-      // pending query fails on its own; the client is discarded on release.
-      const onConnectionLost = () => {
-        broken = true;
-      };
-      client.on('error', onConnectionLost);
+      const since = opened;
       try {
-        await run(client, 'BEGIN');
-        const result = await fn({
-          query: (text, params) => run(client, text, params),
-          exec: (script) => exec(client, script),
+        const client = await pool.connect().catch((err: unknown) => {
+          // A connection ended while it was being opened (57P01 during startup): nothing ran yet.
+          throw isConnectionLost(err) ? new LostBeforeCommit(err) : toDatabaseUnavailable(err);
         });
-        await run(client, 'COMMIT');
-        return result;
+        return await transactionOn(client, fn);
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
+        if (!(err instanceof LostBeforeCommit)) throw err;
+        return await transactionOn(await freshClient(since), fn).catch((again: unknown) => {
+          throw again instanceof LostBeforeCommit ? again.cause : again;
         });
-        throw err;
-      } finally {
-        client.removeListener('error', onConnectionLost);
-        client.release(broken);
       }
     },
     listen: (channel, handlers) => listenPg(connectionString, schema, channel, handlers, options.listenRetryMs),
     close: () => pool.end(),
   };
+
+  async function transactionOn<T>(client: pg.PoolClient, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    let broken = false;
+    // The first connection-lost failure on this client, and whether COMMIT had been sent by then.
+    let lost: { err: unknown; duringCommit: boolean } | undefined;
+    let committing = false;
+    const tracked = async <R>(text: string, params?: readonly unknown[]) => {
+      try {
+        return await run<R>(client, text, params);
+      } catch (err) {
+        if (!lost && isConnectionLost(err)) lost = { err, duringCommit: committing };
+        throw err;
+      }
+    };
+    // A checked-out client has no pool listener: without this, a connection dropped in the
+    // middle of a transaction would be an unhandled 'error' event and end the process. The
+    // pending query fails on its own; the client is discarded on release.
+    const onConnectionLost = () => {
+      broken = true;
+    };
+    client.on('error', onConnectionLost);
+    try {
+      await tracked('BEGIN');
+      const result = await fn({
+        query: (text, params) => tracked(text, params),
+        exec: (script) => exec(client, script),
+      });
+      committing = true;
+      await tracked('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      if (lost && (!lost.duringCommit || statementCannotHaveRun(lost.err))) {
+        broken = true;
+        throw new LostBeforeCommit(err);
+      }
+      throw err;
+    } finally {
+      client.removeListener('error', onConnectionLost);
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A pooled connection opened after the `since`-th: those opened before may have died with the
+   * one that failed (a restart or pg_terminate_backend ends them all), so they are closed.
+   */
+  async function freshClient(since: number): Promise<pg.PoolClient> {
+    for (;;) {
+      const client = await unavailableAs503(() => pool.connect());
+      if ((openedAs.get(client) ?? 0) > since) return client;
+      client.release(true);
+    }
+  }
+}
+
+/** A transaction whose connection died before it could commit: it is run again once. */
+class LostBeforeCommit extends Error {
+  constructor(cause: unknown) {
+    super('connection lost before commit', { cause });
+  }
+}
+
+/**
+ * Whether a standalone statement that failed may be sent again on a fresh connection: its
+ * connection died, and either the server refused it (so it did not run) or it only reads.
+ */
+function retryableStatement(err: unknown, text: string): boolean {
+  if (!isConnectionLost(err)) return false;
+  return statementCannotHaveRun(err) || isReadOnly(text);
+}
+
+function isReadOnly(text: string): boolean {
+  return /^\s*select\b/i.test(text) && !/\b(insert|update|delete|nextval|setval|pg_advisory\w*|for\s+update)\b/i.test(text);
 }
 
 /** Longest wait between attempts to re-open a lost LISTEN connection. */

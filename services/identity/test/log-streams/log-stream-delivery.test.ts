@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answer } from '@smsauth/test-support';
+import request from 'supertest';
+import { LEASE_MS } from '../../src/domain/log-streams/delivery';
+import type { Timers } from '../../src/domain/log-streams/worker';
 import pg from 'pg';
 import { dropSchema, describeWithPostgres, TestClock, uniqueSchema } from '../helpers';
 import { describeOnEachDatabase } from '../passwordless/flow-harness';
@@ -308,8 +311,8 @@ describeWithPostgres('log stream delivery by two replicas on one PostgreSQL', (d
     const { pass: aPass } = await a.passReaching(receiver, 1);
     await b.identity.logStreamWorker.runOnce();
     expect(receiver.requests).toHaveLength(1);
-    // Past the lease (LOG_STREAM_TIMEOUT_MS 10 s + 30 s): B takes over and sends the same batch.
-    clock.advance(41);
+    // Past the lease (5 s; A's heartbeat never beats here, as a killed replica's): B takes over and sends the same batch.
+    clock.advance(6);
     const bPass = b.identity.logStreamWorker.runOnce();
     await receiver.waitForRequests(2);
     expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body);
@@ -395,5 +398,85 @@ describe('log stream worker lifecycle', () => {
       await receiver.close();
     }
     expect(h.identity.logs()).not.toContain('log stream delivery pass failed');
+  });
+});
+
+describeWithPostgres('log stream lease heartbeat and takeover by another replica', (databaseUrl) => {
+  const schema = uniqueSchema('streams_lease');
+  const clock = new TestClock();
+  // A's heartbeats run only when the test fires them; the delivery loop itself is driven by runOnce().
+  let heartbeats: Array<() => void> = [];
+  const heartbeatTimers: Timers = {
+    setTimeout: (callback, ms) => {
+      if (ms === Math.floor(LEASE_MS / 3)) heartbeats.push(callback);
+      return undefined;
+    },
+    clearTimeout: () => undefined,
+  };
+  let a: StreamHarness;
+  let b: StreamHarness;
+  let receiver: RecordingServer;
+  beforeAll(async () => {
+    a = await StreamHarness.start({ DATABASE_URL: databaseUrl, ...ENV }, { schema, clock, logStreamTimers: heartbeatTimers });
+    b = await StreamHarness.start({ DATABASE_URL: databaseUrl, ...ENV }, { schema, clock });
+    receiver = await RecordingServer.start({ path: '/logs' });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await receiver?.close();
+    await dropSchema(databaseUrl, schema);
+  });
+  beforeEach(() => {
+    receiver.reset();
+    heartbeats = [];
+  });
+  afterEach(async () => {
+    receiver.release();
+    for (const stream of (await a.management('get', '/log-streams')).body as Array<{ id: string }>) await a.management('delete', `/log-streams/${stream.id}`);
+  });
+
+  const leaseExpiresAt = async (streamId: string) =>
+    (await a.identity.sql.query<{ at: Date | null }>('SELECT lease_expires_at AS at FROM log_streams WHERE id = $1', [streamId])).rows[0]!.at;
+
+  it('keeps the lease of a batch in flight by its heartbeat, so no other replica sends the batch meanwhile', async () => {
+    const stream = await a.createStream({ httpEndpoint: receiver.url() });
+    const ids = await a.record(3);
+    await a.settled(stream.id, 3);
+    receiver.hold();
+    const { pass: aPass } = await a.passReaching(receiver, 1);
+    const firstLeaseEnd = (await leaseExpiresAt(stream.id))!.getTime();
+    clock.advance(4);
+    for (const beat of heartbeats.splice(0)) beat();
+    for (let i = 0; i < 200 && (await leaseExpiresAt(stream.id))!.getTime() === firstLeaseEnd; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await leaseExpiresAt(stream.id))!.getTime()).toBe(clock.now().getTime() + LEASE_MS);
+    // Past the first lease, within the renewed one: B finds the stream busy.
+    clock.advance(4);
+    await b.identity.logStreamWorker.runOnce();
+    expect(receiver.requests).toHaveLength(1);
+    receiver.release();
+    await aPass;
+    await a.deliverUntil(() => logIdsOf(receiver).length >= 3);
+    expect(logIdsOf(receiver)).toEqual(ids);
+  });
+
+  it('hands the stream of a replica killed mid-batch to another once the lease (5 s) ends: the batch again, same log_ids, counted as redelivered', async () => {
+    const stream = await a.createStream({ httpEndpoint: receiver.url() });
+    const ids = await a.record(3);
+    await a.settled(stream.id, 3);
+    receiver.hold();
+    // A sends and is never heard from again: no heartbeat, no answer.
+    const { pass: aPass } = await a.passReaching(receiver, 1);
+    clock.advance(LEASE_MS / 1000 + 1);
+    const bPass = b.identity.logStreamWorker.runOnce();
+    await receiver.waitForRequests(2);
+    expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body);
+    receiver.release();
+    await Promise.all([aPass, bPass]);
+    const metrics = await request(b.identity.app).get('/metrics');
+    expect(metrics.text).toContain(`log_stream_redelivered_records_total{stream="${stream.id}",service="identity"} 3`);
+    const [first, second] = receiver.requests.map((r) => logIdsOf({ requests: [r] } as unknown as RecordingServer));
+    expect(second).toEqual(first);
+    expect(ids).toEqual(expect.arrayContaining(first!));
   });
 });

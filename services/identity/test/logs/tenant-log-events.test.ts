@@ -59,12 +59,12 @@ describeOnEachDatabase('tenant log events', (database) => {
       user_agent: 'LogTest/1.0',
       phone_number: maskPhoneNumber(who.phone),
       user_id: null,
-      details: { start_id: res.body._id },
+      details: { start_id: res.body._id, delivery: 'sent' },
     });
     expect(record!.log_id).toMatch(/^900\d{53}$/);
   });
 
-  it('records a failed delivery (fn) and no code sent when the gateway refuses', async () => {
+  it('marks the code-sent record written ahead (cs) failed and records the failed delivery (fn) when the gateway refuses', async () => {
     const who = caller();
     const mark = await logMark(h);
     h.gateway.respondWith(answer(500));
@@ -75,8 +75,9 @@ describeOnEachDatabase('tenant log events', (database) => {
       h.gateway.respondWith(answer(200));
     }
     const records = await mark.records();
-    expect(records.map((r) => r.type)).toEqual(['fn']);
-    expect(records[0]!.details).toMatchObject({ error: expect.any(String) });
+    expect(records.map((r) => r.type)).toEqual(['cs', 'fn']);
+    expect(records[0]!.details).toEqual({ start_id: records[1]!.details.start_id, delivery: 'failed', error: 'sms_provider_error', status: 400 });
+    expect(records[1]!.details).toMatchObject({ error: expect.any(String) });
     const codes = await h.identity.sql.query('SELECT 1 FROM one_time_codes WHERE phone_number = $1', [who.phone]);
     expect(codes.rows).toEqual([]);
   });

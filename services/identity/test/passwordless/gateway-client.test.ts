@@ -1,4 +1,4 @@
-import { ErrorCodes } from '@smsauth/contracts';
+import { ErrorCodes, SmsProviderErrorDescriptions } from '@smsauth/contracts';
 import { createMemoryLogger } from '@smsauth/service-kit';
 import axios from 'axios';
 import jwt from 'jsonwebtoken';
@@ -162,7 +162,31 @@ describe('SMS gateway client', () => {
   });
 
   describe('failures', () => {
-    it.each([500, 502, 503, 400, 403, 404, 429])('maps a %d to "Unexpected response ..."', async (status) => {
+    it.each([409, 502, 503, 504])('maps a %d (gateway or balancer unavailable, key in flight) to a retryable 503 with Retry-After, not sms_provider_error', async (status) => {
+      gateway.respondWith((_req, res) => {
+        res.writeHead(status, { 'Retry-After': '2' });
+        res.end();
+      });
+      const err = await failure(client.deliverSms(request()));
+      expect(err.status).toBe(503);
+      expect(err.toBody()).toEqual({ error: ErrorCodes.SERVICE_UNAVAILABLE, error_description: SmsProviderErrorDescriptions.GATEWAY_UNAVAILABLE });
+      expect(err.options.headers).toEqual({ 'Retry-After': '2' });
+      expect(err).toMatchObject({ failure: 'gateway_unavailable', gatewayStatus: status, retryable: true });
+    });
+
+    it('maps a connection dropped after the request was sent (the gateway died mid-delivery) to the retryable 503: whether it sent is unknown', async () => {
+      gateway.respondWith((req) => req.socket.destroy());
+      const err = await failure(client.deliverSms(request()));
+      expect(err.status).toBe(503);
+      expect(err).toMatchObject({ failure: 'gateway_unavailable', retryable: true });
+    });
+
+    it('tells the caller to retry after 5 s when the gateway\'s 503 has no usable Retry-After', async () => {
+      gateway.respondWith(answer(503));
+      expect((await failure(client.deliverSms(request()))).options.headers).toEqual({ 'Retry-After': '5' });
+    });
+
+    it.each([500, 400, 403, 404, 429])('maps a %d to "Unexpected response ..."', async (status) => {
       gateway.respondWith(answer(status));
       const err = await failure(client.deliverSms(request()));
       expect(err.status).toBe(400);

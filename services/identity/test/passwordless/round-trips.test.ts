@@ -31,11 +31,23 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
   }
 
   // A connection created now runs the SMS fraud guard (count the prefix's send, or find it
-  // blocked) in the rate limits' statement, and the start is recorded in the tenant log (`cs`).
-  it('a start reads its context once, counts both rate limits and its prefix for the fraud guard at once, stores the code and records it sent: 4 statements', async () => {
+  // blocked) in the rate limits' statement. The code and its tenant-log record (`cs`) are
+  // written ahead of the delivery in one statement, and the outcome after it: still 4.
+  it('a start reads its context once, counts both rate limits and its prefix for the fraud guard at once, writes the code with its record ahead of the SMS and the outcome after: 4 statements', async () => {
     const who = h.caller();
     const sent = await statementsOf(async () => expect((await h.start({ client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code' }, who.ip)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'INSERT INTO', 'INSERT INTO']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'WITH claimed', 'WITH logged']);
+  });
+
+  it('a start with an Idempotency-Key looks its key up first: 5 statements; its retry answers from the key: 2, and sends nothing', async () => {
+    const who = h.caller();
+    const body = { client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code' };
+    const sent = await statementsOf(async () => expect((await h.start(body, who.ip).set('Idempotency-Key', `rt-${who.phone}`)).status).toBe(200));
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'SELECT *', 'WITH first', 'WITH claimed', 'WITH logged']);
+    const deliveries = h.gateway.requests.length;
+    const retried = await statementsOf(async () => expect((await h.start(body, who.ip).set('Idempotency-Key', `rt-${who.phone}`)).status).toBe(200));
+    expect(retried).toEqual(['SELECT to_jsonb(cl)', 'SELECT *']);
+    expect(h.gateway.requests).toHaveLength(deliveries);
   });
 
   it('/oauth/ro with the right code takes 3 statements: context, attempt, and a completion that also counts the fraud guard\'s verification and stores the opaque access token', async () => {

@@ -65,8 +65,9 @@ export class IdempotencyStore<T> implements Idempotency<T> {
 /**
  * The idempotency keys shared by every replica (Redis): the first caller marks the key in
  * flight and sends; a duplicate arriving meanwhile, on any replica, waits for the outcome and
- * answers it. The in-flight marker expires after `inFlightTtlMs` (longer than any send), so a
- * replica that died mid-send does not block the key for good.
+ * answers it. The in-flight marker lives `inFlightTtlMs` and its owner renews it while the send
+ * runs, so a replica that died mid-send blocks the key for seconds, not for good. Redis
+ * unreachable: a 503 (RedisUnavailableError) before anything is sent.
  */
 export class SharedIdempotencyStore<T> implements Idempotency<T> {
   private readonly ttlMs: number;
@@ -102,18 +103,31 @@ export class SharedIdempotencyStore<T> implements Idempotency<T> {
   }
 
   private async runOwned(key: string, fingerprint: string, owner: string, task: () => Promise<T>): Promise<T> {
+    // The marker is short-lived and renewed while the send runs: a replica killed mid-send
+    // leaves its key blocked for at most inFlightTtlMs, not for the longest possible send.
+    const heartbeat = setInterval(() => {
+      this.records.extend(key, owner, this.inFlightTtlMs).catch(() => undefined);
+    }, Math.max(Math.floor(this.inFlightTtlMs / 3), 1));
+    heartbeat.unref();
     let outcome: T;
     try {
       outcome = await task();
     } catch (err) {
-      await this.records.release(key, owner);
+      clearInterval(heartbeat);
+      await this.records.release(key, owner).catch(() => undefined);
       throw err;
+    } finally {
+      clearInterval(heartbeat);
     }
     try {
       await this.records.complete(key, fingerprint, outcome, this.ttlMs);
     } catch (err) {
-      // The message went out: answer its outcome. A retry meanwhile waits for the marker to expire.
-      this.options.logger.error({ err: { message: (err as Error).message }, idempotencyKey: key }, 'could not record the outcome of an Idempotency-Key');
+      // The message went out: answer its outcome. Its marker is no longer renewed and expires
+      // within inFlightTtlMs; a retry with this key after that is sent again.
+      this.options.logger.error(
+        { err: { message: (err as Error).message }, idempotencyKey: key, markerExpiresInMs: this.inFlightTtlMs },
+        'could not record the outcome of an Idempotency-Key: its in-flight marker expires on its own, after which a retry with this key sends again',
+      );
     }
     return outcome;
   }

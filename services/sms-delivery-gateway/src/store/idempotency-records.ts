@@ -13,4 +13,6 @@ export interface IdempotencyRecords<T> {
   complete(key: string, fingerprint: string, outcome: T, ttlMs: number): Promise<void>;
   /** Forgets the key if `owner` still holds it in flight. */
   release(key: string, owner: string): Promise<void>;
+  /** Keeps `owner`'s in-flight marker for another `inFlightTtlMs` (the heartbeat of a send under way). */
+  extend(key: string, owner: string, inFlightTtlMs: number): Promise<void>;
 }

@@ -1,4 +1,5 @@
-import type { MessageStatus } from '@smsauth/contracts';
+import { ErrorCodes, type MessageStatus } from '@smsauth/contracts';
+import { HttpError } from '@smsauth/service-kit';
 import type { Redis } from 'ioredis';
 import type { IdempotencyEntry, IdempotencyRecords } from './idempotency-records';
 import { MESSAGE_STATUS_TTL_MS, type MessageStatusStore } from './message-status-store';
@@ -6,6 +7,35 @@ import { MESSAGE_STATUS_TTL_MS, type MessageStatusStore } from './message-status
 // Compare-and-set and compare-and-delete: the only multi-step operations, done atomically in Redis.
 const SET_IF_UNCHANGED = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 const DELETE_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+const EXTEND_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+
+/** Seconds a caller is told to wait (Retry-After) while Redis cannot be reached. */
+export const REDIS_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * 503 `service_unavailable` while Redis cannot be reached (refused, reset, timed out, or
+ * ioredis gave up on a command): the caller may retry; nothing was sent. The driver's text
+ * stays in `message` and `cause` (logs), not in the body.
+ */
+export class RedisUnavailableError extends HttpError {
+  constructor(cause: unknown) {
+    super(503, ErrorCodes.SERVICE_UNAVAILABLE, 'The service is temporarily unavailable. Please try again shortly.', {
+      headers: { 'Retry-After': String(REDIS_RETRY_AFTER_SECONDS) },
+    });
+    this.name = 'RedisUnavailableError';
+    this.message = `redis unavailable: ${(cause as Error)?.message ?? String(cause)}`;
+    this.cause = cause;
+  }
+}
+
+/** Runs one Redis operation; whatever it throws is Redis being unavailable (our commands and scripts are fixed). */
+async function redisCall<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    throw err instanceof RedisUnavailableError ? err : new RedisUnavailableError(err);
+  }
+}
 
 interface StoredEntry {
   fingerprint: string;
@@ -25,7 +55,11 @@ export class RedisIdempotencyRecords<T> implements IdempotencyRecords<T> {
     return `${this.prefix}idempotency:${key}`;
   }
 
-  async claim(key: string, fingerprint: string, owner: string, inFlightTtlMs: number): Promise<IdempotencyEntry<T> | undefined> {
+  claim(key: string, fingerprint: string, owner: string, inFlightTtlMs: number): Promise<IdempotencyEntry<T> | undefined> {
+    return redisCall(() => this.claimOnce(key, fingerprint, owner, inFlightTtlMs));
+  }
+
+  private async claimOnce(key: string, fingerprint: string, owner: string, inFlightTtlMs: number): Promise<IdempotencyEntry<T> | undefined> {
     const marker = JSON.stringify({ fingerprint, state: 'in_flight', owner } satisfies StoredEntry);
     // Two tries: the entry found by a failed SET NX may expire before the GET.
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -42,14 +76,25 @@ export class RedisIdempotencyRecords<T> implements IdempotencyRecords<T> {
   }
 
   async complete(key: string, fingerprint: string, outcome: T, ttlMs: number): Promise<void> {
-    await this.redis.set(this.keyOf(key), JSON.stringify({ fingerprint, state: 'done', outcome } satisfies StoredEntry), 'PX', ttlMs);
+    await redisCall(() => this.redis.set(this.keyOf(key), JSON.stringify({ fingerprint, state: 'done', outcome } satisfies StoredEntry), 'PX', ttlMs));
   }
 
   async release(key: string, owner: string): Promise<void> {
-    const raw = await this.redis.get(this.keyOf(key));
-    if (raw === null) return;
-    const entry = JSON.parse(raw) as StoredEntry;
-    if (entry.state === 'in_flight' && entry.owner === owner) await this.redis.eval(DELETE_IF_EQUAL, 1, this.keyOf(key), raw);
+    await redisCall(async () => {
+      const raw = await this.redis.get(this.keyOf(key));
+      if (raw === null) return;
+      const entry = JSON.parse(raw) as StoredEntry;
+      if (entry.state === 'in_flight' && entry.owner === owner) await this.redis.eval(DELETE_IF_EQUAL, 1, this.keyOf(key), raw);
+    });
+  }
+
+  async extend(key: string, owner: string, inFlightTtlMs: number): Promise<void> {
+    await redisCall(async () => {
+      const raw = await this.redis.get(this.keyOf(key));
+      if (raw === null) return;
+      const entry = JSON.parse(raw) as StoredEntry;
+      if (entry.state === 'in_flight' && entry.owner === owner) await this.redis.eval(EXTEND_IF_EQUAL, 1, this.keyOf(key), raw, inFlightTtlMs);
+    });
   }
 }
 
@@ -66,15 +111,19 @@ export class RedisMessageStatusStore implements MessageStatusStore {
   }
 
   async get(id: string): Promise<MessageStatus | undefined> {
-    const raw = await this.redis.get(this.keyOf(id));
+    const raw = await redisCall(() => this.redis.get(this.keyOf(id)));
     return raw === null ? undefined : (JSON.parse(raw) as MessageStatus);
   }
 
   async put(record: MessageStatus): Promise<void> {
-    await this.redis.set(this.keyOf(record.id), JSON.stringify(record), 'PX', this.ttlMs);
+    await redisCall(() => this.redis.set(this.keyOf(record.id), JSON.stringify(record), 'PX', this.ttlMs));
   }
 
-  async update(id: string, change: (current: MessageStatus) => MessageStatus | undefined): Promise<MessageStatus | undefined> {
+  update(id: string, change: (current: MessageStatus) => MessageStatus | undefined): Promise<MessageStatus | undefined> {
+    return redisCall(() => this.updateOptimistically(id, change));
+  }
+
+  private async updateOptimistically(id: string, change: (current: MessageStatus) => MessageStatus | undefined): Promise<MessageStatus | undefined> {
     // Optimistic: retry when another replica changed the record between read and write.
     for (;;) {
       const raw = await this.redis.get(this.keyOf(id));

@@ -9,6 +9,7 @@ import { epochSeconds, type Clock, type Logger } from '@smsauth/service-kit';
 import type { IdentityStore, PendingLogRecord, StoredLogStream, StoredTenantLog } from '../../store';
 import { toTenantLog } from '../logs/list';
 import { logStreamSignature } from './signature';
+import { systemTimers, type Timers } from './timers';
 
 /** One POST to a stream's sink. */
 export interface LogStreamSinkRequest {
@@ -41,6 +42,8 @@ export type LogStreamDeliveryOutcome = 'delivered' | 'failed' | 'refused';
 /** Counts deliveries (log_stream_deliveries_total). */
 export interface LogStreamDeliveryMetrics {
   delivery(streamId: string, outcome: LogStreamDeliveryOutcome): void;
+  /** Records sent again after taking over a lease its holder never gave back (possible duplicates, same log_id). */
+  redelivered?(streamId: string, records: number): void;
 }
 
 export interface LogStreamDeliveryPolicy {
@@ -62,13 +65,19 @@ export interface LogStreamDeliveryDependencies {
   metrics?: LogStreamDeliveryMetrics;
   logger: Pick<Logger, 'warn' | 'info'>;
   policy: LogStreamDeliveryPolicy;
+  /** Drive the lease heartbeat (the worker's timers; tests pass ones that never fire, as a killed replica's). */
+  timers?: Timers;
 }
 
 /** What one attempt at a stream did. */
 export type StreamAttempt = 'delivered' | 'idle' | 'busy' | 'failed';
 
-/** How long past the POST deadline a lease lasts: time to write the outcome back. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * How long a delivery lease lasts unless its holder renews it: the holder renews it every third
+ * of this while its batch is in flight (until the POST's deadline), so a replica killed
+ * mid-batch hands the stream to another within about this long.
+ */
+export const LEASE_MS = 5_000;
 
 /** A tenant log record as streams deliver it: `{log_id, data}`, data as GET /api/v2/logs shows it. */
 export function logStreamEventOf(record: StoredTenantLog): LogStreamEvent {
@@ -119,8 +128,51 @@ export class LogStreamDeliverer {
     const { store, clock, policy } = this.deps;
     const token = randomUUID();
     const now = clock.now();
-    const stream = await store.logStreams.acquireLease(streamId, token, now, new Date(now.getTime() + policy.timeoutMs + LEASE_MARGIN_MS));
+    const stream = await store.logStreams.acquireLease(streamId, token, now, new Date(now.getTime() + LEASE_MS));
     if (!stream) return { attempt: 'busy', full: false };
+    const heartbeat = this.startHeartbeat(streamId, token, now.getTime() + policy.timeoutMs);
+    try {
+      return await this.deliverUnderLease(stream, token, heartbeat);
+    } finally {
+      heartbeat.stop();
+    }
+  }
+
+  /**
+   * Renews the lease every third of LEASE_MS until stopped or past `deadline` (the POST's):
+   * a live replica keeps its stream, a dead one stops renewing at once.
+   */
+  private startHeartbeat(streamId: string, token: string, deadline: number): { stop(): void } {
+    const timers = this.deps.timers ?? systemTimers;
+    const { store, clock } = this.deps;
+    let handle: unknown;
+    let stopped = false;
+    const beat = () => {
+      const now = clock.now().getTime();
+      if (stopped || now > deadline) return;
+      void store.logStreams
+        .renewLease(streamId, token, new Date(now + LEASE_MS))
+        .catch(() => undefined)
+        .finally(() => {
+          if (!stopped) handle = timers.setTimeout(beat, Math.floor(LEASE_MS / 3));
+        });
+    };
+    handle = timers.setTimeout(beat, Math.floor(LEASE_MS / 3));
+    return {
+      stop() {
+        stopped = true;
+        timers.clearTimeout(handle);
+      },
+    };
+  }
+
+  private async deliverUnderLease(
+    stream: StoredLogStream & { leaseTakenOver: boolean },
+    token: string,
+    heartbeat: { stop(): void },
+  ): Promise<{ attempt: StreamAttempt; full: boolean }> {
+    const { store, clock, policy } = this.deps;
+    const streamId = stream.id;
     const limit = stream.sink.httpContentFormat === 'JSONOBJECT' ? 1 : policy.batchSize;
     let batch: PendingLogRecord[];
     try {
@@ -133,7 +185,14 @@ export class LogStreamDeliverer {
       await store.logStreams.releaseLease(streamId, token);
       return { attempt: 'idle', full: false };
     }
+    // The previous holder never gave the lease back: this batch may have reached the sink
+    // already. Sent again with the same log_ids (at least once); counted.
+    if (stream.leaseTakenOver) {
+      this.deps.metrics?.redelivered?.(streamId, batch.length);
+      this.deps.logger.warn({ logStream: streamId, records: batch.length }, 'log stream lease taken over from a replica that did not finish; its batch is sent again (same log_id)');
+    }
     const failure = await this.post(stream, batch);
+    heartbeat.stop();
     if (failure === undefined) {
       await store.logStreams.completeDelivery(streamId, token, batch[batch.length - 1]!.cursor, clock.now());
       this.deps.metrics?.delivery(streamId, 'delivered');

@@ -1,21 +1,9 @@
 import type { Logger } from '@smsauth/service-kit';
 import type { LogStreamDeliverer } from './delivery';
 
-/** setTimeout/clearTimeout, injectable so tests drive the loop with runOnce() instead of waiting. */
-export interface Timers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import { systemTimers, type Timers } from './timers';
 
-export const systemTimers: Timers = {
-  setTimeout: (callback, ms) => {
-    const handle = setTimeout(callback, ms);
-    // The worker never keeps a process alive on its own: shutdown stops it.
-    handle.unref();
-    return handle;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+export { systemTimers, type Timers };
 
 export interface LogStreamWorkerOptions {
   /** Pause between passes when no stream had a full batch waiting. */

@@ -27,9 +27,15 @@ export function startLogContext(
   };
 }
 
-/** `cs`: the gateway accepted the SMS (its delivery is the event; nothing else changes). */
-export async function recordCodeSent(store: IdentityStore, context: LogContext, at: Date, startId: string): Promise<void> {
-  await recordEvents(store, logRecord('cs', context, at, { start_id: startId }));
+/**
+ * `cs`, written ahead: the record of a code about to be sent, stored with the code before the
+ * delivery is attempted (passwordlessLogins.issueCodeAhead), so no SMS can go out without its
+ * record. `details.delivery` says how far it got: `pending` until the outcome is written
+ * (`sent`, `failed`, or `unknown` when the gateway did not say), `test_number` when no SMS is
+ * sent. A replica that dies in between leaves `pending`: the SMS may or may not have gone out.
+ */
+export function codeSentAheadRecord(context: LogContext, at: Date, startId: string, delivery: 'pending' | 'test_number'): TenantLogRecord {
+  return logRecord('cs', context, at, { start_id: startId, delivery });
 }
 
 /** What a failed delivery may tell: its error code and status, never its text (it may quote the message). */
@@ -38,15 +44,26 @@ function failureDetails(err: unknown): Record<string, unknown> {
 }
 
 /**
- * `fn`: the gateway refused the SMS or did not answer. The undelivered code is discarded in
- * the same transaction; if that fails too, the caller still learns why delivery failed (the
- * code then stays until it expires, known to nobody) and the event is not recorded.
+ * `fn`: the gateway refused the SMS or did not answer. In one transaction the undelivered code
+ * is discarded, the start's key (if any) forgotten, its `cs` record marked `failed`, and `fn`
+ * appended; if that fails too, the caller still learns why delivery failed (the code then
+ * stays until it expires, known to nobody, and the `cs` record stays `pending`).
  */
-export async function discardUnsentCode(store: IdentityStore, code: CodeKey, context: LogContext, at: Date, err: unknown): Promise<void> {
+export async function discardUnsentCode(
+  store: IdentityStore,
+  code: CodeKey,
+  context: LogContext,
+  at: Date,
+  err: unknown,
+  written: { logId: string | undefined; key?: { clientId: string; idempotencyKey: string } } = { logId: undefined },
+): Promise<void> {
+  const details = failureDetails(err);
   await store
     .transaction(async (tx) => {
       await tx.codes.discard(code);
-      await recordEvents(tx, logRecord('fn', context, at, { start_id: code.request_id, ...failureDetails(err) }));
+      if (written.key) await tx.passwordlessLogins.forgetStartKey(written.key.clientId, written.key.idempotencyKey, code.request_id);
+      if (written.logId) await tx.passwordlessLogins.settleStart(written.logId, { delivery: 'failed', ...details });
+      await recordEvents(tx, logRecord('fn', context, at, { start_id: code.request_id, ...details }));
     })
     .catch(() => undefined);
 }

@@ -27,7 +27,14 @@ export type SmsProviderFailure =
   | 'authentication_failed'
   | 'timeout'
   | 'unreachable'
-  | 'address_refused';
+  | 'address_refused'
+  | 'gateway_unavailable';
+
+/** Gateway statuses that say "try again" rather than "refused": its Redis or providers away, a balancer with no gateway, a key still in flight. */
+export const RETRYABLE_GATEWAY_STATUSES: ReadonlySet<number> = new Set([409, 502, 503, 504]);
+
+/** Seconds a caller is told to wait when the gateway said nothing usable. */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 /**
  * A failed delivery: HTTP 400 `sms_provider_error` (reference behaviour), so thrown from a
@@ -39,9 +46,27 @@ export class SmsProviderError extends HttpError {
     description: string,
     /** The gateway's HTTP status, when it answered. */
     public readonly gatewayStatus?: number,
+    retryAfterSeconds?: number,
   ) {
-    super(400, ErrorCodes.SMS_PROVIDER_ERROR, description);
+    // One super call: TypeScript assigns the parameter properties right after it.
+    super(
+      retryAfterSeconds === undefined ? 400 : 503,
+      retryAfterSeconds === undefined ? ErrorCodes.SMS_PROVIDER_ERROR : ErrorCodes.SERVICE_UNAVAILABLE,
+      description,
+      retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } },
+    );
     this.name = 'SmsProviderError';
+  }
+
+  /** Whether the start may be retried (503 with Retry-After) rather than refused (400 sms_provider_error). */
+  get retryable(): boolean {
+    return this.failure === 'gateway_unavailable';
+  }
+
+  /** 409/502/503/504 from the gateway, or its connection reset mid-call: 503 `service_unavailable`, Retry-After the gateway's (1-60 s) or 5 s. */
+  static gatewayUnavailable(status?: number, retryAfter?: string): SmsProviderError {
+    const seconds = retryAfter !== undefined && /^\d{1,2}$/.test(retryAfter) ? Math.min(Math.max(Number(retryAfter), 1), 60) : DEFAULT_RETRY_AFTER_SECONDS;
+    return new SmsProviderError('gateway_unavailable', SmsProviderErrorDescriptions.GATEWAY_UNAVAILABLE, status, seconds);
   }
 
   static unexpectedStatus(status: number): SmsProviderError {

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   ErrorCodes,
+  IdempotencyKeySchema,
   StartRequestSchema,
   startRequestErrorCode,
   toErrorDetails,
@@ -9,16 +10,17 @@ import {
 } from '@smsauth/contracts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
-import type { IdentityStore, SmsSend, StoredClient, StoredConnection, StoredUser } from '../../store';
+import type { IdentityStore, SmsSend, StoredClient, StoredConnection, StoredStartKey, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
 import { canonicalPhoneNumber, type CanonicalPhoneNumber } from '../phone/canonical-number';
 import { smsPolicyForStart, type EarlySendCount, type SmsPolicyDependencies } from '../sms-policy/guard';
-import { discardUnsentCode, recordCodeSent, recordingRefusal, recordStartRefused, startLogContext } from '../logs/login-events';
+import { codeSentAheadRecord, discardUnsentCode, recordingRefusal, recordStartRefused, startLogContext } from '../logs/login-events';
+import type { LogContext } from '../logs/tenant-log';
 import { isBlockedUser, refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
-import type { SmsGateway } from './sms-gateway';
+import { SmsProviderError, type SmsGateway } from './sms-gateway';
 import { deliveryPayload, gatewayToken } from './sms-message';
 import { countryLabel, type SmsMetrics } from './sms-metrics';
 
@@ -54,6 +56,13 @@ export interface StartCall {
    * transaction already checked (client and callback), with no client credentials.
    */
   clientAuthentication: { headers: IncomingHttpHeaders } | 'hosted-login';
+  /**
+   * The request's `Idempotency-Key` header, if any: a retry with it, while the start's code is
+   * valid, gets the first start's answer and sends nothing more (README "Idempotent starts").
+   */
+  idempotencyKey?: string | undefined;
+  /** Told when the answer is a retry's (the route sets `Idempotent-Replayed: true`). */
+  replayed?: () => void;
 }
 
 function startError(code: string, description: string): HttpError {
@@ -158,6 +167,12 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   const sms = smsPolicyForStart(deps.smsPolicy, connection, number); // test numbers: fixed code, no limits, no SMS
   const log = startLogContext(client, connection, phoneNumber, call, user);
   const signupRefused = !user && connection.options.disable_signup;
+  const idempotency = readIdempotencyKey(call.idempotencyKey, request, phoneNumber);
+  if (idempotency) {
+    // A retry of a start this client made with the key: nothing is counted again.
+    const found = await deps.store.passwordlessLogins.findStartKey(client.client_id, idempotency.key, now);
+    if (found) return resumeKeyedStart(deps, call, { request, client, connection, user, number, log, now }, idempotency, found);
+  }
   let early: EarlySendCount | undefined;
   if (!sms.testNumber) {
     // The fraud guard's send is counted with the rate limits only when nothing decided between
@@ -179,46 +194,165 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   refuseBlockedUser(user);
   await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(early), (err) => ({ error: err.error, reason: err.errorDescription }));
 
-  const authToken = gatewayToken(connection, now);
   const { time_step: step, length: digits } = connection.options.totp;
   const secret = generateOtpSecret();
-  const code = computeOtp(secret, { issuedAt: now, step, digits });
   const key = { connection_id: connection.id, phone_number: phoneNumber, request_id: newStartId() };
-  await deps.store.codes.issue({
-    ...key,
-    client_id: client.client_id,
-    auth_params: request.authParams ?? {},
-    secret,
-    issued_at: now,
-    expires_at: codeExpiresAt(now, step),
-    time_step: step,
-    digits,
-  });
-
-  try {
-    if (!sms.testNumber) await deps.smsGateway.deliverSms({
-      gatewayUrl: connection.options.gateway_url,
-      payload: deliveryPayload(connection, client, phoneNumber, code, { ...call, send: request.send }),
-      authToken,
-      idempotencyKey: key.request_id,
-    });
-  } catch (err) {
-    // The caller learns why delivery failed even if the discard fails too.
-    await discardUnsentCode(deps.store, key, log, now, err);
-    throw err;
-  }
-  deps.smsMetrics.sent.inc({ country: countryLabel(number) });
-  await recordCodeSent(deps.store, log, now, key.request_id);
-  deps.logger.info(
-    { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id },
-    'passwordless code sent',
+  const record = codeSentAheadRecord(log, now, key.request_id, sms.testNumber ? 'test_number' : 'pending');
+  const response = startResponse(key.request_id, phoneNumber, call, connection, user);
+  // Written ahead: the code, its `cs` record and the start's key commit before the SMS is
+  // attempted, so a replica that dies mid-delivery leaves a record whose outcome is unknown,
+  // never an SMS without one.
+  const claimed = await deps.store.passwordlessLogins.issueCodeAhead(
+    {
+      ...key,
+      client_id: client.client_id,
+      auth_params: request.authParams ?? {},
+      secret,
+      issued_at: now,
+      expires_at: codeExpiresAt(now, step),
+      time_step: step,
+      digits,
+    },
+    record,
+    idempotency ? { clientId: client.client_id, idempotencyKey: idempotency.key, fingerprint: idempotency.fingerprint } : undefined,
   );
+  if (!claimed) {
+    // The same key was claimed by a concurrent retry a moment ago: continue that start.
+    const again = idempotency ? await deps.store.passwordlessLogins.findStartKey(client.client_id, idempotency.key, now) : undefined;
+    if (!again || !idempotency) throw startInProgress();
+    return resumeKeyedStart(deps, call, { request, client, connection, user, number, log, now }, idempotency, again);
+  }
+  await deliverAndSettle(deps, call, { request, client, connection, user, number, log, now }, {
+    key,
+    code: sms.testNumber ? undefined : computeOtp(secret, { issuedAt: now, step, digits }),
+    logId: record.log_id,
+    response,
+    ...(idempotency ? { idempotency } : {}),
+  });
+  return response;
+}
+
+/** A start's Idempotency-Key, and what makes a retry with it "the same start". */
+interface StartIdempotency {
+  key: string;
+  fingerprint: string;
+}
+
+/** What a start has resolved by the time it sends. */
+interface ResolvedStart {
+  request: StartRequest;
+  client: StoredClient;
+  connection: StoredConnection;
+  user: StoredUser | undefined;
+  number: CanonicalPhoneNumber;
+  log: LogContext;
+  now: Date;
+}
+
+function startResponse(startId: string, phoneNumber: string, call: StartCall, connection: StoredConnection, user: StoredUser | undefined): StartResponse {
   return {
-    _id: key.request_id,
+    _id: startId,
     phone_number: phoneNumber,
     request_language: call.requestLanguage,
     phone_verified: reportedPhoneVerified(connection, user),
   };
+}
+
+function readIdempotencyKey(header: string | undefined, request: StartRequest, phoneNumber: string): StartIdempotency | undefined {
+  if (header === undefined) return undefined;
+  const parsed = IdempotencyKeySchema.safeParse(header);
+  if (!parsed.success) throw new HttpError(400, ErrorCodes.INVALID_REQUEST, `Idempotency-Key header: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify([request.connection, phoneNumber, request.send ?? null, request.authParams ?? null]))
+    .digest('base64url');
+  return { key: parsed.data, fingerprint };
+}
+
+function startInProgress(): HttpError {
+  return new HttpError(409, ErrorCodes.INVALID_REQUEST, 'A start with this Idempotency-Key is in progress; retry with the same key');
+}
+
+/**
+ * Sends the code (unless it is a test number's) under the start's id as the gateway's
+ * Idempotency-Key, then writes the outcome: `sent` (and a keyed start's answer), or, on a
+ * failure, the code discarded with `failed` and `fn`. A keyed start whose gateway did not say
+ * (503, timeout, 502) keeps its code and key, marked `unknown`: its retry delivers the same
+ * code under the same gateway key, which sends it at most once.
+ */
+async function deliverAndSettle(
+  deps: StartDependencies,
+  call: StartCall,
+  start: ResolvedStart,
+  sending: { key: { connection_id: string; phone_number: string; request_id: string }; code: string | undefined; logId: string | undefined; response: StartResponse; idempotency?: StartIdempotency },
+): Promise<void> {
+  const { request, client, connection, number, log, now } = start;
+  const { key, code, idempotency } = sending;
+  const phoneNumber = number.e164;
+  try {
+    if (code !== undefined) await deps.smsGateway.deliverSms({
+      gatewayUrl: connection.options.gateway_url,
+      payload: deliveryPayload(connection, client, phoneNumber, code, { ...call, send: request.send }),
+      authToken: gatewayToken(connection, now),
+      idempotencyKey: key.request_id,
+    });
+  } catch (err) {
+    const unknownOutcome = err instanceof SmsProviderError && (err.retryable || err.failure === 'timeout');
+    if (idempotency && unknownOutcome) {
+      await deps.store.passwordlessLogins.settleStart(sending.logId, { delivery: 'unknown' }).catch(() => undefined);
+      throw err;
+    }
+    // The caller learns why delivery failed even if the discard fails too.
+    await discardUnsentCode(deps.store, key, log, now, err, {
+      logId: sending.logId,
+      ...(idempotency ? { key: { clientId: client.client_id, idempotencyKey: idempotency.key } } : {}),
+    });
+    throw err;
+  }
+  if (code !== undefined) deps.smsMetrics.sent.inc({ country: countryLabel(number) });
+  if (code !== undefined || idempotency) {
+    await deps.store.passwordlessLogins.settleStart(
+      code !== undefined ? sending.logId : undefined,
+      { delivery: 'sent' },
+      idempotency ? { clientId: client.client_id, idempotencyKey: idempotency.key, startId: key.request_id, response: { ...sending.response } } : undefined,
+    );
+  }
+  deps.logger.info(
+    { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id },
+    'passwordless code sent',
+  );
+}
+
+/**
+ * A retry with the key of an earlier start: its answer when settled; otherwise (the replica
+ * died mid-delivery, or the gateway did not say) the same code delivered again under the same
+ * gateway key, so the gateway sends it at most once. A code since used, replaced or expired
+ * ends the start: its answer is given and nothing is sent.
+ */
+async function resumeKeyedStart(
+  deps: StartDependencies,
+  call: StartCall,
+  start: ResolvedStart,
+  idempotency: StartIdempotency,
+  found: StoredStartKey,
+): Promise<StartResponse> {
+  if (found.fingerprint !== idempotency.fingerprint) {
+    throw new HttpError(422, ErrorCodes.INVALID_REQUEST, 'This Idempotency-Key was already used for a different start; use a new key per start');
+  }
+  call.replayed?.();
+  if (found.response) return found.response as unknown as StartResponse;
+  const { connection, number, now } = start;
+  const response = startResponse(found.start_id, number.e164, call, connection, start.user);
+  const stored = await deps.store.codes.find(connection.id, number.e164);
+  if (!stored || stored.request_id !== found.start_id || stored.used || stored.expires_at <= now) return response;
+  const testNumber = smsPolicyForStart(deps.smsPolicy, connection, number).testNumber;
+  await deliverAndSettle(deps, call, start, {
+    key: { connection_id: connection.id, phone_number: number.e164, request_id: found.start_id },
+    code: testNumber ? undefined : computeOtp(stored.secret, { issuedAt: stored.issued_at, step: stored.time_step, digits: stored.digits }),
+    logId: found.log_id ?? undefined,
+    response,
+    idempotency,
+  });
+  return response;
 }
 
 /**

@@ -321,9 +321,25 @@ function authenticationPaths(managementAudience: string): Json {
         summary: 'Send a one-time code by SMS (spec 2.3)',
         description: CLIENT_AUTHENTICATION,
         security: CLIENT_SECURITY,
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+            description:
+              'Optional, 1-255 visible ASCII characters, unique per start of a client. A retry with the same key while the first start\'s code is valid gets the first answer (`Idempotent-Replayed: true`) and sends nothing more; if the first start\'s delivery never settled (a replica died, the gateway answered 503), the same code is delivered again under the same gateway Idempotency-Key, so the SMS goes out at most once. Without it, every start sends.',
+          },
+        ],
         requestBody: body('StartRequest', EXAMPLES.start),
         responses: {
-          '200': { description: 'The code was sent.', headers: rateLimitHeaders, ...json(ref('StartResponse')) },
+          '200': {
+            description: 'The code was sent (or, for a retry with its Idempotency-Key, the first answer: `Idempotent-Replayed: true`).',
+            headers: { ...rateLimitHeaders, 'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] }, description: 'Present on the answer to a retry with the same Idempotency-Key.' } },
+            ...json(ref('StartResponse')),
+          },
+          '409': error('A start with this Idempotency-Key is in progress; retry with the same key.', [E.INVALID_REQUEST]),
+          '422': error('The Idempotency-Key was already used for a different start (another number, connection, send or authParams).', [E.INVALID_REQUEST]),
           '400': error('The first problem of the request (by START_REQUEST_VALIDATION_ORDER), the connection\'s SMS policy refused the number (`bad.phone_number`: country or number type not enabled, test numbers disabled), or the gateway failed.', [
             E.BAD_CLIENT_ID,
             E.BAD_CONNECTION,
@@ -339,6 +355,7 @@ function authenticationPaths(managementAudience: string): Json {
           ]),
           '429': error('Start rate limit per IP or per phone number, a velocity limit of the connection per country or number prefix, or a prefix the SMS fraud guard blocked (with `Retry-After`).', [E.TOO_MANY_REQUESTS]),
           ...COMMON_ERRORS,
+          '503': error('The database is unreachable (with `Retry-After: 5`), or the SMS gateway (or the balancer before it) answered 409, 502, 503 or 504 (with its `Retry-After`, else 5): retry, with the same Idempotency-Key to be sent at most once.', [E.SERVICE_UNAVAILABLE]),
         },
       },
     },

@@ -186,15 +186,24 @@ export function logStreamsRepo(db: SqlExecutor, cipher: SecretCipher) {
      * lease expired: that replica died or hung). One conditional UPDATE: of two replicas
      * racing, one gets the row back. The returned cursor is the one to read the batch from.
      */
-    async acquireLease(id: string, token: string, now: Date, until: Date): Promise<StoredLogStream | undefined> {
-      const { rows } = await db.query<LogStreamRow>(
+    async acquireLease(id: string, token: string, now: Date, until: Date): Promise<(StoredLogStream & { leaseTakenOver: boolean }) | undefined> {
+      // `before` is the row as this statement's snapshot saw it: a lease token still set means
+      // its holder never gave it back (it died or hung), so its batch may have reached the sink.
+      const { rows } = await db.query<LogStreamRow & { lease_taken_over: boolean }>(
         `UPDATE log_streams SET lease_token = $2, lease_expires_at = $4
+         FROM (SELECT lease_token AS previous_token FROM log_streams WHERE id = $1) AS before
          WHERE id = $1 AND status = 'active' AND (next_attempt_at IS NULL OR next_attempt_at <= $3)
            AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
-         RETURNING ${STREAM_COLUMNS}`,
+         RETURNING ${STREAM_COLUMNS.split(',').map((column) => `log_streams.${column.trim()}`).join(', ')}, before.previous_token IS NOT NULL AS lease_taken_over`,
         [id, token, now, until],
       );
-      return rows[0] ? fromRow(rows[0]) : undefined;
+      return rows[0] ? { ...fromRow(rows[0]), leaseTakenOver: rows[0].lease_taken_over } : undefined;
+    },
+
+    /** Extends a lease `token` still holds until `until` (the heartbeat of a batch in flight); false when it was lost. */
+    async renewLease(id: string, token: string, until: Date): Promise<boolean> {
+      const { rowCount } = await db.query('UPDATE log_streams SET lease_expires_at = $3 WHERE id = $1 AND lease_token = $2', [id, token, until]);
+      return rowCount > 0;
     },
 
     /** Gives the lease back without moving anything (nothing was pending). */

@@ -35,9 +35,15 @@ export interface CodeKey {
   request_id: string;
 }
 
+// Bound to the start that issued it: a sealed secret copied into another row fails to open.
+const secretContext = (code: CodeKey) => `one_time_code:${code.connection_id}:${code.phone_number}:${code.request_id}`;
+
+/** A new code's secret as stored (sealed for its row). */
+export function sealedCodeSecret(cipher: SecretCipher, code: NewCode): string {
+  return cipher.seal(code.secret, secretContext(code));
+}
+
 export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
-  // Bound to the start that issued it: a sealed secret copied into another row fails to open.
-  const secretContext = (code: CodeKey) => `one_time_code:${code.connection_id}:${code.phone_number}:${code.request_id}`;
   const fromRow = (row: CodeRow): StoredCode => ({ ...row, secret: cipher.open(row.secret, secretContext(row)) });
 
   return {

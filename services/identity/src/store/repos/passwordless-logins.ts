@@ -5,7 +5,7 @@ import type { StoredAccessToken } from './access-tokens';
 import type { StoredClient } from './clients';
 import type { FailureCounters } from './login-failures';
 import { openConnectionRow, SELECT_CONNECTION, type ConnectionRow, type StoredConnection } from './connections';
-import type { CodeKey } from './one-time-codes';
+import { sealedCodeSecret, type CodeKey, type NewCode } from './one-time-codes';
 import { GUARDED_HITS, rateLimitsRepo } from './rate-limits';
 import {
   ON_VERIFIED,
@@ -20,6 +20,27 @@ import {
 } from './sms-fraud-guard';
 import { TENANT_LOG_RECORD_TYPES, type TenantLogRecord } from './tenant-logs';
 import type { StoredUser } from './users';
+
+/** A start's Idempotency-Key as stored (migration 013): its start, and its answer once settled. */
+export interface StoredStartKey {
+  client_id: string;
+  idempotency_key: string;
+  /** What makes a retry "the same start" (the start's own hash of its request). */
+  fingerprint: string;
+  start_id: string;
+  /** The start's `cs` record, whose outcome is still to be written while `response` is null. */
+  log_id: string | null;
+  /** The start's 200 answer; null while its delivery is not settled. */
+  response: Record<string, unknown> | null;
+  expires_at: Date;
+}
+
+/** A keyed start's claim in the write-ahead statement; the key lives as long as the code. */
+export interface StartKeyClaim {
+  clientId: string;
+  idempotencyKey: string;
+  fingerprint: string;
+}
 
 /** What a passwordless start or code exchange reads before it decides anything. */
 export interface LoginContext {
@@ -78,6 +99,84 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
     async startContext(clientId: string, connectionName: string, phoneNumber: string): Promise<LoginContext> {
       const { rows } = await db.query<ContextRow>(START_CONTEXT, [clientId, connectionName, phoneNumber]);
       return contextFrom(rows[0]!);
+    },
+
+    /** The Idempotency-Key of a start by its client, unless it has expired at `now`. */
+    async findStartKey(clientId: string, idempotencyKey: string, now: Date): Promise<StoredStartKey | undefined> {
+      const { rows } = await db.query<StoredStartKey>(
+        'SELECT * FROM passwordless_start_keys WHERE client_id = $1 AND idempotency_key = $2 AND expires_at > $3',
+        [clientId, idempotencyKey, now],
+      );
+      return rows[0];
+    },
+
+    /**
+     * The write-ahead statement of a start, before its SMS is sent: the code (replacing the
+     * number's previous one, as codes.issue does), its `cs` record and, with `key`, the key's
+     * row (kept as long as the code; an expired row is taken over), all in one statement. A
+     * key another start holds unexpired writes nothing: false. A few expired keys go with it.
+     */
+    async issueCodeAhead(code: NewCode, record: TenantLogRecord | undefined, key?: StartKeyClaim): Promise<boolean> {
+      const { rows } = await db.query<{ ok: boolean }>(
+        `WITH claimed AS (
+           INSERT INTO passwordless_start_keys (client_id, idempotency_key, fingerprint, start_id, log_id, response, created_at, expires_at)
+           SELECT $11, $12, $13, $3, $14, NULL, $7, $8 WHERE $12::text IS NOT NULL
+           ON CONFLICT (client_id, idempotency_key) DO UPDATE SET
+             fingerprint = EXCLUDED.fingerprint, start_id = EXCLUDED.start_id, log_id = EXCLUDED.log_id, response = NULL,
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+           WHERE passwordless_start_keys.expires_at <= EXCLUDED.created_at
+           RETURNING 1),
+         pruned AS (
+           DELETE FROM passwordless_start_keys WHERE $12::text IS NOT NULL AND ctid IN (
+             SELECT ctid FROM passwordless_start_keys WHERE expires_at <= $7 LIMIT 5)),
+         go AS (SELECT ($12::text IS NULL OR EXISTS (SELECT 1 FROM claimed)) AS ok),
+         code AS (
+           INSERT INTO one_time_codes (connection_id, phone_number, request_id, client_id, auth_params, secret,
+             issued_at, expires_at, time_step, digits, attempts, used)
+           SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, 0, false FROM go WHERE go.ok
+           ON CONFLICT (connection_id, phone_number) DO UPDATE SET
+             request_id = EXCLUDED.request_id, client_id = EXCLUDED.client_id, auth_params = EXCLUDED.auth_params,
+             secret = EXCLUDED.secret, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
+             time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false),
+         logged AS (
+           INSERT INTO tenant_logs (log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details)
+           SELECT r.log_id, r.date, r.type, r.description, r.client_id, r.client_name, r.connection, r.connection_id, r.user_id,
+             r.ip, r.user_agent, r.phone_number, COALESCE(r.details, '{}')
+           FROM go CROSS JOIN jsonb_to_record($15::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})
+           WHERE go.ok AND $15::jsonb IS NOT NULL)
+         SELECT ok FROM go`,
+        [
+          code.connection_id, code.phone_number, code.request_id, code.client_id, JSON.stringify(code.auth_params),
+          sealedCodeSecret(cipher, code), code.issued_at, code.expires_at, code.time_step, code.digits,
+          key?.clientId ?? null, key?.idempotencyKey ?? null, key?.fingerprint ?? null,
+          recording && record ? record.log_id : null,
+          recording && record ? JSON.stringify(record) : null,
+        ],
+      );
+      return rows[0]?.ok === true;
+    },
+
+    /**
+     * A start's delivery settled: its `cs` record's details get `outcome` and, with `key`, the
+     * key's row gets the start's answer (only while it still names this start). One statement.
+     */
+    async settleStart(
+      logId: string | undefined,
+      outcome: Record<string, unknown>,
+      key?: { clientId: string; idempotencyKey: string; startId: string; response: Record<string, unknown> },
+    ): Promise<void> {
+      await db.query(
+        `WITH logged AS (
+           UPDATE tenant_logs SET details = details || $2::jsonb WHERE $1::text IS NOT NULL AND log_id = $1)
+         UPDATE passwordless_start_keys SET response = $6::jsonb
+         WHERE $3::text IS NOT NULL AND client_id = $3 AND idempotency_key = $4 AND start_id = $5`,
+        [recording ? (logId ?? null) : null, JSON.stringify(outcome), key?.clientId ?? null, key?.idempotencyKey ?? null, key?.startId ?? null, key ? JSON.stringify(key.response) : null],
+      );
+    },
+
+    /** Forgets a start's key (its delivery failed for good: a retry with it starts afresh). */
+    async forgetStartKey(clientId: string, idempotencyKey: string, startId: string): Promise<void> {
+      await db.query('DELETE FROM passwordless_start_keys WHERE client_id = $1 AND idempotency_key = $2 AND start_id = $3', [clientId, idempotencyKey, startId]);
     },
 
     /** startContext plus the brute-force counters of the number and of this IP for it. */
