@@ -19,12 +19,14 @@ import type { ResolveHost } from './delivery/gateway-url-policy';
 import { LogStreamDeliverer, logStreamLagSeconds, type LogStreamSink } from './domain/log-streams/delivery';
 import { LogStreamWorker, type Timers } from './domain/log-streams/worker';
 import { ClientAuthenticator } from './domain/oauth/client-auth';
+import { authorizationCodeGrant } from './domain/oauth/authorization-code-grant';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';
 import type { PasswordlessExchangeDependencies } from './domain/oauth/passwordless-exchange';
 import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
 import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
 import { createSmsMetrics } from './domain/passwordless/sms-metrics';
+import { createWebLoginMetrics } from './domain/authorize/web-login-metrics';
 import type { StartDependencies } from './domain/passwordless/start';
 import type { SmsPolicyDependencies } from './domain/sms-policy/guard';
 import { createSmsPolicyMetrics } from './domain/sms-policy/metrics';
@@ -32,6 +34,7 @@ import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { authorizeRouter } from './routes/authorize';
+import { CORS_PATHS, corsForWebOrigins } from './routes/cors';
 import { managementRouter, managementRoutesOf } from './routes/management';
 import { logoutRouter } from './routes/logout';
 import { oauthRevokeRouter } from './routes/oauth-revoke';
@@ -102,10 +105,13 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     clientAuthenticator,
     bruteForce: { threshold: config.BRUTE_FORCE_THRESHOLD, blockSeconds: config.BRUTE_FORCE_BLOCK_SECONDS },
   };
+  const webLoginMetrics = createWebLoginMetrics(metrics);
   const grants = new TokenGrantRegistry()
     .register('client_credentials', clientCredentialsGrant({ store, signer, clientAuthenticator, clock }))
     .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(codeExchange))
-    .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger, clientAuthenticator }));
+    .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger, clientAuthenticator }))
+    .register('authorization_code', authorizationCodeGrant({ store, signer, clock, logger, clientAuthenticator, metrics: webLoginMetrics }));
+  const secureCookies = config.AUTH_URL.startsWith('https:');
 
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   lifecycle.addReadinessCheck('database', () => store.ping());
@@ -165,13 +171,26 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     routes: (app) => {
       // The document at /openapi.json is the identity service's own (routes/openapi).
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'identity reference', documentUrl: '/openapi.json' }));
+      // Before the routes, so preflights of allowed web origins are answered and their answers carry the headers.
+      app.use(CORS_PATHS, corsForWebOrigins(store));
       app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
       app.use(passwordlessRouter(start));
-      app.use(authorizeRouter({ store, clock, start, codeExchange, secureCookies: config.AUTH_URL.startsWith('https:') }));
+      app.use(
+        authorizeRouter({
+          store,
+          clock,
+          start,
+          codeExchange,
+          secureCookies,
+          sessions: { idleSeconds: config.SESSION_IDLE_LIFETIME_SECONDS, absoluteSeconds: config.SESSION_ABSOLUTE_LIFETIME_SECONDS },
+          codeLifetimeSeconds: config.AUTHORIZATION_CODE_LIFETIME_SECONDS,
+          metrics: webLoginMetrics,
+        }),
+      );
       app.use(oauthRoRouter(codeExchange));
       app.use(oauthTokenRouter(grants));
       app.use(oauthRevokeRouter({ store, clock, clientAuthenticator }));
-      app.use(logoutRouter({ store }));
+      app.use(logoutRouter({ store, clock, verifier, secureCookies }));
       app.use(userinfoRouter({ store, verifier, clock }));
       const management = managementRouter({
         store,

@@ -18,6 +18,7 @@ import {
   TenantLogSchema,
   UserBlocksResponseSchema,
   UserRecordSchema,
+  SessionRecordSchema,
 } from '@smsauth/contracts';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
@@ -124,6 +125,29 @@ describe('management API auth matrix', () => {
     const login = await h.ro(setup, who, code);
     expect(login.status).toBe(200);
     return String((jwt.decode(login.body.id_token) as jwt.JwtPayload).sub);
+  }
+
+  /** A live login session of a new user (as the hosted login leaves one), written through the store. */
+  async function createSession(): Promise<{ userId: string; id: string }> {
+    const userId = await createUser();
+    const now = h.clock.now();
+    const id = unique('ses').replace(/[^A-Za-z0-9]/g, '');
+    const later = new Date(now.getTime() + 86_400_000);
+    await h.identity.store.loginSessions.insert({
+      id,
+      secret_hash: id,
+      user_id: userId,
+      connection_name: 'sms',
+      client_ids: [],
+      initial_ip: null,
+      initial_user_agent: null,
+      authenticated_at: now,
+      created_at: now,
+      updated_at: now,
+      idle_expires_at: later,
+      expires_at: later,
+    });
+    return { userId, id };
   }
 
   async function signingKeys(): Promise<Array<{ kid: string; current: boolean }>> {
@@ -246,6 +270,15 @@ describe('management API auth matrix', () => {
     }),
     'GET /users/:id': async () => ({ url: `/users/${encodeURIComponent(await createUser())}`, status: 200, schema: UserRecordSchema }),
     'DELETE /users/:id': async () => ({ url: `/users/${encodeURIComponent(await createUser())}`, status: 204 }),
+
+    'GET /users/:id/sessions': async () => ({
+      url: `/users/${encodeURIComponent((await createSession()).userId)}/sessions`,
+      status: 200,
+      schema: z.object({ sessions: z.array(SessionRecordSchema) }),
+    }),
+    'DELETE /users/:id/sessions': async () => ({ url: `/users/${encodeURIComponent((await createSession()).userId)}/sessions`, status: 202 }),
+    'GET /sessions/:id': async () => ({ url: `/sessions/${(await createSession()).id}`, status: 200, schema: SessionRecordSchema }),
+    'DELETE /sessions/:id': async () => ({ url: `/sessions/${(await createSession()).id}`, status: 202 }),
 
     'GET /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 200, schema: UserBlocksResponseSchema }),
     'DELETE /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 204 }),
