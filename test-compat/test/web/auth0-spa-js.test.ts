@@ -13,6 +13,8 @@ window.client = new auth0.Auth0Client({
   domain: settings.domain,
   clientId: settings.clientId,
   useRefreshTokens: settings.useRefreshTokens,
+  // A silent authentication that fails says so within 20 s instead of the default minute.
+  authorizeTimeoutInSeconds: 20,
   // Kept in localStorage in refresh-token mode so that the token requests come from the page, not a worker.
   cacheLocation: settings.useRefreshTokens ? 'localstorage' : 'memory',
   authorizationParams: { redirect_uri: settings.origin + '/callback', audience: settings.audience, scope: 'openid profile phone' },
