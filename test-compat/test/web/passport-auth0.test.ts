@@ -48,6 +48,7 @@ describeWithChromium('passport-auth0 with a real browser', () => {
     passport.deserializeUser((user: SignedIn, done) => done(null, user));
     rp = await RelyingParty.start(origin, (express) => {
       express.use(session({ secret: randomBytes(32).toString('hex'), resave: false, saveUninitialized: false }));
+      express.use(passport.initialize());
       express.use(passport.session());
       express.get('/login', passport.authenticate('auth0', { scope: 'openid profile phone', audience: compat.apiAudience } as object));
       express.get('/callback', passport.authenticate('auth0', { failureRedirect: '/failed' }), (_req, res) => res.redirect('/profile'));
