@@ -15,6 +15,7 @@ export const MANAGEMENT_RESOURCES = [
   'signing_keys',
   'client_credentials',
   'log_streams',
+  'sessions',
 ] as const;
 export const MANAGEMENT_SCOPES: readonly string[] = [
   ...MANAGEMENT_RESOURCES.flatMap((resource) => ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`)),
@@ -26,6 +27,8 @@ export const MANAGEMENT_SCOPES: readonly string[] = [
 export const LEGACY_RO_GRANT = 'http://auth0.com/oauth/legacy/grant-type/ro';
 
 export const GRANT_TYPES = [
+  'authorization_code',
+  'implicit',
   'client_credentials',
   'refresh_token',
   PASSWORDLESS_OTP_GRANT,
@@ -41,9 +44,9 @@ export const CONFIDENTIAL_APP_TYPES: readonly AppType[] = ['regular_web', 'non_i
 
 /** grant_types when a create body leaves them out. */
 export const DEFAULT_GRANT_TYPES: Record<AppType, readonly string[]> = {
-  native: [PASSWORDLESS_OTP_GRANT, LEGACY_RO_GRANT, 'refresh_token'],
-  spa: [PASSWORDLESS_OTP_GRANT, LEGACY_RO_GRANT, 'refresh_token'],
-  regular_web: [PASSWORDLESS_OTP_GRANT, LEGACY_RO_GRANT, 'refresh_token', 'client_credentials'],
+  native: ['authorization_code', 'implicit', PASSWORDLESS_OTP_GRANT, LEGACY_RO_GRANT, 'refresh_token'],
+  spa: ['authorization_code', 'implicit', PASSWORDLESS_OTP_GRANT, LEGACY_RO_GRANT, 'refresh_token'],
+  regular_web: ['authorization_code', 'implicit', PASSWORDLESS_OTP_GRANT, LEGACY_RO_GRANT, 'refresh_token', 'client_credentials'],
   non_interactive: ['client_credentials'],
 };
 
@@ -106,6 +109,54 @@ const ClientAuthenticationMethodsUpdateSchema = z.strictObject({
   private_key_jwt: z.strictObject({ credentials: z.array(z.strictObject({ id: z.string().min(1) })).min(1).max(10) }),
 });
 
+/** A web origin: scheme, host and port, nothing else (`https://app.example.com`). */
+const WebOriginSchema = z
+  .string()
+  .max(200)
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '');
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an origin: http(s)://host[:port], without path, query or fragment' },
+  );
+
+/** Seconds of a refresh token lifetime: 1 second to 3 years, as Auth0 bounds them. */
+const RefreshLifetimeSchema = z.int().min(1).max(94_608_000);
+
+/**
+ * Auth0's client `refresh_token` settings. `rotation_type` rotating: every use answers a new
+ * refresh token and the used one may be presented again only within `leeway` seconds (later:
+ * reuse, the family is revoked); non-rotating: the same token keeps working. `expiration_type`
+ * expiring: the family ends `token_lifetime` seconds after the login and a token unused for
+ * `idle_token_lifetime` seconds expires (`infinite_*` lifts either bound); non-expiring: neither.
+ */
+export const RefreshTokenSettingsSchema = z.strictObject({
+  rotation_type: z.enum(['rotating', 'non-rotating']),
+  expiration_type: z.enum(['expiring', 'non-expiring']),
+  leeway: z.int().min(0).max(60).default(0),
+  token_lifetime: RefreshLifetimeSchema.default(2_592_000),
+  infinite_token_lifetime: z.boolean().default(true),
+  idle_token_lifetime: RefreshLifetimeSchema.default(2_592_000),
+  infinite_idle_token_lifetime: z.boolean().default(false),
+});
+export type RefreshTokenSettings = z.infer<typeof RefreshTokenSettingsSchema>;
+
+/** What a client without `refresh_token` settings gets: rotating, expiring after 30 idle days, no absolute bound. */
+export const DEFAULT_REFRESH_TOKEN_SETTINGS: RefreshTokenSettings = {
+  rotation_type: 'rotating',
+  expiration_type: 'expiring',
+  leeway: 0,
+  token_lifetime: 2_592_000,
+  infinite_token_lifetime: true,
+  idle_token_lifetime: 2_592_000,
+  infinite_idle_token_lifetime: false,
+};
+
 const clientFields = {
   name: z.string().trim().min(1).max(128),
   app_type: AppTypeSchema,
@@ -117,6 +168,13 @@ const clientFields = {
   token_endpoint_auth_method: TokenEndpointAuthMethodSchema.nullable(),
   /** Where `GET /v2/logout` may send the browser back to (compared exactly). */
   allowed_logout_urls: z.array(HttpUrlSchema).max(100),
+  /** Origins whose pages may run silent authentication (response_mode=web_message) and call the token endpoint (CORS). */
+  web_origins: z.array(WebOriginSchema).max(100),
+  /** Where a login can be started from outside the application (Auth0's field; stored and shown). */
+  initiate_login_uri: z.url({ protocol: /^https$/, message: 'must be an https: URL' }).max(2048),
+  /** Auth0's OIDC-conformant flag; every client here behaves conformant, the value is stored and shown. */
+  oidc_conformant: z.boolean(),
+  refresh_token: RefreshTokenSettingsSchema,
 };
 
 export const ClientCreateSchema = z.strictObject({
@@ -129,6 +187,10 @@ export const ClientCreateSchema = z.strictObject({
   token_endpoint_auth_method: clientFields.token_endpoint_auth_method.optional(),
   client_authentication_methods: ClientAuthenticationMethodsCreateSchema.optional(),
   allowed_logout_urls: clientFields.allowed_logout_urls.default([]),
+  web_origins: clientFields.web_origins.default([]),
+  initiate_login_uri: clientFields.initiate_login_uri.optional(),
+  oidc_conformant: clientFields.oidc_conformant.default(true),
+  refresh_token: clientFields.refresh_token.nullable().optional(),
 });
 export type ClientCreate = z.infer<typeof ClientCreateSchema>;
 
@@ -143,6 +205,10 @@ export const ClientUpdateSchema = z.strictObject({
   token_endpoint_auth_method: clientFields.token_endpoint_auth_method.optional(),
   client_authentication_methods: ClientAuthenticationMethodsUpdateSchema.optional(),
   allowed_logout_urls: clientFields.allowed_logout_urls.optional(),
+  web_origins: clientFields.web_origins.optional(),
+  initiate_login_uri: clientFields.initiate_login_uri.nullable().optional(),
+  oidc_conformant: clientFields.oidc_conformant.optional(),
+  refresh_token: clientFields.refresh_token.nullable().optional(),
 });
 export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;
 
@@ -165,6 +231,11 @@ export const ClientRecordSchema = z.object({
     .object({ private_key_jwt: z.object({ credentials: z.array(z.object({ id: z.string() })) }) })
     .optional(),
   allowed_logout_urls: z.array(z.string()),
+  web_origins: z.array(z.string()),
+  initiate_login_uri: z.string().optional(),
+  oidc_conformant: z.boolean(),
+  /** The settings in force (the defaults when none were stored). */
+  refresh_token: RefreshTokenSettingsSchema,
   /** Only in the responses of create and rotate-secret. */
   client_secret: z.string().optional(),
 });
@@ -319,3 +390,22 @@ export const JwkSchema = z.object({
 });
 export const JwksSchema = z.object({ keys: z.array(JwkSchema) });
 export type Jwks = z.infer<typeof JwksSchema>;
+
+/** A login session of the hosted login, as `GET /api/v2/users/{id}/sessions` lists it (Auth0's session shape, trimmed). */
+export const SessionRecordSchema = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  authenticated_at: z.string(),
+  /** The session ends at the earlier of these: idle (extended by each use) and absolute. */
+  idle_expires_at: z.string(),
+  expires_at: z.string(),
+  last_interacted_at: z.string(),
+  /** The applications the session signed in to. */
+  clients: z.array(z.object({ client_id: z.string() })),
+  authentication: z.object({ methods: z.array(z.object({ name: z.string(), timestamp: z.string() })) }),
+  device: z.object({ initial_ip: z.string().optional(), initial_user_agent: z.string().optional() }),
+  connection: z.string(),
+});
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;

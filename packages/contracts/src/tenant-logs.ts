@@ -40,6 +40,18 @@ export const LOG_EVENT_TYPES = {
   ferrt: 'Refresh Token Reuse Detected',
   seccft: 'Success Exchange (Client Credentials for Access Token)',
   feccft: 'Failed Exchange (Client Credentials for Access Token)',
+  /** A code of the authorization code flow was exchanged at /oauth/token. */
+  seacft: 'Success Exchange (Authorization Code for Access Token)',
+  /** A code exchange refused: unknown, expired, reused (what it issued is revoked), wrong verifier, client or redirect_uri. */
+  feacft: 'Failed Exchange (Authorization Code for Access Token)',
+  /** prompt=none answered from the login session. */
+  ssa: 'Success Silent Auth',
+  /** prompt=none without a usable login session (login_required). */
+  fsa: 'Failed Silent Auth',
+  /** A login session ended by /v2/logout or the OIDC end-session endpoint. */
+  slo: 'Success Logout',
+  /** A logout refused (return URL not allowed, unknown client). */
+  flo: 'Failed Logout',
   /** A management API write (who changed which object); signing key rotation and revocation included. */
   sapi: 'Success API Operation',
 } as const;

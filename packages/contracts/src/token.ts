@@ -81,6 +81,23 @@ export const RefreshTokenRequestSchema = z.object({
 export type RefreshTokenRequest = z.infer<typeof RefreshTokenRequestSchema>;
 
 /**
+ * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636): the code /authorize sent to
+ * `redirect_uri`, with the PKCE `code_verifier` (43-128 characters of [A-Za-z0-9-._~]).
+ */
+export const AuthorizationCodeRequestSchema = z.object({
+  grant_type: z.literal('authorization_code'),
+  client_id: z.string().min(1),
+  code: z.string().min(1).max(512),
+  redirect_uri: z.string().min(1).max(2048).optional(),
+  code_verifier: z
+    .string()
+    .regex(/^[A-Za-z0-9._~-]{43,128}$/, { message: 'must be 43-128 characters of A-Z a-z 0-9 - . _ ~' })
+    .optional(),
+  ...clientAuthenticationFields,
+});
+export type AuthorizationCodeRequest = z.infer<typeof AuthorizationCodeRequestSchema>;
+
+/**
  * `POST /oauth/revoke` (RFC 7009, Auth0's shape): a refresh token of the calling client.
  * `client_id` may come from HTTP Basic or the assertion instead.
  */
@@ -100,6 +117,17 @@ export const LogoutQuerySchema = z.object({
 });
 export type LogoutQuery = z.infer<typeof LogoutQuerySchema>;
 
+/** OpenID Connect RP-Initiated Logout 1.0 at the end_session_endpoint (`/oidc/logout`). */
+export const OidcLogoutQuerySchema = z.object({
+  id_token_hint: z.string().max(8192).optional(),
+  client_id: z.string().optional(),
+  post_logout_redirect_uri: z.string().max(2048).optional(),
+  state: z.string().max(2048).optional(),
+  logout_hint: z.string().optional(),
+  ui_locales: z.string().optional(),
+});
+export type OidcLogoutQuery = z.infer<typeof OidcLogoutQuerySchema>;
+
 /**
  * Any `/oauth/token` body. An unknown `grant_type` fails with an issue at path
  * `grant_type` (code `invalid_union`): answer `unsupported_grant_type`.
@@ -108,6 +136,7 @@ export const OAuthTokenRequestSchema = z.discriminatedUnion('grant_type', [
   OtpGrantRequestSchema,
   ClientCredentialsRequestSchema,
   RefreshTokenRequestSchema,
+  AuthorizationCodeRequestSchema,
 ]);
 export type OAuthTokenRequest = z.infer<typeof OAuthTokenRequestSchema>;
 
@@ -142,6 +171,10 @@ export const IdTokenClaimsSchema = z.object({
   phone_number: z.string(),
   phone_number_verified: z.boolean(),
   nonce: z.string().optional(),
+  /** When the user proved the number (the login session's start). */
+  auth_time: NumericDateSchema.optional(),
+  /** The login session the token came from. */
+  sid: z.string().optional(),
 });
 export type IdTokenClaims = z.infer<typeof IdTokenClaimsSchema>;
 
@@ -184,6 +217,9 @@ export const OpenIdConfigurationSchema = z.object({
   token_endpoint_auth_methods_supported: z.array(z.string()),
   token_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
   revocation_endpoint_auth_methods_supported: z.array(z.string()),
+  code_challenge_methods_supported: z.array(z.string()),
+  request_parameter_supported: z.boolean(),
+  claims_parameter_supported: z.boolean(),
   scopes_supported: z.array(z.string()),
   claims_supported: z.array(z.string()),
 });

@@ -19,6 +19,7 @@ import type { ResolveHost } from './delivery/gateway-url-policy';
 import { LogStreamDeliverer, logStreamLagSeconds, type LogStreamSink } from './domain/log-streams/delivery';
 import { LogStreamWorker, type Timers } from './domain/log-streams/worker';
 import { ClientAuthenticator } from './domain/oauth/client-auth';
+import { authorizationCodeGrant } from './domain/oauth/authorization-code-grant';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';
 import type { PasswordlessExchangeDependencies } from './domain/oauth/passwordless-exchange';
 import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
@@ -32,6 +33,7 @@ import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { authorizeRouter } from './routes/authorize';
+import { CORS_PATHS, corsForWebOrigins } from './routes/cors';
 import { managementRouter, managementRoutesOf } from './routes/management';
 import { logoutRouter } from './routes/logout';
 import { oauthRevokeRouter } from './routes/oauth-revoke';
@@ -105,7 +107,9 @@ export function buildApp(deps: AppDependencies): IdentityApp {
   const grants = new TokenGrantRegistry()
     .register('client_credentials', clientCredentialsGrant({ store, signer, clientAuthenticator, clock }))
     .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(codeExchange))
-    .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger, clientAuthenticator }));
+    .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger, clientAuthenticator }))
+    .register('authorization_code', authorizationCodeGrant({ store, signer, clock, logger, clientAuthenticator }));
+  const secureCookies = config.AUTH_URL.startsWith('https:');
 
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   lifecycle.addReadinessCheck('database', () => store.ping());
@@ -164,13 +168,25 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     routes: (app) => {
       // The document at /openapi.json is the identity service's own (routes/openapi).
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'identity reference', documentUrl: '/openapi.json' }));
+      // Before the routes, so preflights of allowed web origins are answered and their answers carry the headers.
+      app.use(CORS_PATHS, corsForWebOrigins(store));
       app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
       app.use(passwordlessRouter(start));
-      app.use(authorizeRouter({ store, clock, start, codeExchange, secureCookies: config.AUTH_URL.startsWith('https:') }));
+      app.use(
+        authorizeRouter({
+          store,
+          clock,
+          start,
+          codeExchange,
+          secureCookies,
+          sessions: { idleSeconds: config.SESSION_IDLE_LIFETIME_SECONDS, absoluteSeconds: config.SESSION_ABSOLUTE_LIFETIME_SECONDS },
+          codeLifetimeSeconds: config.AUTHORIZATION_CODE_LIFETIME_SECONDS,
+        }),
+      );
       app.use(oauthRoRouter(codeExchange));
       app.use(oauthTokenRouter(grants));
       app.use(oauthRevokeRouter({ store, clock, clientAuthenticator }));
-      app.use(logoutRouter({ store }));
+      app.use(logoutRouter({ store, clock, verifier, secureCookies }));
       app.use(userinfoRouter({ store, verifier, clock }));
       const management = managementRouter({
         store,

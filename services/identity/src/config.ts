@@ -102,6 +102,12 @@ export const configSchema = z
      * (bench/benchmarks/login.mjs); an identity without them has no audit trail.
      */
     TENANT_LOG_RECORDING: env.boolean(true),
+    /** A login session unused this long ends (each silent or single sign-on use extends it); Auth0's default, 3 days. */
+    SESSION_IDLE_LIFETIME_SECONDS: env.positiveInt(259_200),
+    /** A login session ends this long after the SMS login, however much it is used; Auth0's default, 7 days. */
+    SESSION_ABSOLUTE_LIFETIME_SECONDS: env.positiveInt(604_800),
+    /** How long an authorization code may wait for its exchange at /oauth/token (RFC 6749 §4.1.2: short, at most 10 minutes). */
+    AUTHORIZATION_CODE_LIFETIME_SECONDS: env.positiveInt(60).pipe(z.number().max(600, { message: 'must be at most 600' })),
     TRUST_PROXY: env.trustProxy(),
     WEB_CONCURRENCY: env.webConcurrency(),
     ...passwordlessConfigShape,

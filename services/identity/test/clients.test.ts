@@ -24,6 +24,17 @@ describe('/api/v2/clients', () => {
       grant_types: ['client_credentials'],
       token_endpoint_auth_method: 'client_secret_post',
       allowed_logout_urls: [],
+      web_origins: [],
+      oidc_conformant: true,
+      refresh_token: {
+        rotation_type: 'rotating',
+        expiration_type: 'expiring',
+        leeway: 0,
+        token_lifetime: 2592000,
+        infinite_token_lifetime: true,
+        idle_token_lifetime: 2592000,
+        infinite_idle_token_lifetime: false,
+      },
       client_secret: expect.any(String),
     });
     expect(Buffer.from(res.body.client_secret, 'base64url').length).toBeGreaterThanOrEqual(32);

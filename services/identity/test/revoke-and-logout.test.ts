@@ -144,7 +144,7 @@ describe('GET /v2/logout', () => {
     const discovery = (await h.http().get('/.well-known/openid-configuration')).body;
     expect(discovery).toMatchObject({
       revocation_endpoint: `${AUTH_URL}/oauth/revoke`,
-      end_session_endpoint: `${AUTH_URL}/v2/logout`,
+      end_session_endpoint: `${AUTH_URL}/oidc/logout`,
       token_endpoint_auth_methods_supported: expect.arrayContaining(['client_secret_post', 'client_secret_basic', 'private_key_jwt', 'none']),
       token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining(['RS256', 'PS256', 'ES256']),
     });

@@ -6,6 +6,8 @@ import { clientsRepo } from './repos/clients';
 import { clientCredentialsRepo, type StoredClientCredential } from './repos/client-credentials';
 import { accessTokensRepo } from './repos/access-tokens';
 import { authorizeTransactionsRepo } from './repos/authorize-transactions';
+import { authorizationCodesRepo } from './repos/authorization-codes';
+import { loginSessionsRepo } from './repos/login-sessions';
 import { connectionsRepo } from './repos/connections';
 import { loginFailuresRepo } from './repos/login-failures';
 import { oneTimeCodesRepo } from './repos/one-time-codes';
@@ -41,6 +43,10 @@ export interface IdentityStore {
   readonly refreshTokens: ReturnType<typeof refreshTokensRepo>;
   readonly accessTokens: ReturnType<typeof accessTokensRepo>;
   readonly authorizeTransactions: ReturnType<typeof authorizeTransactionsRepo>;
+  /** Codes of the authorization code flow, stored hashed. */
+  readonly authorizationCodes: ReturnType<typeof authorizationCodesRepo>;
+  /** The hosted login's sessions (single sign-on, silent authentication). */
+  readonly loginSessions: ReturnType<typeof loginSessionsRepo>;
   /** private_key_jwt public keys and the used assertion `jti`s. */
   readonly clientCredentials: ReturnType<typeof clientCredentialsRepo> & {
     /** A client's keys for verifying its assertion: listForClient, through the M2M lookup cache when there is one. */
@@ -74,8 +80,10 @@ function bindStore(
   const recording = options.recordTenantLogs ?? true;
   const clientGrants = clientGrantsRepo(db);
   const clientCredentials = clientCredentialsRepo(db);
+  const clients = clientsRepo(db);
   const store: IdentityStore = {
-    clients: clientsRepo(db),
+    // webOrigins (CORS) is read on every cross-origin call: through the lookup cache, which every client write empties.
+    clients: m2mCache ? { ...clients, webOrigins: () => m2mCache.lookup('web-origins', () => clients.webOrigins()) } : clients,
     connections: connectionsRepo(db, cipher),
     resourceServers: resourceServersRepo(db),
     clientGrants: m2mCache
@@ -102,6 +110,8 @@ function bindStore(
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),
     authorizeTransactions: authorizeTransactionsRepo(db),
+    authorizationCodes: authorizationCodesRepo(db),
+    loginSessions: loginSessionsRepo(db),
     clientCredentials: {
       ...clientCredentials,
       listForAuthentication: m2mCache
@@ -227,6 +237,8 @@ export type { StoredCode, NewCode, CodeKey } from './repos/one-time-codes';
 export type { StoredRefreshToken } from './repos/refresh-tokens';
 export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';
+export type { StoredAuthorizationCode, NewAuthorizationCode } from './repos/authorization-codes';
+export type { StoredLoginSession } from './repos/login-sessions';
 export type { StoredClientCredential } from './repos/client-credentials';
 export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';
 export type { LogStreamCursor, PendingLogRecord, StoredLogStream, StoredLogStreamSink } from './repos/log-streams';

@@ -73,10 +73,10 @@ describe('GET /authorize', () => {
       return fragmentOf(res.headers.location);
     }
 
-    it('answers unsupported_response_type for response_type=code, with the state', async () => {
-      expect(await errorOf(authorizeQuery(setup, { response_type: 'code' }))).toEqual({
+    it('answers unsupported_response_type for an unknown response_type, with the state', async () => {
+      expect(await errorOf(authorizeQuery(setup, { response_type: 'code token' }))).toEqual({
         error: 'unsupported_response_type',
-        error_description: 'Unsupported response_type: code. Use token, id_token or token id_token.',
+        error_description: 'Unsupported response_type: code token. Use code, token, id_token or token id_token.',
         state: 'state-123',
       });
     });
@@ -150,13 +150,13 @@ describe('GET /authorize', () => {
     });
 
     it('leaves state out of the fragment when none was sent', async () => {
-      expect(await errorOf(authorizeQuery(setup, { response_type: 'code', state: undefined }))).not.toHaveProperty('state');
+      expect(await errorOf(authorizeQuery(setup, { response_type: 'code token', state: undefined }))).not.toHaveProperty('state');
     });
 
     it('keeps the redirect_uri query and encodes the state exactly', async () => {
       const withQuery = await h.loginSetup({}, { callbacks: ['https://app.example.com/cb?tenant=a'] });
       const state = 'a b&c=d/é#?';
-      const res = await open(authorizeQuery(withQuery, { redirect_uri: 'https://app.example.com/cb?tenant=a', response_type: 'code', state }));
+      const res = await open(authorizeQuery(withQuery, { redirect_uri: 'https://app.example.com/cb?tenant=a', response_type: 'code token', state }));
       expect(res.headers.location!.startsWith('https://app.example.com/cb?tenant=a#')).toBe(true);
       expect(fragmentOf(res.headers.location).state).toBe(state);
     });
@@ -222,12 +222,15 @@ describe('GET /authorize', () => {
     });
   });
 
-  it('announces the implicit flow in the discovery document', async () => {
+  it('announces the code flow with PKCE S256 and the implicit flow in the discovery document', async () => {
     const res = await h.http().get('/.well-known/openid-configuration');
     expect(res.body).toMatchObject({
       authorization_endpoint: `${AUTH_URL}/authorize`,
-      response_types_supported: ['token', 'id_token', 'token id_token'],
-      response_modes_supported: ['fragment'],
+      response_types_supported: ['code', 'token', 'id_token', 'token id_token'],
+      response_modes_supported: ['query', 'fragment', 'form_post', 'web_message'],
+      code_challenge_methods_supported: ['S256'],
+      grant_types_supported: expect.arrayContaining(['authorization_code', 'implicit', 'refresh_token']),
+      end_session_endpoint: `${AUTH_URL}/oidc/logout`,
     });
   });
 });

@@ -2,10 +2,19 @@ import { ErrorCodes, PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredResourceServer } from '../../store';
 import { splitScope, userAudience } from '../oauth/user-tokens';
+import { RESPONSE_MODES, webMessageOrigin, type ResponseMode, type ResponseTarget } from './response';
 
-/** The response types of the implicit flow (OAuth 2.0 §4.2, OIDC Core §3.2), normalised. */
-export const RESPONSE_TYPES = ['token', 'id_token', 'token id_token'] as const;
+/**
+ * The response types: the authorization code flow (OAuth 2.0 §4.1, with PKCE) and the
+ * implicit flow (OAuth 2.0 §4.2, OIDC Core §3.2), normalised.
+ */
+export const RESPONSE_TYPES = ['code', 'token', 'id_token', 'token id_token'] as const;
 export type ResponseType = (typeof RESPONSE_TYPES)[number];
+
+/** The only PKCE method accepted (RFC 7636 `plain` offers nothing against a stolen code). */
+export const CODE_CHALLENGE_METHODS = ['S256'] as const;
+/** A S256 challenge: base64url of a SHA-256, 43 characters. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Longest value accepted for any /authorize parameter (state and nonce are opaque to us). */
 export const MAX_PARAMETER_LENGTH = 2048;
@@ -25,10 +34,10 @@ export class AuthorizePageError extends Error {
   }
 }
 
-/** A problem reported back to a validated redirect_uri as `#error=...&error_description=...&state=...`. */
+/** A problem reported back to a validated redirect_uri, by the request's response mode, with its `state`. */
 export class AuthorizeRedirectError extends Error {
   constructor(
-    readonly redirectUri: string,
+    readonly target: ResponseTarget,
     readonly state: string | undefined,
     readonly error: string,
     readonly description: string,
@@ -49,6 +58,12 @@ export interface AuthorizeParameters {
   audience?: string;
   connection?: string;
   prompt?: string;
+  response_mode?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+  max_age?: string;
+  login_hint?: string;
+  ui_locales?: string;
 }
 
 /** A request that passed every check: what the login will be for. */
@@ -59,14 +74,40 @@ export interface AuthorizeRequest {
   api?: StoredResourceServer;
   redirectUri: string;
   responseType: ResponseType;
+  /** Where the response goes: redirectUri and the response mode. */
+  target: ResponseTarget;
   state?: string;
   nonce?: string;
   /** Requested scope, space-separated ("openid" when none was given). */
   scope: string;
+  /** PKCE S256 challenge (code flow). */
+  codeChallenge?: string;
+  /** `none`: answer without showing anything; `login`: ask for the SMS even with a session. */
+  prompt?: 'none' | 'login';
+  /** Seconds: a session older than this must sign in again. */
+  maxAge?: number;
+  /** Prefills the number on the phone page. */
+  loginHint?: string;
 }
 
-/** The /authorize query parameters acted on (the OpenAPI document lists them from here). */
-export const AUTHORIZE_PARAMETER_NAMES = ['client_id', 'redirect_uri', 'response_type', 'state', 'nonce', 'scope', 'audience', 'connection', 'prompt'] as const;
+/** The /authorize query parameters acted on (the OpenAPI document lists them from here); others are ignored. */
+export const AUTHORIZE_PARAMETER_NAMES = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'response_mode',
+  'state',
+  'nonce',
+  'scope',
+  'audience',
+  'connection',
+  'prompt',
+  'max_age',
+  'code_challenge',
+  'code_challenge_method',
+  'login_hint',
+  'ui_locales',
+] as const;
 
 /**
  * Reads the parameters we act on from a parsed query string. RFC 6749 §3.1: a parameter
@@ -88,6 +129,20 @@ export function normaliseResponseType(value: string): ResponseType | undefined {
   const parts = [...new Set(value.split(' ').filter(Boolean))].sort((a, b) => (a === 'token' ? -1 : b === 'token' ? 1 : 0));
   const joined = parts.join(' ');
   return (RESPONSE_TYPES as readonly string[]).includes(joined) ? (joined as ResponseType) : undefined;
+}
+
+export function isCodeFlow(responseType: ResponseType): boolean {
+  return responseType === 'code';
+}
+
+/** query for the code flow, fragment for the implicit flow (OAuth 2.0 Multiple Response Types §5). */
+export function defaultResponseMode(responseType: ResponseType | undefined): ResponseMode {
+  return responseType === 'code' ? 'query' : 'fragment';
+}
+
+/** The mode named, or undefined when it is not one of RESPONSE_MODES. */
+export function readResponseMode(value: string | undefined): ResponseMode | undefined {
+  return (RESPONSE_MODES as readonly string[]).includes(value ?? '') ? (value as ResponseMode) : undefined;
 }
 
 export function includesIdToken(responseType: ResponseType): boolean {
@@ -114,6 +169,18 @@ export async function resolveClientAndRedirect(
   const client = await store.clients.findById(params.client_id!);
   if (!client) throw new AuthorizePageError(400, 'Unknown application', 'No application is registered with this client_id.');
   const redirectUri = params.redirect_uri!;
+  if (params.response_mode === 'web_message') {
+    // The response is posted to the redirect_uri's origin, not navigated to: that origin must be a registered web origin.
+    const origin = webMessageOrigin(redirectUri);
+    if (!origin || !client.web_origins.includes(origin)) {
+      throw new AuthorizePageError(
+        400,
+        'Origin not allowed',
+        `The origin of the redirect_uri is not one of the web origins registered for ${client.name}. Add it to the application's web_origins.`,
+      );
+    }
+    if (client.web_origins.includes(redirectUri.replace(/\/$/, '')) || client.callbacks.includes(redirectUri)) return { client, redirectUri };
+  }
   // Exact string comparison: no normalisation, no prefix or wildcard matching.
   if (!client.callbacks.includes(redirectUri)) {
     throw new AuthorizePageError(
@@ -157,18 +224,34 @@ export async function resolveAuthorizeRequest(
 ): Promise<AuthorizeRequest> {
   const { client, redirectUri } = await resolveClientAndRedirect(store, params, repeated);
   const state = repeated.includes('state') ? undefined : params.state;
-  const fail = (error: string, description: string) => new AuthorizeRedirectError(redirectUri, state, error, description);
+  const responseType = params.response_type ? normaliseResponseType(params.response_type) : undefined;
+  // An unknown or unusable mode: the error goes back by the response type's default mode.
+  const namedMode = readResponseMode(params.response_mode);
+  const mode = namedMode && !(namedMode === 'query' && responseType && !isCodeFlow(responseType)) ? namedMode : defaultResponseMode(responseType);
+  const target: ResponseTarget = { redirectUri, mode };
+  const fail = (error: string, description: string) => new AuthorizeRedirectError(target, state, error, description);
 
   if (repeated.length > 0) throw fail(ErrorCodes.INVALID_REQUEST, `Parameters given more than once: ${repeated.join(', ')}.`);
   const tooLong = AUTHORIZE_PARAMETER_NAMES.filter((name) => (params[name]?.length ?? 0) > MAX_PARAMETER_LENGTH);
   if (tooLong.length > 0) throw fail(ErrorCodes.INVALID_REQUEST, `Parameters longer than ${MAX_PARAMETER_LENGTH} characters: ${tooLong.join(', ')}.`);
   if (!params.response_type) throw fail(ErrorCodes.INVALID_REQUEST, 'The parameter response_type is missing.');
-  const responseType = normaliseResponseType(params.response_type);
   if (!responseType) {
-    throw fail('unsupported_response_type', `Unsupported response_type: ${params.response_type}. Use token, id_token or token id_token.`);
+    throw fail('unsupported_response_type', `Unsupported response_type: ${params.response_type}. Use code, token, id_token or token id_token.`);
   }
-  if (client.app_type === 'non_interactive' || !client.grant_types.includes(PASSWORDLESS_OTP_GRANT)) {
-    throw fail(ErrorCodes.UNAUTHORIZED_CLIENT, 'The client is not allowed to sign users in with a one-time code.');
+  if (params.response_mode !== undefined && !namedMode) {
+    throw fail(ErrorCodes.INVALID_REQUEST, `Unsupported response_mode: ${params.response_mode}. Use query, fragment, form_post or web_message.`);
+  }
+  if (namedMode === 'query' && !isCodeFlow(responseType)) {
+    throw fail(ErrorCodes.INVALID_REQUEST, 'response_mode=query cannot carry tokens: use fragment, form_post or web_message.');
+  }
+  const codeFlow = isCodeFlow(responseType);
+  const grantAllowed = codeFlow
+    ? client.grant_types.includes('authorization_code')
+    : client.grant_types.includes('implicit') || client.grant_types.includes(PASSWORDLESS_OTP_GRANT);
+  if (client.app_type === 'non_interactive' || !grantAllowed) {
+    throw fail(ErrorCodes.UNAUTHORIZED_CLIENT, codeFlow
+      ? "Grant type 'authorization_code' not allowed for the client."
+      : "Grant type 'implicit' not allowed for the client.");
   }
   const scope = params.scope ?? 'openid';
   if (includesIdToken(responseType)) {
@@ -177,8 +260,28 @@ export async function resolveAuthorizeRequest(
       throw fail('invalid_scope', 'The scope must include openid when response_type includes id_token.');
     }
   }
-  // No sessions are kept, so a login can never happen without showing the page (OIDC Core §3.1.2.6).
-  if (params.prompt === 'none') throw fail('login_required', 'The user must sign in.');
+  // PKCE: only S256; a public client must use it. The implicit flow ignores a challenge.
+  let codeChallenge: string | undefined;
+  if (codeFlow) {
+    if (params.code_challenge_method !== undefined && params.code_challenge_method !== 'S256') {
+      throw fail(ErrorCodes.INVALID_REQUEST, `Unsupported code_challenge_method: ${params.code_challenge_method}. Use S256.`);
+    }
+    if (params.code_challenge !== undefined) {
+      if (params.code_challenge_method === undefined) throw fail(ErrorCodes.INVALID_REQUEST, 'The parameter code_challenge_method is required: use S256.');
+      if (!S256_CHALLENGE.test(params.code_challenge)) throw fail(ErrorCodes.INVALID_REQUEST, 'The code_challenge must be the base64url SHA-256 of the code_verifier (43 characters).');
+      codeChallenge = params.code_challenge;
+    } else if (client.token_endpoint_auth_method === 'none') {
+      throw fail(ErrorCodes.INVALID_REQUEST, 'The parameter code_challenge is required: a public client must use PKCE (S256).');
+    }
+  }
+  const prompts = splitScope(params.prompt);
+  if (prompts.includes('none') && prompts.length > 1) throw fail(ErrorCodes.INVALID_REQUEST, 'prompt=none cannot be combined with other prompt values.');
+  const prompt = prompts.includes('none') ? 'none' : prompts.includes('login') ? 'login' : undefined;
+  let maxAge: number | undefined;
+  if (params.max_age !== undefined) {
+    if (!/^\d{1,10}$/.test(params.max_age)) throw fail(ErrorCodes.INVALID_REQUEST, 'The parameter max_age must be a whole number of seconds.');
+    maxAge = Number(params.max_age);
+  }
 
   const connection = await loginConnection(store, client, params.connection);
   if (typeof connection === 'string') throw fail(ErrorCodes.INVALID_REQUEST, connection);
@@ -193,5 +296,19 @@ export async function resolveAuthorizeRequest(
       throw err;
     }
   }
-  return { client, connection, api, redirectUri, responseType, state, nonce: params.nonce, scope };
+  return {
+    client,
+    connection,
+    api,
+    redirectUri,
+    responseType,
+    target,
+    state,
+    nonce: params.nonce,
+    scope,
+    codeChallenge,
+    prompt,
+    maxAge,
+    loginHint: params.login_hint,
+  };
 }

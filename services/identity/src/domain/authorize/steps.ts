@@ -2,13 +2,15 @@ import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAuthorizeTransaction } from '../../store';
 import type { PasswordlessExchangeDependencies } from '../oauth/passwordless-exchange';
-import { grantedScopes, issueUserTokens, prepareOpaqueAccessToken, splitScope } from '../oauth/user-tokens';
+import { prepareOpaqueAccessToken } from '../oauth/user-tokens';
 import { isUserBlockedError } from '../passwordless/blocked-user';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
 import { canonicalPhoneNumber, isKnownCountry, type CanonicalPhoneNumberResult } from '../phone/canonical-number';
 import { startPasswordless, type StartDependencies } from '../passwordless/start';
-import { errorRedirect, tokenRedirect } from './fragment';
-import { resolveAuthorizeRequest } from './request';
+import { completeAuthorization, implicitScopes, type CompletionDependencies } from './complete';
+import { errorResponse, type AuthorizationResponse, type ResponseMode } from './response';
+import { isCodeFlow, includesAccessToken, resolveAuthorizeRequest } from './request';
+import { beginLoginSession, type BegunSession, type SessionLifetimes } from './session';
 import { parametersOf, resendCooldownSeconds } from './transaction';
 
 /** A step the user can retry: the page is shown again with `message`. */
@@ -19,18 +21,24 @@ export interface StepRefusal {
 }
 
 /**
- * The sign-in is over and the browser goes back to the application with an error in the
- * fragment: a blocked user, as the reference product sends them back ("user is blocked").
+ * The sign-in is over and the browser goes back to the application with an error (by the
+ * request's response mode): a blocked user, as the reference product sends them back ("user is blocked").
  */
 export interface StepEnd {
   ok: false;
-  endLocation: string;
+  end: AuthorizationResponse;
+}
+
+/** The error response of a transaction, by its response mode. */
+export function transactionError(transaction: StoredAuthorizeTransaction, error: string, description: string): AuthorizationResponse {
+  const mode = (transaction.response_mode ?? (transaction.response_type === 'code' ? 'query' : 'fragment')) as ResponseMode;
+  return errorResponse({ redirectUri: transaction.redirect_uri, mode }, error, description, transaction.state ?? undefined);
 }
 
 /** Ends the transaction and points the browser at the application with the block's error. */
 async function endForBlockedUser(store: IdentityStore, transaction: StoredAuthorizeTransaction, err: HttpError): Promise<StepEnd> {
   await store.authorizeTransactions.delete(transaction.id);
-  return { ok: false, endLocation: errorRedirect(transaction.redirect_uri, err.error, err.errorDescription, transaction.state ?? undefined) };
+  return { ok: false, end: transactionError(transaction, err.error, err.errorDescription) };
 }
 
 export interface Caller {
@@ -174,29 +182,43 @@ function codeRefusal(reason: CodeRejection): StepRefusal {
   return { ok: false, status: 400, message: MESSAGES.wrongCode };
 }
 
+/** What step 2 needs beyond the code exchange: issuing the response and starting the session. */
+export interface SignInDependencies extends PasswordlessExchangeDependencies, CompletionDependencies {
+  store: IdentityStore;
+  sessions: SessionLifetimes;
+}
+
+/** The browser step 2 comes from: its address, user agent and current session cookie. */
+export interface SignInCaller {
+  ip: string;
+  userAgent: string | undefined;
+  sessionSecret: string | undefined;
+}
+
 /**
  * Step 2: checks the code with `exchangeCode` (the same attempts, brute-force counters and
- * single use as /oauth/ro and the OTP grant), re-checks the request, issues the tokens with
- * `issueUserTokens` and ends the transaction. Returns the redirect_uri with the tokens.
- * Throws AuthorizeRedirectError/AuthorizePageError when the request is no longer valid.
+ * single use as /oauth/ro and the OTP grant), re-checks the request, starts the login
+ * session, ends the transaction and makes the authorization response (a code, or the
+ * implicit flow's tokens). Throws AuthorizeRedirectError/AuthorizePageError when the request
+ * is no longer valid.
  */
-export async function exchangeCodeForTokenRedirect(
-  deps: PasswordlessExchangeDependencies & { store: IdentityStore },
+export async function exchangeCodeForSignIn(
+  deps: SignInDependencies,
   transaction: StoredAuthorizeTransaction,
   codeInput: string,
-  ip: string,
-): Promise<{ ok: true; location: string } | StepRefusal | StepEnd> {
+  caller: SignInCaller,
+): Promise<{ ok: true; response: AuthorizationResponse; session: BegunSession } | StepRefusal | StepEnd> {
   if (!transaction.phone_number) return { ok: false, status: 400, message: MESSAGES.noCodeYet };
   const candidate = normaliseCodeInput(codeInput);
   if (!candidate) return { ok: false, status: 400, message: MESSAGES.codeMissing };
   const request = await resolveAuthorizeRequest(deps.store, parametersOf(transaction));
   const phoneNumber = transaction.phone_number;
+  const ip = caller.ip;
   const { user, bruteForce } = await deps.store.passwordlessLogins.exchangeContext(request.client.client_id, request.connection.name, phoneNumber, ip);
 
-  // A browser-delivered token never comes with a refresh token (OAuth 2.0 §4.2.2).
-  const scopes = grantedScopes(splitScope(request.scope), request.api).filter((s) => s !== 'offline_access');
-  // Without an API the access token is opaque: made now and stored with the login.
-  const accessToken = request.api ? undefined : prepareOpaqueAccessToken(deps.clock, request.client.client_id, scopes);
+  // Implicit without an API: the opaque access token is made now and stored with the login.
+  const implicitOpaque = !isCodeFlow(request.responseType) && includesAccessToken(request.responseType) && !request.api;
+  const accessToken = implicitOpaque ? prepareOpaqueAccessToken(deps.clock, request.client.client_id, implicitScopes(request)) : undefined;
   let result;
   try {
     result = await exchangeCode(deps, {
@@ -217,13 +239,19 @@ export async function exchangeCodeForTokenRedirect(
   if (!result.ok) return codeRefusal(result.reason);
 
   await deps.store.authorizeTransactions.delete(transaction.id);
-  const tokens = await issueUserTokens(deps, {
-    client: request.client,
-    user: result.user,
-    scopes,
-    api: request.api,
-    nonce: request.nonce,
-    storedAccessToken: accessToken,
-  });
-  return { ok: true, location: tokenRedirect(request.redirectUri, request.responseType, tokens, request.state) };
+  const now = deps.clock.now();
+  const session = await beginLoginSession(
+    deps.store,
+    deps.sessions,
+    { user: result.user, connectionName: request.connection.name, clientId: request.client.client_id, ip, userAgent: caller.userAgent, previousSecret: caller.sessionSecret },
+    now,
+  );
+  const response = await completeAuthorization(
+    deps,
+    request,
+    result.user,
+    { id: session.session.id, authenticatedAt: session.session.authenticated_at },
+    accessToken,
+  );
+  return { ok: true, response, session };
 }

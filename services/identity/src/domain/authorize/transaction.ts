@@ -63,6 +63,10 @@ export async function beginTransaction(
     scope: request.scope,
     // The explicit audience only: a default_audience is looked up again when tokens are issued.
     audience: params.audience ?? null,
+    response_mode: request.target.mode,
+    code_challenge: request.codeChallenge ?? null,
+    max_age: request.maxAge ?? null,
+    prompt: request.prompt ?? null,
     phone_number: null,
     code_sent_at: null,
     created_at: now,
@@ -83,6 +87,10 @@ export function parametersOf(transaction: StoredAuthorizeTransaction): Authorize
     ...(transaction.state !== null ? { state: transaction.state } : {}),
     ...(transaction.nonce !== null ? { nonce: transaction.nonce } : {}),
     ...(transaction.audience !== null ? { audience: transaction.audience } : {}),
+    ...(transaction.response_mode !== null ? { response_mode: transaction.response_mode } : {}),
+    ...(transaction.code_challenge !== null ? { code_challenge: transaction.code_challenge, code_challenge_method: 'S256' } : {}),
+    ...(transaction.max_age !== null ? { max_age: String(transaction.max_age) } : {}),
+    ...(transaction.prompt !== null ? { prompt: transaction.prompt } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import {
   ClientUpdateSchema,
   CONFIDENTIAL_APP_TYPES,
   DEFAULT_GRANT_TYPES,
+  DEFAULT_REFRESH_TOKEN_SETTINGS,
   type AppType,
   type ClientRecord,
   type TokenEndpointAuthMethod,
@@ -14,6 +15,11 @@ import { registerCredential } from './client-credentials';
 import { forbidden, invalidField, notFound, parseBody } from './validation';
 
 export const BOOTSTRAP_ADMIN_ROLE = 'bootstrap_admin';
+
+/** Web origins are compared with a browser's `Origin` header, which has no trailing slash. */
+function trimSlash(origin: string): string {
+  return origin.replace(/\/$/, '');
+}
 
 export function isConfidential(appType: AppType): boolean {
   return CONFIDENTIAL_APP_TYPES.includes(appType);
@@ -41,6 +47,10 @@ export function toClientRecord(
     token_endpoint_auth_method: method === 'private_key_jwt' ? null : method,
     ...(method === 'private_key_jwt' ? { client_authentication_methods: { private_key_jwt: { credentials: credentials.map(({ id }) => ({ id })) } } } : {}),
     allowed_logout_urls: client.allowed_logout_urls,
+    web_origins: client.web_origins,
+    ...(client.initiate_login_uri ? { initiate_login_uri: client.initiate_login_uri } : {}),
+    oidc_conformant: client.oidc_conformant,
+    refresh_token: client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS,
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
 }
@@ -58,10 +68,17 @@ export async function clientRecordOf(store: IdentityStore, client: StoredClient,
   return toClientRecord(client, credentials, clientSecret);
 }
 
-/** A public client cannot keep a secret, so it cannot authenticate for client_credentials. */
+/**
+ * A public client cannot keep a secret, so it cannot authenticate for client_credentials; a
+ * machine-to-machine client signs no user in, so it has no browser flow.
+ */
 function checkGrantTypes(appType: AppType, grantTypes: readonly string[]): void {
   if (!isConfidential(appType) && grantTypes.includes('client_credentials')) {
     throw invalidField('grant_types', `client_credentials needs a confidential client (regular_web or non_interactive), not ${appType}`);
+  }
+  const browserFlow = grantTypes.find((g) => g === 'authorization_code' || g === 'implicit');
+  if (appType === 'non_interactive' && browserFlow) {
+    throw invalidField('grant_types', `${browserFlow} signs users in: a non_interactive client cannot have it`);
   }
 }
 
@@ -122,6 +139,10 @@ export async function createClient(store: IdentityStore, body: unknown): Promise
       system_role: null,
       token_endpoint_auth_method: method,
       allowed_logout_urls: input.allowed_logout_urls,
+      web_origins: input.web_origins.map(trimSlash),
+      initiate_login_uri: input.initiate_login_uri ?? null,
+      oidc_conformant: input.oidc_conformant,
+      refresh_token: input.refresh_token ?? null,
     });
     const credentials = input.client_authentication_methods?.private_key_jwt.credentials ?? [];
     for (const [index, credential] of credentials.entries()) {
@@ -170,6 +191,10 @@ export async function updateClient(store: IdentityStore, clientId: string, body:
       default_audience: patch.default_audience,
       token_endpoint_auth_method: method,
       allowed_logout_urls: patch.allowed_logout_urls,
+      web_origins: patch.web_origins?.map(trimSlash),
+      initiate_login_uri: patch.initiate_login_uri,
+      oidc_conformant: patch.oidc_conformant,
+      refresh_token: patch.refresh_token,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),
     });
     return clientRecordOf(tx, updated!);

@@ -1,30 +1,119 @@
-import { LogoutQuerySchema } from '@smsauth/contracts';
-import type { IdentityStore } from '../../store';
+import { LogoutQuerySchema, OidcLogoutQuerySchema } from '@smsauth/contracts';
+import type { Clock } from '@smsauth/service-kit';
+import type { IdentityStore, StoredClient } from '../../store';
+import { endLoginSession } from '../authorize/session';
+import { logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
+import type { TokenVerifier } from '../tokens/verifier';
 
 export type LogoutOutcome =
   | { kind: 'redirect'; location: string }
   | { kind: 'logged_out' }
   | { kind: 'refused'; description: string };
 
+export interface LogoutDependencies {
+  store: IdentityStore;
+  clock: Clock;
+  verifier: TokenVerifier;
+}
+
+/** The browser asking to sign out: its session cookie's secret, address and user agent. */
+export interface LogoutCaller {
+  sessionSecret: string | undefined;
+  ip: string;
+  userAgent: string | undefined;
+}
+
+/**
+ * Ends the browser's login session (if it has one) and records the logout: `slo` when the
+ * browser goes on to a return URL or the signed-out page, `flo` when the request was refused
+ * (the session is kept then: a forged logout link must not sign anyone out).
+ */
+async function settle(deps: LogoutDependencies, outcome: LogoutOutcome, client: StoredClient | undefined, caller: LogoutCaller): Promise<LogoutOutcome> {
+  const now = deps.clock.now();
+  const log: LogContext = { clientId: client?.client_id, clientName: client?.name, ip: caller.ip, userAgent: caller.userAgent };
+  if (outcome.kind === 'refused') {
+    await recordEvents(deps.store, logRecord('flo', log, now, { description: outcome.description }));
+    return outcome;
+  }
+  const ended = await endLoginSession(deps.store, caller.sessionSecret, now);
+  await recordEvents(deps.store, logRecord('slo', { ...log, userId: ended?.user_id }, now, { session_ended: ended !== undefined }));
+  return outcome;
+}
+
 /**
  * `GET /v2/logout` as Auth0 answers it: `returnTo` must be one of the client's
  * allowed_logout_urls (compared exactly; without `client_id` there is no list to be in, as
  * this service has no tenant-wide one), else an error page; without `returnTo` the browser
- * goes to the client's first allowed logout URL, or sees a "signed out" page.
+ * goes to the client's first allowed logout URL, or sees a "signed out" page. The login
+ * session ends unless the request is refused.
  */
-export async function logoutOutcome(store: IdentityStore, query: unknown): Promise<LogoutOutcome> {
+export async function logoutOutcome(deps: LogoutDependencies, query: unknown, caller: LogoutCaller): Promise<LogoutOutcome> {
   const parsed = LogoutQuerySchema.safeParse(query);
-  if (!parsed.success) return { kind: 'refused', description: 'client_id and returnTo must each be given at most once.' };
+  if (!parsed.success) return settle(deps, { kind: 'refused', description: 'client_id and returnTo must each be given at most once.' }, undefined, caller);
   const { client_id: clientId, returnTo } = parsed.data;
-  const client = clientId ? await store.clients.findById(clientId) : undefined;
-  if (clientId && !client) return { kind: 'refused', description: `Unknown client: ${clientId}` };
+  const client = clientId ? await deps.store.clients.findById(clientId) : undefined;
+  if (clientId && !client) return settle(deps, { kind: 'refused', description: `Unknown client: ${clientId}` }, undefined, caller);
   if (returnTo === undefined) {
     const first = client?.allowed_logout_urls[0];
-    return first ? { kind: 'redirect', location: first } : { kind: 'logged_out' };
+    return settle(deps, first ? { kind: 'redirect', location: first } : { kind: 'logged_out' }, client, caller);
   }
-  if (client?.allowed_logout_urls.includes(returnTo)) return { kind: 'redirect', location: returnTo };
-  return {
-    kind: 'refused',
-    description: `The "returnTo" querystring parameter "${returnTo}" is not defined as a valid URL in "Allowed Logout URLs" (the client's allowed_logout_urls).`,
-  };
+  if (client?.allowed_logout_urls.includes(returnTo)) return settle(deps, { kind: 'redirect', location: returnTo }, client, caller);
+  return settle(
+    deps,
+    {
+      kind: 'refused',
+      description: `The "returnTo" querystring parameter "${returnTo}" is not defined as a valid URL in "Allowed Logout URLs" (the client's allowed_logout_urls).`,
+    },
+    client,
+    caller,
+  );
+}
+
+/** `post_logout_redirect_uri` with `state` added to its query (OIDC RP-Initiated Logout §3). */
+function withState(uri: string, state: string | undefined): string {
+  if (state === undefined) return uri;
+  const url = new URL(uri);
+  url.searchParams.append('state', state);
+  return url.toString();
+}
+
+/**
+ * OpenID Connect RP-Initiated Logout at the end_session_endpoint (`GET /oidc/logout`, as Auth0
+ * names it). The client is `client_id`, or the `aud` of `id_token_hint` (an ID token this
+ * service signed, expired or not); both given, they must agree. `post_logout_redirect_uri`
+ * must be one of that client's allowed_logout_urls (exact match), and gets `state` back;
+ * without it the browser sees the "signed out" page.
+ */
+export async function oidcLogoutOutcome(deps: LogoutDependencies, query: unknown, caller: LogoutCaller): Promise<LogoutOutcome> {
+  const parsed = OidcLogoutQuerySchema.safeParse(query);
+  if (!parsed.success) return settle(deps, { kind: 'refused', description: 'Each logout parameter may be given at most once.' }, undefined, caller);
+  const { id_token_hint: hint, client_id: namedClient, post_logout_redirect_uri: returnTo, state } = parsed.data;
+  let hintClient: string | undefined;
+  if (hint) {
+    try {
+      const claims = await deps.verifier.verify(hint, undefined, { ignoreExpiration: true });
+      hintClient = typeof claims.aud === 'string' ? claims.aud : Array.isArray(claims.aud) ? claims.aud[0] : undefined;
+    } catch {
+      return settle(deps, { kind: 'refused', description: 'The id_token_hint is not an ID token issued here.' }, undefined, caller);
+    }
+  }
+  if (namedClient && hintClient && namedClient !== hintClient) {
+    return settle(deps, { kind: 'refused', description: 'The client_id does not match the audience of the id_token_hint.' }, undefined, caller);
+  }
+  const clientId = namedClient ?? hintClient;
+  const client = clientId ? await deps.store.clients.findById(clientId) : undefined;
+  if (clientId && !client) return settle(deps, { kind: 'refused', description: `Unknown client: ${clientId}` }, undefined, caller);
+  if (returnTo === undefined) return settle(deps, { kind: 'logged_out' }, client, caller);
+  if (!client) {
+    return settle(deps, { kind: 'refused', description: 'post_logout_redirect_uri needs client_id or id_token_hint to name the client whose list it must be in.' }, undefined, caller);
+  }
+  if (!client.allowed_logout_urls.includes(returnTo)) {
+    return settle(
+      deps,
+      { kind: 'refused', description: `The post_logout_redirect_uri "${returnTo}" is not one of the client's allowed_logout_urls.` },
+      client,
+      caller,
+    );
+  }
+  return settle(deps, { kind: 'redirect', location: withState(returnTo, state) }, client, caller);
 }

@@ -5,14 +5,15 @@ import { refuseBlockedUser } from '../passwordless/blocked-user';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
-import { hashToken, issueUserTokens, splitScope, type UserTokenDependencies } from './user-tokens';
+import { hashToken, issueUserTokens, refreshExpiry, refreshSettingsOf, splitScope, type UserTokenDependencies } from './user-tokens';
 
 function invalidRefreshToken(): HttpError {
   return new HttpError(403, ErrorCodes.INVALID_GRANT, 'Unknown or invalid refresh token.');
 }
 
 /**
- * `grant_type=refresh_token` with rotation: each use marks the token rotated (one atomic
+ * `grant_type=refresh_token`, as the client's `refresh_token` settings say (rotation_type,
+ * expiration_type, lifetimes, leeway; by default rotating with a 30-day idle expiry). Rotation: each use marks the token rotated (one atomic
  * UPDATE, so of two parallel uses one wins) and returns a successor in the same family.
  * Presenting a rotated token again means it was copied: the whole family is revoked, the
  * legitimate holder's newest token included (OAuth 2.0 Security BCP §4.14.2).
@@ -40,34 +41,53 @@ export function refreshTokenGrant(
     // Checked before the token is rotated: refused while blocked, usable again once unblocked.
     const user = await deps.store.users.findById(presented.user_id);
     refuseBlockedUser(user);
+    const settings = refreshSettingsOf(client);
+    const rotating = settings.rotation_type === 'rotating';
     const current = await changeRecorded(
       deps.store,
-      (tx) => tx.refreshTokens.rotate(tokenHash, now),
-      (rotated) => (rotated ? logRecord('sertft', userLog, now) : undefined),
+      (tx) =>
+        rotating
+          ? tx.refreshTokens.rotate(tokenHash, now)
+          : tx.refreshTokens.use(tokenHash, now, refreshExpiry(settings, now, presented.family_expires_at).expiresAt),
+      (used) => (used ? logRecord('sertft', userLog, now) : undefined),
     );
-    if (!current) {
+    const withinLeeway = (token: typeof presented) =>
+      rotating &&
+      settings.leeway > 0 &&
+      token.rotated_at !== null &&
+      token.revoked_at === null &&
+      now.getTime() - token.rotated_at.getTime() <= settings.leeway * 1000 &&
+      (token.family_expires_at === null || token.family_expires_at > now);
+    let used = current;
+    if (!used) {
       const latest = await deps.store.refreshTokens.findByHash(tokenHash);
-      if (latest?.rotated_at && !latest.revoked_at) {
+      if (latest && withinLeeway(latest)) {
+        // A retry within the client's leeway (a lost response, two tabs): answered, not reuse.
+        await recordEvents(deps.store, logRecord('sertft', userLog, now, { within_leeway: true }));
+        used = latest;
+      } else if (rotating && latest?.rotated_at && !latest.revoked_at) {
         await changeRecorded(
           deps.store,
           (tx) => tx.refreshTokens.revokeFamily(latest.family_id, now),
           () => logRecord('ferrt', userLog, now, { reason: 'reused_token', family_revoked: true }),
         );
         deps.logger.warn({ client_id: client.client_id, family: latest.family_id }, 'refresh token reused: family revoked');
+        throw invalidRefreshToken();
       } else {
         await recordEvents(deps.store, logRecord('fertft', userLog, now, { reason: latest?.revoked_at ? 'revoked_token' : 'expired_token' }));
+        throw invalidRefreshToken();
       }
-      throw invalidRefreshToken();
     }
 
-    const api = current.audience ? await deps.store.resourceServers.findByIdentifier(current.audience) : undefined;
-    if (!user || (current.audience && !api)) throw invalidRefreshToken();
+    const api = used.audience ? await deps.store.resourceServers.findByIdentifier(used.audience) : undefined;
+    if (!user || (used.audience && !api)) throw invalidRefreshToken();
     const tokens = await issueUserTokens(deps, {
       client,
       user,
-      scopes: splitScope(current.scope),
+      scopes: splitScope(used.scope),
       api,
-      refresh: { device: current.device, familyId: current.family_id },
+      // Non-rotating: the presented token stays the client's refresh token; none is added.
+      refresh: rotating ? { device: used.device, familyId: used.family_id, familyExpiresAt: used.family_expires_at, sessionId: used.session_id } : undefined,
     });
     return { ...tokens, token_type: 'Bearer' };
   };

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ErrorCodes } from '@smsauth/contracts';
+import { DEFAULT_REFRESH_TOKEN_SETTINGS, ErrorCodes, type RefreshTokenSettings } from '@smsauth/contracts';
 import { HttpError, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAccessToken, StoredClient, StoredResourceServer, StoredUser } from '../../store';
 import { newId } from '../ids';
@@ -9,8 +9,6 @@ import type { TokenSigner } from '../tokens/signer';
 export const ID_TOKEN_LIFETIME_SECONDS = 36_000;
 /** Opaque access tokens (no audience) are good for /userinfo for 24 hours. */
 export const OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS = 86_400;
-/** A refresh token unused for 30 days expires; each rotation starts a new 30 days. */
-export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 86_400;
 
 /** Scopes about the user (OIDC) that any login may ask for; APIs add their own. */
 export const USER_SCOPES = ['openid', 'profile', 'phone', 'offline_access'] as const;
@@ -30,8 +28,13 @@ export interface UserTokenRequest {
   api?: StoredResourceServer;
   /** From the start's authParams, echoed in the ID token. */
   nonce?: string;
-  /** Issue a refresh token: a new family, or the family of the token being rotated. */
-  refresh?: { device: string | null; familyId?: string };
+  /**
+   * Issue a refresh token: a new family (`familyId` may name it), or the family of the token
+   * being rotated with its absolute end (`familyExpiresAt`).
+   */
+  refresh?: { device: string | null; familyId?: string; familyExpiresAt?: Date | null; sessionId?: string | null };
+  /** The login session the tokens come from: the ID token carries its `sid` and `auth_time`. */
+  session?: { id: string; authenticatedAt: Date };
   /**
    * No `api`: the opaque access token prepareOpaqueAccessToken made, which the code exchange
    * already stored with the login. Without it the opaque token is made and stored here.
@@ -92,6 +95,30 @@ function opaqueTokenRow(value: string, clientId: string, scope: string, now: Dat
   };
 }
 
+/** The client's refresh_token settings, or the defaults when it has none. */
+export function refreshSettingsOf(client: Pick<StoredClient, 'refresh_token'>): RefreshTokenSettings {
+  return client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS;
+}
+
+/**
+ * When a refresh token issued or used at `now` expires: the idle bound from now, never past
+ * the family's absolute end (`familyExpiresAt`; undefined: a new family, whose end is
+ * `token_lifetime` from now). Non-expiring settings: never.
+ */
+export function refreshExpiry(
+  settings: RefreshTokenSettings,
+  now: Date,
+  familyExpiresAt?: Date | null,
+): { expiresAt: Date | null; familyExpiresAt: Date | null } {
+  if (settings.expiration_type === 'non-expiring') return { expiresAt: null, familyExpiresAt: null };
+  const familyEnd =
+    familyExpiresAt !== undefined ? familyExpiresAt : settings.infinite_token_lifetime ? null : new Date(now.getTime() + settings.token_lifetime * 1000);
+  const idleEnd = settings.infinite_idle_token_lifetime ? null : new Date(now.getTime() + settings.idle_token_lifetime * 1000);
+  const ends = [familyEnd, idleEnd].filter((d): d is Date => d !== null);
+  const expiresAt = ends.length ? new Date(Math.min(...ends.map((d) => d.getTime()))) : null;
+  return { expiresAt, familyExpiresAt: familyEnd };
+}
+
 /**
  * The tokens of a successful login or refresh: an RS256 ID token when `openid` was granted;
  * an RS256 JWT access token (`typ: at+jwt`) for an API, or an opaque one for /userinfo;
@@ -127,6 +154,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
           phone_number: user.phone_number,
           phone_number_verified: user.phone_verified,
           ...(request.nonce ? { nonce: request.nonce } : {}),
+          ...(request.session ? { auth_time: Math.floor(request.session.authenticatedAt.getTime() / 1000), sid: request.session.id } : {}),
         },
         { expiresInSeconds: ID_TOKEN_LIFETIME_SECONDS },
       )
@@ -135,6 +163,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
   let refreshToken: string | undefined;
   if (request.refresh) {
     refreshToken = opaqueToken();
+    const expiry = refreshExpiry(refreshSettingsOf(client), now, request.refresh.familyExpiresAt);
     await deps.store.refreshTokens.insert({
       id: newId('rt'),
       token_hash: hashToken(refreshToken),
@@ -145,7 +174,9 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
       audience: api?.identifier ?? null,
       device: request.refresh.device,
       created_at: now,
-      expires_at: new Date(now.getTime() + REFRESH_TOKEN_LIFETIME_SECONDS * 1000),
+      expires_at: expiry.expiresAt,
+      family_expires_at: expiry.familyExpiresAt,
+      session_id: request.refresh.sessionId ?? null,
     });
   }
 

@@ -20,7 +20,11 @@ export class TokenVerifier {
     private readonly issuer: string,
   ) {}
 
-  async verify(token: string, audience: string): Promise<jwt.JwtPayload> {
+  /**
+   * `audience` undefined: any (the caller reads `aud`); `ignoreExpiration`: for an
+   * `id_token_hint`, which OIDC RP-initiated logout accepts after its expiry.
+   */
+  async verify(token: string, audience: string | undefined, options: { ignoreExpiration?: boolean } = {}): Promise<jwt.JwtPayload> {
     const decoded = jwt.decode(token, { complete: true });
     const kid = decoded?.header.kid;
     if (!decoded || typeof kid !== 'string') throw new InvalidTokenError('malformed token');
@@ -31,7 +35,8 @@ export class TokenVerifier {
       const payload = jwt.verify(token, publicKey, {
         algorithms: ['RS256'],
         issuer: this.issuer,
-        audience,
+        ...(audience !== undefined ? { audience } : {}),
+        ignoreExpiration: options.ignoreExpiration ?? false,
         clockTimestamp: epochSeconds(this.clock),
         clockTolerance: 60,
       });

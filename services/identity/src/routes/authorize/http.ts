@@ -1,6 +1,9 @@
 import { parseCookies } from '@smsauth/service-kit';
 import type { Request, Response } from 'express';
 import { bindingCookieName, TRANSACTION_TTL_SECONDS } from '../../domain/authorize/transaction';
+import { responseLocation, webMessageOrigin, type AuthorizationResponse } from '../../domain/authorize/response';
+import { SESSION_COOKIE_NAME } from '../../domain/authorize/session';
+import { FORM_POST_SCRIPT_SOURCE, formPostPage, webMessagePage } from './views';
 
 
 export function requestCookies(req: Request): Record<string, string> {
@@ -18,6 +21,28 @@ export function setBindingCookie(res: Response, transactionId: string, secret: s
 
 export function clearBindingCookie(res: Response, transactionId: string, secure: boolean): void {
   res.append('Set-Cookie', `${bindingCookieName(transactionId)}=; ${cookieAttributes(secure, 0)}`);
+}
+
+/**
+ * The login session cookie, for every path (/authorize, the logout endpoints). Behind https
+ * it is `SameSite=None; Secure`, so the hidden iframe of silent authentication (a third-party
+ * context on the application's site) sends it; over plain http (local development, where
+ * browsers refuse SameSite=None without Secure) it is Lax, which same-site iframes still get.
+ */
+function sessionCookieAttributes(secure: boolean, maxAgeSeconds: number): string {
+  return `Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
+}
+
+export function sessionCookie(req: Request): string | undefined {
+  return requestCookies(req)[SESSION_COOKIE_NAME];
+}
+
+export function setSessionCookie(res: Response, secret: string, secure: boolean, maxAgeSeconds: number): void {
+  res.append('Set-Cookie', `${SESSION_COOKIE_NAME}=${secret}; ${sessionCookieAttributes(secure, maxAgeSeconds)}`);
+}
+
+export function clearSessionCookie(res: Response, secure: boolean): void {
+  res.append('Set-Cookie', `${SESSION_COOKIE_NAME}=; ${sessionCookieAttributes(secure, 0)}`);
 }
 
 /** The origin of a URL as a CSP source expression, or undefined when it has none. */
@@ -75,4 +100,38 @@ export function seeOther(res: Response, path: string): void {
   securityHeaders(res);
   res.status(303).setHeader('Location', path);
   res.end();
+}
+
+/**
+ * Delivers an authorization response as its mode says: query and fragment are a 302 to the
+ * redirect_uri; form_post is a page whose one script (allowed by its hash) submits the
+ * parameters to the redirect_uri; web_message is a page whose one script posts
+ * `{type: "authorization_response", response}` to the opener or parent window at the
+ * redirect_uri's origin only (a registered web origin), and which only that origin may frame.
+ */
+export function sendAuthorizationResponse(res: Response, response: AuthorizationResponse): void {
+  if (response.mode === 'query' || response.mode === 'fragment') return redirectWithFragment(res, responseLocation(response));
+  const common = {
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+  };
+  if (response.mode === 'form_post') {
+    const formAction = cspOrigin(response.redirectUri) ?? "'none'";
+    res.set({
+      ...common,
+      'Content-Security-Policy': `default-src 'none'; script-src ${FORM_POST_SCRIPT_SOURCE}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+      'X-Frame-Options': 'DENY',
+    });
+    res.status(200).type('html').send(formPostPage(response.redirectUri, response.params));
+    return;
+  }
+  const origin = webMessageOrigin(response.redirectUri)!;
+  const { html, scriptSource } = webMessagePage(origin, response.params);
+  res.set({
+    ...common,
+    'Content-Security-Policy': `default-src 'none'; script-src ${scriptSource}; frame-ancestors ${origin}; base-uri 'none'`,
+  });
+  res.status(200).type('html').send(html);
 }

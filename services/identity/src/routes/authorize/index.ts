@@ -1,7 +1,9 @@
 import type { Clock } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
-import { errorRedirect } from '../../domain/authorize/fragment';
-import { exchangeCodeForTokenRedirect, sendLoginCode, type Caller } from '../../domain/authorize/steps';
+import { errorResponse, type AuthorizationResponse } from '../../domain/authorize/response';
+import type { SessionLifetimes } from '../../domain/authorize/session';
+import { authorizeFromSession } from '../../domain/authorize/single-sign-on';
+import { exchangeCodeForSignIn, sendLoginCode, transactionError, type Caller, type SignInDependencies } from '../../domain/authorize/steps';
 import {
   AuthorizePageError,
   AuthorizeRedirectError,
@@ -20,7 +22,16 @@ import { loginPageCountry, phoneCountries } from '../../domain/phone/countries';
 import type { StartDependencies } from '../../domain/passwordless/start';
 import type { IdentityStore } from '../../store';
 import { DatabaseUnavailableError } from '../../store/availability';
-import { clearBindingCookie, redirectWithFragment, requestCookies, seeOther, sendPage, setBindingCookie } from './http';
+import {
+  clearBindingCookie,
+  requestCookies,
+  seeOther,
+  sendAuthorizationResponse,
+  sendPage,
+  sessionCookie,
+  setBindingCookie,
+  setSessionCookie,
+} from './http';
 import { requestLanguage } from '../request-language';
 import { LOGIN_CSS } from './styles';
 import { isBoundOrigin } from '../../domain/passwordless/domain-bound-code';
@@ -35,6 +46,10 @@ export interface AuthorizeRouterDependencies {
   codeExchange: PasswordlessExchangeDependencies;
   /** Mark cookies Secure (AUTH_URL is https). */
   secureCookies: boolean;
+  /** SESSION_IDLE_LIFETIME_SECONDS / SESSION_ABSOLUTE_LIFETIME_SECONDS. */
+  sessions: SessionLifetimes;
+  /** AUTHORIZATION_CODE_LIFETIME_SECONDS. */
+  codeLifetimeSeconds: number;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -52,8 +67,8 @@ function page(handler: Handler): Handler {
         req.log.info({ reason: err.title }, 'authorize request refused');
         sendPage(res, err.status, errorPage(err.title, err.description));
       } else if (err instanceof AuthorizeRedirectError) {
-        req.log.info({ error: err.error }, 'authorize error sent to the redirect_uri');
-        redirectWithFragment(res, errorRedirect(err.redirectUri, err.error, err.description, err.state));
+        req.log.info({ error: err.error, response_mode: err.target.mode }, 'authorize error sent to the redirect_uri');
+        sendAuthorizationResponse(res, errorResponse(err.target, err.error, err.description, err.state));
       } else if (err instanceof DatabaseUnavailableError) {
         req.log.warn({ err }, 'authorize request failed: database unavailable');
         res.setHeader('Retry-After', '5');
@@ -83,6 +98,7 @@ function callerOf(req: Request): Caller {
 export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
   const router = Router();
   const { store, clock } = deps;
+  const signIn: SignInDependencies = { ...deps.codeExchange, store, sessions: deps.sessions, codeLifetimeSeconds: deps.codeLifetimeSeconds };
 
   const formContext = async ({ transaction, bindingSecret }: BegunTransaction): Promise<FormContext> => {
     const client = await store.clients.findById(transaction.client_id);
@@ -120,9 +136,9 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
   };
 
   /** The sign-in ended with an error for the application (a blocked user): back to it. */
-  const endSignIn = (res: Response, transactionId: string, location: string) => {
+  const endSignIn = (res: Response, transactionId: string, response: AuthorizationResponse) => {
     clearBindingCookie(res, transactionId, deps.secureCookies);
-    redirectWithFragment(res, location);
+    sendAuthorizationResponse(res, response);
   };
 
   /** The phone page's country choice: what the user chose, else the connection's default_country or the browser's region. */
@@ -143,10 +159,16 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     page(async (req, res) => {
       const { params, repeated } = readAuthorizeParameters(req.query as Record<string, unknown>);
       const request = await resolveAuthorizeRequest(store, params, repeated);
+      const outcome = await authorizeFromSession(signIn, request, sessionCookie(req), { ip: req.ip ?? '', userAgent: req.headers['user-agent'] });
+      if (outcome.kind === 'response') {
+        req.log.info({ client_id: request.client.client_id, response_mode: request.target.mode, signed_in: 'error' in outcome.response.params ? false : true }, 'authorize answered from the login session');
+        return sendAuthorizationResponse(res, outcome.response);
+      }
       const begun = await beginTransaction(store, request, params, clock.now());
       setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
       const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
-      sendPage(res, 200, phonePage(await formContext(begun), { countries: phoneCountries(), country }), request.redirectUri);
+      const view = { countries: phoneCountries(), country, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
+      sendPage(res, 200, phonePage(await formContext(begun), view), request.redirectUri);
     }),
   );
 
@@ -167,7 +189,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const country = textField(req.body, 'country');
       const sent = await sendLoginCode(deps.start, begun.transaction, { number: input, country }, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
-      if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
+      if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
       const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: input, error: sent.message, country });
       sendPage(res, sent.status, phonePage(await formContext(begun), view), begun.transaction.redirect_uri);
     }),
@@ -186,12 +208,17 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     '/authorize/code',
     page(async (req, res) => {
       const begun = await posted(req);
-      const result = await exchangeCodeForTokenRedirect({ ...deps.codeExchange, store }, begun.transaction, textField(req.body, 'code'), req.ip ?? '');
-      if (!result.ok && 'endLocation' in result) return endSignIn(res, begun.transaction.id, result.endLocation);
+      const result = await exchangeCodeForSignIn(signIn, begun.transaction, textField(req.body, 'code'), {
+        ip: req.ip ?? '',
+        userAgent: req.headers['user-agent'],
+        sessionSecret: sessionCookie(req),
+      });
+      if (!result.ok && 'end' in result) return endSignIn(res, begun.transaction.id, result.end);
       if (!result.ok) return renderCode(req, res, result.status, begun, { error: result.message });
-      req.log.info({ client_id: begun.transaction.client_id }, 'hosted login completed');
+      req.log.info({ client_id: begun.transaction.client_id, response_mode: result.response.mode }, 'hosted login completed');
       clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
-      redirectWithFragment(res, result.location);
+      setSessionCookie(res, result.session.secret, deps.secureCookies, deps.sessions.absoluteSeconds);
+      sendAuthorizationResponse(res, result.response);
     }),
   );
 
@@ -203,7 +230,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       if (!phone) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
       const sent = await sendLoginCode(deps.start, begun.transaction, { number: phone }, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
-      if ('endLocation' in sent) return endSignIn(res, begun.transaction.id, sent.endLocation);
+      if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
       await renderCode(req, res, sent.status, begun, { error: sent.message });
     }),
   );
@@ -214,7 +241,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const { transaction } = await posted(req);
       await store.authorizeTransactions.delete(transaction.id);
       clearBindingCookie(res, transaction.id, deps.secureCookies);
-      redirectWithFragment(res, errorRedirect(transaction.redirect_uri, 'access_denied', 'The user cancelled the sign-in.', transaction.state ?? undefined));
+      sendAuthorizationResponse(res, transactionError(transaction, 'access_denied', 'The user cancelled the sign-in.'));
     }),
   );
 

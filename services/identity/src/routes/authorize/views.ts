@@ -148,3 +148,48 @@ ${cancelForm(form)}${view.webOtp ? `\n<script>${WEBOTP_SCRIPT}</script>` : ''}`,
 export function errorPage(title: string, description: string): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(description)}</p>`);
 }
+
+/** Submits the form_post page's one form as soon as it loads. */
+export const FORM_POST_SCRIPT = 'document.forms[0].submit();';
+export const FORM_POST_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(FORM_POST_SCRIPT).digest('base64')}'`;
+
+/**
+ * OAuth 2.0 Form Post Response Mode: the parameters as hidden fields posted to the
+ * redirect_uri, submitted by FORM_POST_SCRIPT (with a button for browsers without script).
+ */
+export function formPostPage(redirectUri: string, params: Record<string, string>): string {
+  const fields = Object.entries(params)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('\n');
+  return htmlPage({
+    title: 'Submit this form',
+    body: `<form method="post" action="${escapeHtml(redirectUri)}">
+${fields}
+<noscript><p>Script is disabled: press the button to go back to the application.</p><button type="submit">Continue</button></noscript>
+</form>
+<script>${FORM_POST_SCRIPT}</script>`,
+  });
+}
+
+/** JSON that is safe inside a <script> element (no `</script>`, no line separators). */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * Auth0's web_message response mode, as auth0-spa-js (getTokenSilently, loginWithPopup) and
+ * auth0-js (checkSession) read it: `{type: "authorization_response", response: {...}}` posted
+ * to the opener (a popup) or else the parent (the hidden iframe), at `targetOrigin` only.
+ * Returns the page and the CSP source (hash) of its one script.
+ */
+export function webMessagePage(targetOrigin: string, params: Record<string, string>): { html: string; scriptSource: string } {
+  const message = { type: 'authorization_response', response: params };
+  const script = `(function () {
+  var target = window.opener || window.parent;
+  target.postMessage(${scriptJson(message)}, ${scriptJson(targetOrigin)});
+})();`;
+  return {
+    html: htmlPage({ title: 'Authorization response', body: `<script>${script}</script>` }),
+    scriptSource: `'sha256-${createHash('sha256').update(script).digest('base64')}'`,
+  };
+}

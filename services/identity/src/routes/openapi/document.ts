@@ -252,6 +252,16 @@ const EXAMPLES = {
       value: { grant_type: 'client_credentials', client_id: '$ADMIN_CLIENT_ID', client_secret: '$ADMIN_CLIENT_SECRET', audience: managementAudience },
     },
     refresh: { summary: 'Refresh', value: { grant_type: 'refresh_token', client_id: EXAMPLE_CLIENT, refresh_token: 'v1.Mr5...' } },
+    authorizationCode: {
+      summary: 'Authorization code with PKCE (a public client; a confidential one adds its secret or assertion)',
+      value: {
+        grant_type: 'authorization_code',
+        client_id: EXAMPLE_CLIENT,
+        code: 'Qc5mV1Rk...',
+        redirect_uri: 'https://app.example.com/callback',
+        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      },
+    },
   }),
   connection: {
     smsConnection: {
@@ -368,8 +378,8 @@ function authenticationPaths(managementAudience: string): Json {
       post: {
         tags: ['Authentication'],
         operationId: 'token',
-        summary: 'Token endpoint: passwordless OTP, client_credentials and refresh_token grants',
-        description: CLIENT_AUTHENTICATION,
+        summary: 'Token endpoint: authorization_code (PKCE), passwordless OTP, client_credentials and refresh_token grants',
+        description: `${CLIENT_AUTHENTICATION} JSON or form body. authorization_code: the code is single-use (a replay answers invalid_grant and revokes the refresh tokens and opaque access token of its first exchange; a JWT access token lives out its lifetime), lives AUTHORIZATION_CODE_LIFETIME_SECONDS (60 s), and must come with the client, redirect_uri and code_verifier (S256) of its request. Allowed web origins (clients' web_origins/allowed_origins) may call it from a browser (CORS).`,
         security: CLIENT_SECURITY,
         requestBody: body('OAuthTokenRequest', EXAMPLES.token(managementAudience)),
         responses: {
@@ -379,7 +389,7 @@ function authenticationPaths(managementAudience: string): Json {
             E.INVALID_CLIENT,
             E.UNAUTHORIZED,
           ]),
-          '403': error('Grant not allowed for the client, no client grant for the API, or a bad code / refresh token.', [
+          '403': error('Grant not allowed for the client, no client grant for the API, or a bad one-time code, authorization code (unknown, expired, reused, other client, redirect_uri or code_verifier mismatch) or refresh token.', [
             E.UNAUTHORIZED_CLIENT,
             E.ACCESS_DENIED,
             E.INVALID_GRANT,
@@ -419,6 +429,32 @@ function authenticationPaths(managementAudience: string): Json {
           '200': { description: 'No returnTo and no allowed logout URL: a "signed out" page.', content: { 'text/html': { schema: { type: 'string' } } } },
           '302': { description: 'To returnTo, or without it to the client\'s first allowed logout URL.', headers: { Location: { schema: { type: 'string' } } } },
           '400': { description: 'returnTo is not an allowed logout URL of the client (or the client is unknown): an error page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          ...NO_BODY_ERRORS,
+        },
+      },
+    },
+    '/oidc/logout': {
+      get: {
+        tags: ['Authentication'],
+        operationId: 'oidcLogout',
+        summary: 'OpenID Connect RP-initiated logout (the end_session_endpoint): ends the login session',
+        description:
+          'The client is client_id or the audience of id_token_hint (an ID token issued here, expired or not; both given, they must agree). post_logout_redirect_uri must be one of its allowed_logout_urls (exact match) and gets `state` added to its query.',
+        parameters: [
+          { name: 'id_token_hint', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'client_id', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'post_logout_redirect_uri', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'state', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'logout_hint', in: 'query', required: false, schema: { type: 'string' }, description: 'Accepted and ignored.' },
+          { name: 'ui_locales', in: 'query', required: false, schema: { type: 'string' }, description: 'Accepted and ignored.' },
+        ],
+        responses: {
+          '200': { description: 'No post_logout_redirect_uri: a "signed out" page (the session cookie is cleared).', content: { 'text/html': { schema: { type: 'string' } } } },
+          '302': { description: 'To post_logout_redirect_uri with state (the session cookie is cleared).', headers: { Location: { schema: { type: 'string' } } } },
+          '400': {
+            description: 'Not an allowed logout URL, an unknown client, a client_id that is not the hint\'s audience, or a hint not issued here: an error page; the session stays.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
           ...NO_BODY_ERRORS,
         },
       },
@@ -475,9 +511,13 @@ function hostedLoginPaths(): Json {
   const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
   const seeOther = (description: string) => ({ description, headers: { Location: { schema: { type: 'string' } } } });
   const toRedirectUri = {
-    description: 'To the redirect_uri, tokens or `error`/`error_description`/`state` in the fragment (`unauthorized`/`user is blocked` for a blocked user).',
+    description:
+      'response_mode query (code flow default) or fragment (implicit default): to the redirect_uri with `code`/`state`, the tokens, or `error`/`error_description`/`state` (`unauthorized`/`user is blocked` for a blocked user, `login_required` for prompt=none without a session).',
     headers: { Location: { schema: { type: 'string' } } },
   };
+  const responsePage = html(
+    'response_mode form_post: a page that posts the response to the redirect_uri (its one script allowed by hash); web_message: a page that posts `{type: "authorization_response", response}` to the opener or parent at the redirect_uri\'s origin, a registered web origin (framable by that origin only).',
+  );
   const pageErrors = {
     '400': html('Error page (bad request, unknown client or callback, unknown or expired transaction), or the form again with the problem.'),
     '403': html('Sign-up disabled, or the transaction cookie or CSRF token does not match.'),
@@ -503,14 +543,16 @@ function hostedLoginPaths(): Json {
   const op = (operationId: string, summary: string, extra: Json) => ({ tags: ['Hosted login'], operationId, summary, ...extra });
   return {
     '/authorize': {
-      get: op('authorize', 'Start the hosted login (implicit flow): the phone-number page', {
+      get: op('authorize', 'Start a sign-in (code flow with PKCE, or implicit): answered from the login session, or the phone-number page', {
+        description:
+          'response_type code (PKCE S256 required for public clients; plain refused), token, id_token or token id_token. response_mode query, fragment, form_post or web_message. prompt=none answers without a page (login_required without a usable session); prompt=login always asks for the SMS; max_age forbids an older session. login_hint prefills the number; ui_locales and unknown parameters (auth0Client, ...) are ignored. A live login session of the connection signs in to any client without an SMS.',
         parameters: AUTHORIZE_PARAMETER_NAMES.map((name) => ({
           name,
           in: 'query',
           required: name === 'client_id' || name === 'redirect_uri',
           schema: { type: 'string', maxLength: 2048 },
         })),
-        responses: { '200': html('The phone-number page (sets the transaction cookie).'), '302': toRedirectUri, ...pageErrors },
+        responses: { '200': html('The phone-number page (sets the transaction cookie), or a form_post / web_message response page.'), '302': toRedirectUri, ...pageErrors },
       }),
     },
     '/authorize/login.css': {
@@ -537,9 +579,9 @@ function hostedLoginPaths(): Json {
         parameters: [...transactionQuery, { name: 'sent', in: 'query', required: false, schema: { const: '1' } }],
         responses: { '200': html('The page.'), '303': seeOther('To the phone page when no code was sent yet.'), ...pageErrors },
       }),
-      post: op('authorizeCode', 'Check the code and redirect with the tokens', {
+      post: op('authorizeCode', 'Check the code, start the login session (cookie `smsauth_session`) and answer the client', {
         requestBody: form({ ...transactionFields, code: 'The one-time code.' }),
-        responses: { '302': toRedirectUri, ...pageErrors },
+        responses: { '200': responsePage, '302': toRedirectUri, ...pageErrors },
       }),
     },
     '/authorize/resend': {

@@ -7,6 +7,7 @@ import * as managedUsersAndNextSigningKey from './006-managed-users-and-next-sig
 import * as canonicalPhoneNumbers from './007-canonical-phone-numbers';
 import * as smsFraudGuard from './008-sms-fraud-guard';
 import * as m2mLookupNotifications from './011-m2m-lookup-notifications';
+import * as webLogin from './012-web-login';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -41,4 +42,5 @@ export const migrations: readonly Migration[] = [
   { version: 9, name: 'tenant-logs', sql: tenantLogs.sql },
   { version: 10, name: 'log-streams', sql: logStreams.sql },
   { version: 11, name: 'm2m-lookup-notifications', sql: m2mLookupNotifications.sql },
+  { version: 12, name: 'web-login', sql: webLogin.sql },
 ];

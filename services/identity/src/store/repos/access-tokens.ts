@@ -33,5 +33,10 @@ export function accessTokensRepo(db: SqlExecutor) {
       );
       return rows[0];
     },
+
+    /** Revokes one token (the access token of a replayed authorization code). */
+    async delete(tokenHash: string): Promise<void> {
+      await db.query('DELETE FROM access_tokens WHERE token_hash = $1', [tokenHash]);
+    },
   };
 }

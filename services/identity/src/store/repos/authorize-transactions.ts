@@ -7,8 +7,14 @@ export interface StoredAuthorizeTransaction {
   client_id: string;
   connection_name: string;
   redirect_uri: string;
-  /** `token`, `id_token` or `token id_token`. */
+  /** `code`, `token`, `id_token` or `token id_token`. */
   response_type: string;
+  /** query, fragment, form_post or web_message (null: the response type's default). */
+  response_mode: string | null;
+  /** PKCE S256 challenge of a code-flow request. */
+  code_challenge: string | null;
+  max_age: number | null;
+  prompt: string | null;
   state: string | null;
   nonce: string | null;
   /** Requested scope, space-separated. */
@@ -29,8 +35,9 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
       await db.query('DELETE FROM authorize_transactions WHERE expires_at <= $1', [tx.created_at]);
       await db.query(
         `INSERT INTO authorize_transactions (id, binding_hash, client_id, connection_name, redirect_uri, response_type,
-           state, nonce, scope, audience, phone_number, code_sent_at, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+           state, nonce, scope, audience, phone_number, code_sent_at, created_at, expires_at,
+           response_mode, code_challenge, max_age, prompt)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
         [
           tx.id,
           tx.binding_hash,
@@ -46,6 +53,10 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
           tx.code_sent_at,
           tx.created_at,
           tx.expires_at,
+          tx.response_mode,
+          tx.code_challenge,
+          tx.max_age,
+          tx.prompt,
         ],
       );
     },

@@ -1,4 +1,4 @@
-import type { TokenEndpointAuthMethod } from '@smsauth/contracts';
+import type { RefreshTokenSettings, TokenEndpointAuthMethod } from '@smsauth/contracts';
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
 import { checkpointColumn, sliceOf, windowSql, type ListSlice, type ListWindow } from '../list-window';
@@ -14,20 +14,36 @@ export interface StoredClient {
   secret_hash: string | null;
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   allowed_logout_urls: string[];
+  /** Origins allowed to call the token endpoint from a browser and to receive web_message responses. */
+  web_origins: string[];
+  initiate_login_uri: string | null;
+  oidc_conformant: boolean;
+  /** Auth0's refresh_token settings; null: DEFAULT_REFRESH_TOKEN_SETTINGS. */
+  refresh_token: RefreshTokenSettings | null;
   system_role: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** Without a method, a client holding a secret uses client_secret_post, the others none. */
-export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at' | 'token_endpoint_auth_method' | 'allowed_logout_urls'> &
-  Partial<Pick<StoredClient, 'token_endpoint_auth_method' | 'allowed_logout_urls'>>;
+type OptionalOnInsert = 'token_endpoint_auth_method' | 'allowed_logout_urls' | 'web_origins' | 'initiate_login_uri' | 'oidc_conformant' | 'refresh_token';
+export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at' | OptionalOnInsert> & Partial<Pick<StoredClient, OptionalOnInsert>>;
 export type ClientChanges = Partial<Omit<StoredClient, 'client_id' | 'created_at' | 'updated_at' | 'system_role'>>;
 
-const JSON_COLUMNS = new Set(['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls']);
+const JSON_COLUMNS = new Set(['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls', 'web_origins', 'refresh_token']);
 // Column names are interpolated into SQL: only these may ever appear there.
 const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash',
-  'token_endpoint_auth_method', 'allowed_logout_urls']);
+  'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'oidc_conformant', 'refresh_token']);
+
+/** The origin of a URL, or undefined when it has none (allowed_origins hold URLs, web_origins origins). */
+function originOf(url: string): string | undefined {
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
 
 export function clientsRepo(db: SqlExecutor) {
   return {
@@ -35,8 +51,9 @@ export function clientsRepo(db: SqlExecutor) {
       const { rows } = await translateConstraintErrors(() =>
         db.query<StoredClient>(
           `INSERT INTO clients (client_id, name, app_type, callbacks, allowed_origins, grant_types,
-             default_audience, secret_hash, system_role, token_endpoint_auth_method, allowed_logout_urls)
-           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb) RETURNING *`,
+             default_audience, secret_hash, system_role, token_endpoint_auth_method, allowed_logout_urls,
+             web_origins, initiate_login_uri, oidc_conformant, refresh_token)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb) RETURNING *`,
           [
             client.client_id,
             client.name,
@@ -49,6 +66,10 @@ export function clientsRepo(db: SqlExecutor) {
             client.system_role,
             client.token_endpoint_auth_method ?? (client.secret_hash ? 'client_secret_post' : 'none'),
             JSON.stringify(client.allowed_logout_urls ?? []),
+            JSON.stringify(client.web_origins ?? []),
+            client.initiate_login_uri ?? null,
+            client.oidc_conformant ?? true,
+            client.refresh_token ? JSON.stringify(client.refresh_token) : null,
           ],
         ),
       );
@@ -103,12 +124,23 @@ export function clientsRepo(db: SqlExecutor) {
       const entries = Object.entries(changes).filter(([column, v]) => v !== undefined && UPDATABLE_COLUMNS.has(column));
       if (entries.length === 0) return this.findById(clientId);
       const sets = entries.map(([column], i) => `${column} = $${i + 2}${JSON_COLUMNS.has(column) ? '::jsonb' : ''}`);
-      const params = entries.map(([column, value]) => (JSON_COLUMNS.has(column) ? JSON.stringify(value) : value));
+      const params = entries.map(([column, value]) => (JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value));
       const { rows } = await db.query<StoredClient>(
         `UPDATE clients SET ${sets.join(', ')}, updated_at = now() WHERE client_id = $1 RETURNING *`,
         [clientId, ...params],
       );
       return rows[0];
+    },
+
+    /**
+     * Every origin some client lists in web_origins or allowed_origins (the latter's URLs by
+     * their origin): the browsers CORS answers for.
+     */
+    async webOrigins(): Promise<string[]> {
+      const { rows } = await db.query<{ value: string }>(
+        `SELECT DISTINCT value FROM clients, jsonb_array_elements_text(web_origins || allowed_origins) AS value`,
+      );
+      return [...new Set(rows.map((r) => originOf(r.value)).filter((o): o is string => o !== undefined))];
     },
 
     async setSystemRole(clientId: string, role: string | null): Promise<void> {

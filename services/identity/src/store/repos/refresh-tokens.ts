@@ -15,18 +15,37 @@ export interface StoredRefreshToken {
   /** Set when the token was exchanged for its successor; using it again is reuse. */
   rotated_at: Date | null;
   revoked_at: Date | null;
+  /** The absolute end of the family (the client's token_lifetime); null: none. */
+  family_expires_at: Date | null;
+  /** The login session the family came from. */
+  session_id: string | null;
 }
 
-export type NewRefreshToken = Omit<StoredRefreshToken, 'rotated_at' | 'revoked_at'>;
+export type NewRefreshToken = Omit<StoredRefreshToken, 'rotated_at' | 'revoked_at' | 'family_expires_at' | 'session_id'> &
+  Partial<Pick<StoredRefreshToken, 'family_expires_at' | 'session_id'>>;
 
 /** Rotating refresh tokens, stored as SHA-256 hashes. */
 export function refreshTokensRepo(db: SqlExecutor) {
   return {
     async insert(token: NewRefreshToken): Promise<void> {
       await db.query(
-        `INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, scope, audience, device, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [token.id, token.token_hash, token.family_id, token.client_id, token.user_id, token.scope, token.audience, token.device, token.created_at, token.expires_at],
+        `INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, scope, audience, device, created_at, expires_at,
+           family_expires_at, session_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [
+          token.id,
+          token.token_hash,
+          token.family_id,
+          token.client_id,
+          token.user_id,
+          token.scope,
+          token.audience,
+          token.device,
+          token.created_at,
+          token.expires_at,
+          token.family_expires_at ?? null,
+          token.session_id ?? null,
+        ],
       );
     },
 
@@ -38,8 +57,24 @@ export function refreshTokensRepo(db: SqlExecutor) {
       const { rows } = await db.query<StoredRefreshToken>(
         `UPDATE refresh_tokens SET rotated_at = $2
          WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)
+           AND (family_expires_at IS NULL OR family_expires_at > $2)
          RETURNING *`,
         [tokenHash, now],
+      );
+      return rows[0];
+    },
+
+    /**
+     * A non-rotating use: the token stays live and its idle expiry moves to `expiresAt`
+     * (null: none). Undefined when it is not live.
+     */
+    async use(tokenHash: string, now: Date, expiresAt: Date | null): Promise<StoredRefreshToken | undefined> {
+      const { rows } = await db.query<StoredRefreshToken>(
+        `UPDATE refresh_tokens SET expires_at = $3
+         WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)
+           AND (family_expires_at IS NULL OR family_expires_at > $2)
+         RETURNING *`,
+        [tokenHash, now, expiresAt],
       );
       return rows[0];
     },

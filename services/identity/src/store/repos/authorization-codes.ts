@@ -1,0 +1,80 @@
+import type { SqlExecutor } from '../sql-client';
+
+export interface StoredAuthorizationCode {
+  /** SHA-256 (hex) of the code; the code itself is never stored. */
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scope: string;
+  audience: string | null;
+  nonce: string | null;
+  /** PKCE S256 challenge (base64url); null for a confidential client that sent none. */
+  code_challenge: string | null;
+  /** The login session the code came from (`sid`). */
+  session_id: string | null;
+  auth_time: Date;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  /** What the first exchange issued, revoked when the code is presented again. */
+  refresh_family_id: string | null;
+  access_token_hash: string | null;
+}
+
+export type NewAuthorizationCode = Omit<StoredAuthorizationCode, 'used_at' | 'refresh_family_id' | 'access_token_hash'>;
+
+/** Authorization codes of the code flow (migration 012). */
+export function authorizationCodesRepo(db: SqlExecutor) {
+  return {
+    /** Also drops codes expired for a while (a replay after that is just an unknown code). */
+    async insert(code: NewAuthorizationCode): Promise<void> {
+      await db.query("DELETE FROM authorization_codes WHERE expires_at <= $1::timestamptz - interval '1 hour'", [code.created_at]);
+      await db.query(
+        `INSERT INTO authorization_codes (code_hash, client_id, user_id, redirect_uri, scope, audience, nonce, code_challenge,
+           session_id, auth_time, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [
+          code.code_hash,
+          code.client_id,
+          code.user_id,
+          code.redirect_uri,
+          code.scope,
+          code.audience,
+          code.nonce,
+          code.code_challenge,
+          code.session_id,
+          code.auth_time,
+          code.created_at,
+          code.expires_at,
+        ],
+      );
+    },
+
+    /**
+     * Marks an unused, unexpired code used and returns it, in one statement: of two parallel
+     * exchanges of one code exactly one gets it.
+     */
+    async consume(codeHash: string, now: Date): Promise<StoredAuthorizationCode | undefined> {
+      const { rows } = await db.query<StoredAuthorizationCode>(
+        'UPDATE authorization_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *',
+        [codeHash, now],
+      );
+      return rows[0];
+    },
+
+    async findByHash(codeHash: string): Promise<StoredAuthorizationCode | undefined> {
+      const { rows } = await db.query<StoredAuthorizationCode>('SELECT * FROM authorization_codes WHERE code_hash = $1', [codeHash]);
+      return rows[0];
+    },
+
+    /** Remembers what the exchange issued, for revoking it on a replay. */
+    async recordIssued(codeHash: string, issued: { refreshFamilyId: string | null; accessTokenHash: string | null }): Promise<void> {
+      await db.query('UPDATE authorization_codes SET refresh_family_id = $2, access_token_hash = $3 WHERE code_hash = $1', [
+        codeHash,
+        issued.refreshFamilyId,
+        issued.accessTokenHash,
+      ]);
+    },
+  };
+}
