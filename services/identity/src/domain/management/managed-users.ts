@@ -93,7 +93,10 @@ export async function updateUser(store: IdentityStore, clock: Clock, userId: str
         changes.app_metadata = mergeMetadata(user.app_metadata, input.app_metadata);
         assertMetadataSize('app_metadata', changes.app_metadata);
       }
-      return toUserRecord((await tx.users.update(userId, changes, clock.now()))!);
+      const updated = (await tx.users.update(userId, changes, clock.now()))!;
+      // Blocking a user signs them out everywhere: their login sessions end with the block.
+      if (input.blocked === true) await tx.loginSessions.deleteForUser(userId);
+      return toUserRecord(updated);
     });
   } catch (err) {
     if (err instanceof UniqueViolationError) throw conflict('The phone number is already in use by another user of the connection.');

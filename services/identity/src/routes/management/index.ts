@@ -14,6 +14,7 @@ import * as smsFraudBlocks from '../../domain/management/sms-fraud-blocks';
 import * as userBlocks from '../../domain/management/user-blocks';
 import * as users from '../../domain/management/users';
 import * as managedUsers from '../../domain/management/managed-users';
+import * as sessions from '../../domain/management/sessions';
 import * as logs from '../../domain/logs/list';
 import { managementWriteRecord, recordedManagementWrite, targetOfRecord, type ManagementCallContext, type WriteTarget } from '../../domain/logs/management-events';
 import { recordEvents } from '../../domain/logs/tenant-log';
@@ -197,6 +198,22 @@ export function managementRouter(deps: ManagementDependencies): Router {
   router.delete('/users/:id', can('delete:users'), async (req, res) => {
     await write(req, res, 'Delete a user', (tx) => users.deleteUser(tx, id(req.params.id)), { userId: id(req.params.id) });
     res.status(204).end();
+  });
+
+  // Login sessions of the hosted login; ending one stops its single sign-on and silent authentication at once.
+  router.get('/users/:id/sessions', can('read:sessions'), async (req, res) => {
+    res.json(await sessions.listUserSessions(store, clock, id(req.params.id)));
+  });
+  router.delete('/users/:id/sessions', can('delete:sessions'), async (req, res) => {
+    await write(req, res, 'Delete the sessions of a user', (tx) => sessions.deleteUserSessions(tx, id(req.params.id)), ({ userId }) => ({ userId }));
+    res.status(202).end();
+  });
+  router.get('/sessions/:id', can('read:sessions'), async (req, res) => {
+    res.json(await sessions.getSession(store, clock, id(req.params.id)));
+  });
+  router.delete('/sessions/:id', can('delete:sessions'), async (req, res) => {
+    await write(req, res, 'Delete a session', (tx) => sessions.deleteSession(tx, id(req.params.id)), ({ userId }) => ({ userId }));
+    res.status(202).end();
   });
 
   router.get('/user-blocks', can('read:user_blocks'), async (req, res) => {

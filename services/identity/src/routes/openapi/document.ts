@@ -10,6 +10,7 @@ import {
   ClientGrantRecordSchema,
   ClientGrantUpdateSchema,
   ClientRecordSchema,
+  SessionRecordSchema,
   ClientUpdateSchema,
   ConnectionCreateSchema,
   LogStreamCreatedSchema,
@@ -117,6 +118,7 @@ const RESPONSE_SCHEMAS = {
   ConnectionRecord: ConnectionRecordSchema,
   SmsTemplateTestResponse: SmsTemplateTestResponseSchema,
   ClientRecord: ClientRecordSchema,
+  SessionRecord: SessionRecordSchema,
   ClientCredentialRecord: ClientCredentialRecordSchema,
   ResourceServerRecord: ResourceServerRecordSchema,
   ClientGrantRecord: ClientGrantRecordSchema,
@@ -637,7 +639,7 @@ interface ManagementOperation {
   request?: SchemaName;
   requestExamples?: Json;
   query?: Json[];
-  status: '200' | '201' | '204';
+  status: '200' | '201' | '202' | '204';
   response?: Json;
   /** Error statuses besides 401/403 that the operation answers. */
   errors: Array<'400' | '403' | '404' | '409'>;
@@ -845,6 +847,19 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     errors: ['400', '404'],
   },
   'DELETE /users/:id': { summary: 'Delete a user and its tokens', status: '204', errors: ['404'] },
+  'GET /users/:id/sessions': {
+    summary: "A user's live login sessions (hosted login single sign-on), newest first",
+    status: '200',
+    response: { type: 'object', required: ['sessions'], properties: { sessions: listOf('SessionRecord') } },
+    errors: ['404'],
+  },
+  'DELETE /users/:id/sessions': {
+    summary: "End every login session of a user: single sign-on and silent authentication stop at once (refresh tokens are not revoked)",
+    status: '202',
+    errors: ['404'],
+  },
+  'GET /sessions/:id': { summary: 'Get a live login session', status: '200', response: ref('SessionRecord'), errors: ['404'] },
+  'DELETE /sessions/:id': { summary: 'End a login session', status: '202', errors: ['404'] },
   'GET /user-blocks': {
     summary: 'Brute-force blocks of a phone number',
     query: queryParameters(UserBlocksQuerySchema, { identifier: 'The phone number (encode `+` as `%2B`).' }),
@@ -959,7 +974,7 @@ function managementPaths(routes: readonly ManagementRoute[]): Json {
     const parameters = [...(route.path.match(/:(\w+)/g) ?? [])].map((p) => pathParameter(p.slice(1), PATH_PARAMETER_DESCRIPTIONS[p] ?? 'Record id.'));
     const responses: Json = {
       [operation.status]: {
-        description: operation.status === '204' ? 'Done; no body.' : 'Success.',
+        description: operation.status === '204' || operation.status === '202' ? 'Done; no body.' : 'Success.',
         ...(operation.response ? json(operation.response) : {}),
       },
       ...Object.fromEntries(
