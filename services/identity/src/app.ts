@@ -26,6 +26,7 @@ import { passwordlessOtpGrant } from './domain/oauth/passwordless-otp-grant';
 import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
 import { createSmsMetrics } from './domain/passwordless/sms-metrics';
+import { createWebLoginMetrics } from './domain/authorize/web-login-metrics';
 import type { StartDependencies } from './domain/passwordless/start';
 import type { SmsPolicyDependencies } from './domain/sms-policy/guard';
 import { createSmsPolicyMetrics } from './domain/sms-policy/metrics';
@@ -104,11 +105,12 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     clientAuthenticator,
     bruteForce: { threshold: config.BRUTE_FORCE_THRESHOLD, blockSeconds: config.BRUTE_FORCE_BLOCK_SECONDS },
   };
+  const webLoginMetrics = createWebLoginMetrics(metrics);
   const grants = new TokenGrantRegistry()
     .register('client_credentials', clientCredentialsGrant({ store, signer, clientAuthenticator, clock }))
     .register(PASSWORDLESS_OTP_GRANT, passwordlessOtpGrant(codeExchange))
     .register('refresh_token', refreshTokenGrant({ store, signer, clock, logger, clientAuthenticator }))
-    .register('authorization_code', authorizationCodeGrant({ store, signer, clock, logger, clientAuthenticator }));
+    .register('authorization_code', authorizationCodeGrant({ store, signer, clock, logger, clientAuthenticator, metrics: webLoginMetrics }));
   const secureCookies = config.AUTH_URL.startsWith('https:');
 
   const lifecycle = deps.lifecycle ?? new Lifecycle();
@@ -181,6 +183,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
           secureCookies,
           sessions: { idleSeconds: config.SESSION_IDLE_LIFETIME_SECONDS, absoluteSeconds: config.SESSION_ABSOLUTE_LIFETIME_SECONDS },
           codeLifetimeSeconds: config.AUTHORIZATION_CODE_LIFETIME_SECONDS,
+          metrics: webLoginMetrics,
         }),
       );
       app.use(oauthRoRouter(codeExchange));

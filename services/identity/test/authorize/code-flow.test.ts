@@ -213,6 +213,18 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
     });
   });
 
+  it('counts SMS sign-ins and code exchanges (success, refused, replayed) on /metrics', async () => {
+    const { code, verifier } = await codeFor();
+    await exchange(codeGrant(spa, code, verifier));
+    await exchange(codeGrant(spa, code, verifier));
+    await exchange(codeGrant(spa, 'unknown', verifier));
+    const metrics = (await h.http().get('/metrics')).text;
+    expect(metrics).toMatch(/authorize_sign_ins_total\{[^}]*via="sms"[^}]*flow="code"[^}]*\} [1-9]/);
+    for (const result of ['success', 'refused', 'replayed']) {
+      expect(metrics).toMatch(new RegExp(`authorization_code_exchanges_total\\{[^}]*result="${result}"[^}]*\\} [1-9]`));
+    }
+  });
+
   describe('response modes', () => {
     it('form_post: a page posting the code and state to the redirect_uri, its one script allowed by hash', async () => {
       const { res } = await signIn(codeQuery(spa, pkce().challenge, { response_mode: 'form_post' }));

@@ -3,10 +3,12 @@ import type { StoredUser } from '../../store';
 import { grantedScopes, issueUserTokens, splitScope, type PreparedOpaqueToken, type UserTokenDependencies } from '../oauth/user-tokens';
 import { includesAccessToken, includesIdToken, isCodeFlow, type AuthorizeRequest } from './request';
 import { authorizationResponse, tokenParameters, type AuthorizationResponse } from './response';
+import type { WebLoginMetrics } from './web-login-metrics';
 
 export interface CompletionDependencies extends UserTokenDependencies {
   /** AUTHORIZATION_CODE_LIFETIME_SECONDS. */
   codeLifetimeSeconds: number;
+  metrics: WebLoginMetrics;
 }
 
 /** The login session the response comes from (`sid`, `auth_time`). */

@@ -1,7 +1,7 @@
 import type { StoredLoginSession } from '../../store';
 import { logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
 import { completeAuthorization, type CompletionDependencies } from './complete';
-import type { AuthorizeRequest } from './request';
+import { isCodeFlow, type AuthorizeRequest } from './request';
 import { errorResponse, type AuthorizationResponse } from './response';
 import { sessionFromCookie, touchLoginSession, type SessionLifetimes } from './session';
 
@@ -11,6 +11,8 @@ export interface SingleSignOnDependencies extends CompletionDependencies {
 
 /** `login`: show the hosted login; `response`: answer the client now (signed in from the session, or an error). */
 export type SessionOutcome = { kind: 'login' } | { kind: 'response'; response: AuthorizationResponse; session?: StoredLoginSession };
+
+export const flowOf = (request: AuthorizeRequest): 'code' | 'implicit' => (isCodeFlow(request.responseType) ? 'code' : 'implicit');
 
 /** Why a session cannot answer a request (tenant log `fsa` details). */
 type Unusable = 'no_session' | 'other_connection' | 'max_age' | 'user_unavailable';
@@ -50,11 +52,13 @@ export async function authorizeFromSession(
   if (unusable || !session || !user) {
     if (request.prompt !== 'none') return { kind: 'login' };
     await recordEvents(deps.store, logRecord('fsa', log, now, { error: 'login_required', reason: unusable }));
+    deps.metrics.signIns.inc({ via: 'login_required', flow: flowOf(request) });
     return { kind: 'response', response: errorResponse(request.target, 'login_required', 'Login required', request.state) };
   }
   await touchLoginSession(deps.store, deps.sessions, session, request.client.client_id, now);
   const response = await completeAuthorization(deps, request, user, { id: session.id, authenticatedAt: session.authenticated_at });
   const silent = request.prompt === 'none';
+  deps.metrics.signIns.inc({ via: silent ? 'silent' : 'session', flow: flowOf(request) });
   await recordEvents(
     deps.store,
     logRecord(silent ? 'ssa' : 's', log, now, { session_id: session.id, via: silent ? 'silent-auth' : 'single-sign-on', response_type: request.responseType }),

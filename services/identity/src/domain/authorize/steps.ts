@@ -253,5 +253,6 @@ export async function exchangeCodeForSignIn(
     { id: session.session.id, authenticatedAt: session.session.authenticated_at },
     accessToken,
   );
+  deps.metrics.signIns.inc({ via: 'sms', flow: isCodeFlow(request.responseType) ? 'code' : 'implicit' });
   return { ok: true, response, session };
 }

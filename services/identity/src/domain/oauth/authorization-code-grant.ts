@@ -3,6 +3,7 @@ import { AuthorizationCodeRequestSchema, ErrorCodes, type OAuthTokenResponse } f
 import { HttpError, type Logger } from '@smsauth/service-kit';
 import type { StoredAuthorizationCode } from '../../store';
 import { hashAuthorizationCode } from '../authorize/complete';
+import type { WebLoginMetrics } from '../authorize/web-login-metrics';
 import { newId } from '../ids';
 import { changeRecorded, logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
@@ -34,7 +35,7 @@ export function verifiesChallenge(verifier: string, challenge: string): boolean 
  * refresh_token grant.
  */
 export function authorizationCodeGrant(
-  deps: UserTokenDependencies & { logger: Pick<Logger, 'warn'>; clientAuthenticator: ClientAuthenticator },
+  deps: UserTokenDependencies & { logger: Pick<Logger, 'warn'>; clientAuthenticator: ClientAuthenticator; metrics: Pick<WebLoginMetrics, 'codeExchanges'> },
 ): TokenGrantHandler {
   return async (call): Promise<OAuthTokenResponse> => {
     const parsed = AuthorizationCodeRequestSchema.safeParse({ ...call.body, client_id: presentedCredentials(call).clientId });
@@ -47,6 +48,7 @@ export function authorizationCodeGrant(
     const log: LogContext = { clientId: client.client_id, clientName: client.name, ip: call.ip, userAgent: call.headers['user-agent'] };
     const refuse = async (reason: string, description: string, userId?: string): Promise<never> => {
       await recordEvents(deps.store, logRecord('feacft', { ...log, userId }, now, { reason }));
+      deps.metrics.codeExchanges.inc({ result: 'refused' });
       throw invalidGrant(description);
     };
 
@@ -56,6 +58,7 @@ export function authorizationCodeGrant(
       const known = await deps.store.authorizationCodes.findByHash(codeHash);
       if (known?.used_at && known.client_id === client.client_id) {
         await revokeIssued(deps, known, log, now);
+        deps.metrics.codeExchanges.inc({ result: 'replayed' });
         throw invalidGrant('Invalid authorization code');
       }
       return refuse(known ? 'expired_code' : 'unknown_code', 'Invalid authorization code', known?.user_id);
@@ -95,6 +98,7 @@ export function authorizationCodeGrant(
       (tx) => tx.authorizationCodes.recordIssued(codeHash, { refreshFamilyId: familyId, accessTokenHash: api ? null : hashToken(tokens.access_token) }),
       () => logRecord('seacft', { ...log, userId: user.user_id }, now, { session_id: code.session_id }),
     );
+    deps.metrics.codeExchanges.inc({ result: 'success' });
     return { ...tokens, token_type: 'Bearer' };
   };
 }

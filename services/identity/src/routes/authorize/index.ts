@@ -2,6 +2,7 @@ import type { Clock } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
 import { errorResponse, type AuthorizationResponse } from '../../domain/authorize/response';
 import type { SessionLifetimes } from '../../domain/authorize/session';
+import type { WebLoginMetrics } from '../../domain/authorize/web-login-metrics';
 import { authorizeFromSession } from '../../domain/authorize/single-sign-on';
 import { exchangeCodeForSignIn, sendLoginCode, transactionError, type Caller, type SignInDependencies } from '../../domain/authorize/steps';
 import {
@@ -50,6 +51,7 @@ export interface AuthorizeRouterDependencies {
   sessions: SessionLifetimes;
   /** AUTHORIZATION_CODE_LIFETIME_SECONDS. */
   codeLifetimeSeconds: number;
+  metrics: WebLoginMetrics;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -98,7 +100,13 @@ function callerOf(req: Request): Caller {
 export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
   const router = Router();
   const { store, clock } = deps;
-  const signIn: SignInDependencies = { ...deps.codeExchange, store, sessions: deps.sessions, codeLifetimeSeconds: deps.codeLifetimeSeconds };
+  const signIn: SignInDependencies = {
+    ...deps.codeExchange,
+    store,
+    sessions: deps.sessions,
+    codeLifetimeSeconds: deps.codeLifetimeSeconds,
+    metrics: deps.metrics,
+  };
 
   const formContext = async ({ transaction, bindingSecret }: BegunTransaction): Promise<FormContext> => {
     const client = await store.clients.findById(transaction.client_id);
