@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { DEMO_APP_CLIENT_NAME, demoAppCallbackUrl, GATEWAY_AUTH_SUBJECT, ManagementClient, seedDemoTenant, type LaunchedStack } from '@smsauth/stack';
+import { DEMO_APP_CLIENT_NAME, demoAppCallbackUrl, demoAppClientSettings, freePort, GATEWAY_AUTH_SUBJECT, ManagementClient, seedDemoTenant, startDemoApp, type LaunchedStack } from '@smsauth/stack';
 import { describeWithChromium, launchChromium } from '../src/chromium';
 import { codeFromInboxPage, launchTestStack, type BrowserTestStack } from '../src/stack';
 
@@ -41,7 +41,33 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     return problems;
   }
 
-  it('signs in with the phone through the hosted login, then shows the ID token claims and the airport name from the airport API, and signs out through /v2/logout', async () => {
+  /** How many SMS the gateway received for `phone` (its dev outbox). */
+  async function messagesSentTo(phone: string): Promise<number> {
+    const res = await fetch(`${stack.urls.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`);
+    return ((await res.json()) as unknown[]).length;
+  }
+
+  /** A second demo web app: a SPA client of its own, on a port of its own, like the first. */
+  async function startSecondDemoApp() {
+    const port = await freePort();
+    const appUrl = `http://localhost:${port}`;
+    const client = await api.createClient({ name: `${DEMO_APP_CLIENT_NAME} 2`, ...demoAppClientSettings(appUrl) });
+    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
+    await api.updateConnection(connection.id, { enabled_clients: [...connection.enabled_clients, client.client_id] });
+    const app = await startDemoApp({
+      port,
+      appUrl,
+      callbackUrl: demoAppCallbackUrl(appUrl),
+      authUrl: stack.urls.authUrl,
+      apiUrl: stack.urls.baseUrl,
+      clientId: client.client_id,
+      audience: stack.apiAudience,
+      connection: stack.tenant.connectionName,
+    });
+    return { app, clientId: client.client_id };
+  }
+
+  it('signs in with auth0-spa-js (code + PKCE) through the hosted login, shows the ID token claims and the airport name; a second demo app opened afterwards is signed in without an SMS; signing out goes through /v2/logout', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const problems = recordProblems(page);
@@ -50,17 +76,19 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     expect(opened?.status()).toBe(200);
     expect(opened?.headers()['content-security-policy']).toContain("default-src 'none'");
     expect(opened?.headers()['content-security-policy']).toContain("script-src 'self'");
+    // No login session yet: the silent check ends on the sign-in button.
+    const signInButton = page.getByRole('button', { name: 'Sign in with your phone' });
+    await signInButton.waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, '01-demo-app.png'), fullPage: true });
 
-    await Promise.all([
-      page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)),
-      page.getByRole('button', { name: 'Sign in with your phone' }).click(),
-    ]);
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)), signInButton.click()]);
     const authorize = new URL(page.url()).searchParams;
     expect(Object.fromEntries(authorize)).toMatchObject({
       client_id: stack.tenant.demoAppClientId,
       redirect_uri: demoAppCallbackUrl(stack.urls.demoAppUrl),
-      response_type: 'token id_token',
+      response_type: 'code',
+      response_mode: 'query',
+      code_challenge_method: 'S256',
       audience: stack.apiAudience,
     });
 
@@ -90,27 +118,48 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     expect(await page.locator('[data-claim="phone_number"]').textContent()).toBe(PHONE);
     expect(await page.locator('[data-claim="aud"]').textContent()).toBe(stack.tenant.demoAppClientId);
     expect(await airportName.textContent()).toBe('San Francisco International Airport');
-    // The tokens do not stay in the address bar.
+    // The code does not stay in the address bar.
     expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
     expect(problems).toEqual([]);
 
-    // Signing out goes through identity's /v2/logout (an allowed logout URL) back to the page.
+    // A second demo app (another client, another origin) opened afterwards: signed in at once.
+    const second = await startSecondDemoApp();
+    try {
+      const secondPage = await context.newPage();
+      await secondPage.goto(second.app.url);
+      await secondPage.locator('#airport-name:text-is("San Francisco International Airport"), #error:visible, #signed-out:visible').first().waitFor();
+      await secondPage.screenshot({ path: join(SCREENSHOTS, '05-second-demo-app.png'), fullPage: true });
+      expect(await secondPage.locator('#error').textContent()).toBe('');
+      expect(await secondPage.locator('[data-claim="sub"]').textContent()).toBe(user!.user_id);
+      expect(await secondPage.locator('[data-claim="aud"]').textContent()).toBe(second.clientId);
+      expect(await messagesSentTo(PHONE)).toBe(1);
+      await secondPage.close();
+    } finally {
+      await second.app.close();
+    }
+
+    // Signing out goes through identity's /v2/logout (an allowed logout URL) back to the page,
+    // which then finds no login session.
+    await page.bringToFront();
     await Promise.all([
       page.waitForURL(`${stack.urls.demoAppUrl}/`),
       page.getByRole('button', { name: 'Sign out' }).click(),
     ]);
-    expect(await page.getByRole('button', { name: 'Sign in with your phone' }).isVisible()).toBe(true);
+    await signInButton.waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, '06-signed-out.png'), fullPage: true });
     expect(await page.locator('#signed-in').isVisible()).toBe(false);
     await context.close();
   });
 
-  it('refuses an answer on the callback that no sign-in on the page started, and shows no claims', async () => {
+  it('refuses a code on the callback that no sign-in on the page started, and shows no claims', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${demoAppCallbackUrl(stack.urls.demoAppUrl)}#access_token=forged&id_token=forged&state=not-ours`);
+    await page.goto(`${demoAppCallbackUrl(stack.urls.demoAppUrl)}?code=forged&state=not-ours`);
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).toBe('This answer does not belong to a sign-in started on this page (state mismatch).');
+    // auth0-spa-js's words: the page holds no transaction for this state.
+    expect(await alert.textContent()).toBe('Sign-in failed: Invalid state');
+    expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
     expect(await page.locator('#signed-in').isVisible()).toBe(false);
     await context.close();
   });
@@ -138,8 +187,10 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
         client_id: stack.tenant.demoAppClientId,
         app_type: 'spa',
         token_endpoint_auth_method: 'none',
+        grant_types: demoAppClientSettings(stack.urls.demoAppUrl).grant_types,
         callbacks: [demoAppCallbackUrl(stack.urls.demoAppUrl)],
         allowed_origins: [stack.urls.demoAppUrl],
+        web_origins: [stack.urls.demoAppUrl],
         allowed_logout_urls: [`${stack.urls.demoAppUrl}/`],
       }),
     ]);

@@ -21,6 +21,10 @@ export const compat = {
   smsConnectionId: required('COMPAT_SMS_CONNECTION_ID'),
   gatewayUrl: required('COMPAT_GATEWAY_URL'),
   gatewayDeliveryUrl: required('COMPAT_GATEWAY_DELIVERY_URL'),
+  gatewayAuthSubject: required('COMPAT_GATEWAY_AUTH_SUBJECT'),
+  gatewayAuthSecret: required('COMPAT_GATEWAY_AUTH_SECRET'),
+  /** The airport API (plain http: only servers call it). */
+  airportUrl: required('COMPAT_AIRPORT_URL'),
 };
 
 /** Names unique per run. */
@@ -42,3 +46,10 @@ export function codeSentTo(phoneNumber: string, notBefore: Date): Promise<string
 }
 
 export const since = (): Date => new Date(Date.now() - 1000);
+
+/** How many SMS the stack's gateway has received for `phoneNumber` (its dev outbox). */
+export async function messagesSentTo(phoneNumber: string): Promise<number> {
+  const res = await fetch(`${compat.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phoneNumber)}`);
+  if (!res.ok) throw new Error(`outbox answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as unknown[]).length;
+}

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, launchStack, ManagementClient, type LaunchedStack, repoRoot } from '@smsauth/stack';
+import { freePort, GATEWAY_AUTH_SUBJECT, launchStack, ManagementClient, type LaunchedStack, repoRoot } from '@smsauth/stack';
 import { createLocalCertificate, type LocalCertificate, startTlsTerminator } from './tls';
 import { trustCertificate } from './trust';
 
@@ -101,5 +101,10 @@ function exportSettings(stack: LaunchedStack, app: SignInApp, domain: string, ca
     COMPAT_M2M_CLIENT_ID: stack.tenant.m2mClientId,
     COMPAT_M2M_CLIENT_SECRET: stack.tenant.m2mClientSecret,
     COMPAT_GATEWAY_DELIVERY_URL: stack.urls.gatewayDeliveryUrl,
+    // What an SMS connection of a test's own needs to deliver through the stack's gateway (the web
+    // login suites make one each, so that no two test files edit the seeded connection at once).
+    COMPAT_GATEWAY_AUTH_SUBJECT: GATEWAY_AUTH_SUBJECT,
+    COMPAT_GATEWAY_AUTH_SECRET: stack.gatewayAuthSecret,
+    COMPAT_AIRPORT_URL: stack.urls.baseUrl,
   });
 }

@@ -1,5 +1,9 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { DEMO_APP_CSP, DEMO_APP_SCRIPT, DEMO_APP_STYLES, demoAppPage, type DemoAppPageSettings } from './demo-app-page';
+import { readFileSync } from 'node:fs';
+import { DEMO_APP_SCRIPT, DEMO_APP_STYLES, demoAppCsp, demoAppPage, type DemoAppPageSettings } from './demo-app-page';
+
+/** auth0-spa-js's browser build (a UMD defining window.auth0), served from the demo app's origin. */
+export const AUTH0_SPA_JS_PATH = require.resolve('@auth0/auth0-spa-js/dist/auth0-spa-js.production.js');
 
 export interface DemoAppOptions extends Omit<DemoAppPageSettings, 'appUrl'> {
   port: number;
@@ -15,21 +19,20 @@ export interface RunningDemoApp {
 }
 
 const SECURITY_HEADERS: OutgoingHttpHeaders = {
-  'content-security-policy': DEMO_APP_CSP,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
 
-function send(res: ServerResponse, status: number, contentType: string, body: string, headers: OutgoingHttpHeaders = {}): void {
+function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer, headers: OutgoingHttpHeaders = {}): void {
   res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': contentType, ...headers });
   res.end(body);
 }
 
 /**
  * Relays one answer of another service to the page, status and body unchanged. The page cannot
- * ask identity or the airport API itself: neither answers CORS requests from other origins.
+ * ask the airport API itself: it answers no CORS requests.
  */
 async function relay(res: ServerResponse, url: string, headers: Record<string, string>): Promise<void> {
   let upstream: Response;
@@ -43,13 +46,14 @@ async function relay(res: ServerResponse, url: string, headers: Record<string, s
 }
 
 /**
- * The demo web app's server: the page at `/` and at its callback `/callback`, the page's script
- * and stylesheet, identity's signing keys at `/jwks.json` (for the page's own signature check)
- * and `/api/airportName` forwarding the page's `Authorization` header to the airport API.
- * No token is kept or logged here.
+ * The demo web app's server: the page at `/` and at its callback `/callback`, the page's script,
+ * auth0-spa-js's browser build and the stylesheet, and `/api/airportName` forwarding the page's
+ * `Authorization` header to the airport API. No token is kept or logged here.
  */
 export function demoAppHandler(options: DemoAppOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const page = demoAppPage(options);
+  const csp = { 'content-security-policy': demoAppCsp(options.authUrl) };
+  const spaJs = readFileSync(AUTH0_SPA_JS_PATH);
   const callbackPath = new URL(options.callbackUrl).pathname;
   return async (req, res) => {
     const url = new URL(req.url ?? '/', options.appUrl);
@@ -58,13 +62,13 @@ export function demoAppHandler(options: DemoAppOptions): (req: IncomingMessage, 
       return;
     }
     if (url.pathname === '/' || url.pathname === callbackPath) {
-      send(res, 200, 'text/html; charset=utf-8', page);
+      send(res, 200, 'text/html; charset=utf-8', page, csp);
     } else if (url.pathname === '/demo-app.js') {
       send(res, 200, 'application/javascript; charset=utf-8', DEMO_APP_SCRIPT);
+    } else if (url.pathname === '/auth0-spa-js.production.js') {
+      send(res, 200, 'application/javascript; charset=utf-8', spaJs);
     } else if (url.pathname === '/demo-app.css') {
       send(res, 200, 'text/css; charset=utf-8', DEMO_APP_STYLES);
-    } else if (url.pathname === '/jwks.json') {
-      await relay(res, `${options.authUrl}/.well-known/jwks.json`, {});
     } else if (url.pathname === '/api/airportName') {
       const query = new URLSearchParams({ iataCode: url.searchParams.get('iataCode') ?? '' });
       const authorization = req.headers.authorization;

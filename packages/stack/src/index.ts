@@ -1,3 +1,4 @@
+export * from './demo-app';
 export * from './launcher';
 export * from './management-client';
 export * from './outbox';

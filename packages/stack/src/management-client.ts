@@ -21,6 +21,8 @@ export interface ClientSettings {
   app_type?: string;
   callbacks?: string[];
   allowed_origins?: string[];
+  /** Origins whose pages may authenticate silently (web_message) and call identity with CORS. */
+  web_origins?: string[];
   allowed_logout_urls?: string[];
   grant_types?: string[];
   token_endpoint_auth_method?: string;

@@ -44,15 +44,17 @@ export function demoAppCallbackUrl(demoAppUrl: string): string {
 
 /**
  * The demo web app's client: a public SPA (no secret: its code runs in the browser) that signs
- * users in through the hosted login's implicit flow, which needs only the OTP grant.
+ * users in with @auth0/auth0-spa-js over the authorization code flow with PKCE, renews silently
+ * from its origin (web_message in a hidden iframe) and calls the token endpoint with CORS.
  */
 export function demoAppClientSettings(demoAppUrl: string): Required<ClientSettings> {
   return {
     app_type: 'spa',
     token_endpoint_auth_method: 'none',
-    grant_types: [PASSWORDLESS_OTP_GRANT],
+    grant_types: ['authorization_code', 'refresh_token', PASSWORDLESS_OTP_GRANT],
     callbacks: [demoAppCallbackUrl(demoAppUrl)],
     allowed_origins: [demoAppUrl],
+    web_origins: [demoAppUrl],
     allowed_logout_urls: [`${demoAppUrl}/`],
   };
 }

@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEMO_APP_CSP } from '../src/demo-app-page';
-import { startDemoApp, type RunningDemoApp } from '../src/demo-app';
+import { readFileSync } from 'node:fs';
+import { demoAppCsp } from '../src/demo-app-page';
+import { AUTH0_SPA_JS_PATH, startDemoApp, type RunningDemoApp } from '../src/demo-app';
 import { freePort } from '../src/ports';
 
 /**
@@ -12,9 +13,7 @@ async function upstream(): Promise<{ url: string; server: Server; requests: Arra
   const requests: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
   const server = createServer((req, res) => {
     requests.push({ url: req.url ?? '', headers: req.headers });
-    if (req.url === '/.well-known/jwks.json') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[{"kid":"k1"}]}');
-    } else if (req.headers.authorization === 'Bearer good-token') {
+    if (req.headers.authorization === 'Bearer good-token') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('San Francisco International Airport');
     } else {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"code":16,"message":"JWT validation failed: Missing or invalid credentials"}');
@@ -50,17 +49,27 @@ describe('the demo web app server', () => {
     await new Promise((resolve) => services?.server.close(resolve));
   });
 
-  it('serves the same page at / and at the callback, under a strict CSP, with its settings escaped', async () => {
+  it('serves the same page at / and at the callback, under a strict CSP that lets it reach and frame identity only, with its settings escaped', async () => {
+    const csp = demoAppCsp(services.url);
     for (const path of ['/', '/callback']) {
       const res = await fetch(`${app.url}${path}`);
       expect(res.status).toBe(200);
-      expect(res.headers.get('content-security-policy')).toBe(DEMO_APP_CSP);
+      expect(res.headers.get('content-security-policy')).toBe(csp);
       const html = await res.text();
       expect(html).toContain('data-client-id="demo-client-&quot;&lt;id&gt;"');
-      expect(html).toContain('<script src="/demo-app.js"></script>');
+      expect(html).toContain('<script src="/auth0-spa-js.production.js"></script>\n<script src="/demo-app.js"></script>');
       expect(html).not.toMatch(/<script>|<style>| on[a-z]+=/);
     }
-    expect(DEMO_APP_CSP).not.toContain('unsafe');
+    expect(csp).not.toContain('unsafe');
+    expect(csp).toContain(`connect-src 'self' ${services.url};`);
+    expect(csp).toContain(`frame-src ${services.url};`);
+  });
+
+  it("serves auth0-spa-js's browser build from its own origin (no CDN)", async () => {
+    const res = await fetch(`${app.url}/auth0-spa-js.production.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    expect(await res.text()).toBe(readFileSync(AUTH0_SPA_JS_PATH, 'utf8'));
   });
 
   it("forwards the page's bearer token to the airport API and relays its answer unchanged", async () => {
@@ -77,12 +86,6 @@ describe('the demo web app server', () => {
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ code: 16, message: 'JWT validation failed: Missing or invalid credentials' });
     expect(services.requests.at(-1)!.headers.authorization).toBeUndefined();
-  });
-
-  it("relays identity's signing keys at /jwks.json", async () => {
-    const res = await fetch(`${app.url}/jwks.json`);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ keys: [{ kid: 'k1' }] });
   });
 
   it('answers 404 for other paths and 405 for other methods', async () => {

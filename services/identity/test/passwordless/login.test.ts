@@ -382,6 +382,17 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       expect(res.body.phone_number).toBe(who.phone);
     });
 
+    it('answers for a token given as ?access_token= (RFC 6750 §2.3, as passport-auth0 sends it), and refuses an unknown one so', async () => {
+      const who = h.caller();
+      const login = await h.otp(setup, who, await h.sendCode(setup, who), { audience: API });
+      const res = await h.http().get('/userinfo').query({ access_token: login.body.access_token });
+      expect(res.status).toBe(200);
+      expect(res.body.phone_number).toBe(who.phone);
+      const unknown = await h.http().get('/userinfo').query({ access_token: 'unknown-token' });
+      expect(unknown.status).toBe(401);
+      expect(unknown.headers['www-authenticate']).toBe('Bearer realm="userinfo", error="invalid_token"');
+    });
+
     it('answers 401 with a bare WWW-Authenticate challenge without a token', async () => {
       const res = await userinfo();
       expect(res.status).toBe(401);

@@ -484,6 +484,15 @@ function authenticationPaths(managementAudience: string): Json {
         operationId: 'userinfo',
         summary: 'The user an access token issued here was issued for',
         security: [{ userAccessToken: [] }],
+        parameters: [
+          {
+            name: 'access_token',
+            in: 'query',
+            required: false,
+            description: 'The access token, when not in the `Authorization` header (RFC 6750 §2.3; passport-auth0 sends it so).',
+            schema: { type: 'string' },
+          },
+        ],
         responses: {
           '200': { description: 'The user.', ...json(ref('UserInfoResponse')) },
           '401': error('Missing, unknown or expired token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]),
