@@ -20,6 +20,12 @@ export interface RequestPlumbingOptions {
   redactUrl: (url: string) => string;
   /** Paths with no access line (probes); they are still measured. */
   quietPaths: readonly string[];
+  /**
+   * Path prefixes whose successful reads (GET, HEAD) are logged at debug, not info (static assets,
+   * pages that poll): they would drown the events. A status of 400 or more, and any other
+   * method (a form posted to the same path), logs at its usual level.
+   */
+  debugPaths?: readonly string[];
   /** Where each answered request's duration goes (`http_request_duration_seconds`). */
   recordDuration: HttpDurationRecorder;
 }
@@ -35,10 +41,37 @@ function requestFields(req: IncomingMessage & { originalUrl?: string }, redactUr
   return { id: req.id, method: req.method, url: redactUrl(url), remoteAddress: req.socket?.remoteAddress };
 }
 
-/** The route pattern a request matched (bounded label values), else what the app named, else `unmatched`. */
-function routeOf(req: Request, res: Response): string {
-  const path = req.route?.path;
-  if (path) return req.baseUrl === '' ? String(path) : `${req.baseUrl}${String(path)}`;
+const ROUTE = Symbol('route');
+const ROUTE_BASE_URL = Symbol('route base url');
+
+type RoutedRequest = Request & { [ROUTE]?: Request['route']; [ROUTE_BASE_URL]?: string };
+
+/**
+ * Express sets `req.route` when a route matches, while `req.baseUrl` is the path its router is
+ * mounted on; an error leaving that router restores `req.baseUrl` to the parent's before the
+ * error handler answers. Keeping the base URL of the moment the route matched gives the route's
+ * full pattern whatever the status (`/api/v2/connections` for a 201 and for a 400 alike).
+ */
+function rememberRouteBaseUrl(request: Request): void {
+  Object.defineProperty(request, 'route', {
+    configurable: true,
+    get(this: RoutedRequest) {
+      return this[ROUTE];
+    },
+    set(this: RoutedRequest, route: Request['route']) {
+      this[ROUTE] = route;
+      this[ROUTE_BASE_URL] = this.baseUrl;
+    },
+  });
+}
+
+/** The full pattern of the route a request matched (bounded label values), else what the app named, else `unmatched`. */
+function routeOf(req: RoutedRequest, res: Response): string {
+  const path = req[ROUTE]?.path;
+  if (path) {
+    const baseUrl = req[ROUTE_BASE_URL] ?? '';
+    return baseUrl === '' ? String(path) : `${baseUrl}${String(path)}`;
+  }
   return (res.locals.metricsRoute as string | undefined) ?? 'unmatched';
 }
 
@@ -55,7 +88,11 @@ function routeOf(req: Request, res: Response): string {
 export function installRequestPlumbing(app: Express, options: RequestPlumbingOptions): RequestHandler {
   const { logger, redactUrl, recordDuration } = options;
   const quiet = new Set(options.quietPaths);
+  const debugPrefixes = options.debugPaths ?? [];
+  const isDebugRead = (req: Request) =>
+    (req.method === 'GET' || req.method === 'HEAD') && debugPrefixes.some((prefix) => req.originalUrl.startsWith(prefix));
   const writeAccessLine = accessLineWriter(logger);
+  rememberRouteBaseUrl(app.request);
   Object.defineProperty(app.request, 'log', {
     configurable: true,
     get(this: IncomingMessage & { [REQUEST_LOGGER]?: Logger }) {
@@ -72,7 +109,8 @@ export function installRequestPlumbing(app: Express, options: RequestPlumbingOpt
     // An abandoned request has no meaningful status or duration to chart.
     if (!aborted) recordDuration(req.method, routeOf(req, this), status, elapsedMs / 1000);
     if (quiet.has(req.originalUrl)) return;
-    const level = aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+    const level =
+      aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : debugPrefixes.length > 0 && isDebugRead(req) ? 'debug' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     const message = aborted ? 'request aborted' : status >= 500 ? 'request errored' : 'request completed';
     // The fields of requestFields(), in its order.

@@ -27,6 +27,11 @@ export interface ServiceAppOptions {
   notFound?: express.RequestHandler;
   /** Keep the exact bytes of parsed JSON bodies (rawBodyOf) for routes that check a signature over them. */
   keepRawBody?: boolean;
+  /**
+   * Path prefixes (static assets, pages that poll) whose successful reads (GET, HEAD) are logged at
+   * debug rather than info; the API docs (`/docs`) are always among them. Errors log as usual.
+   */
+  debugPaths?: readonly string[];
 }
 
 const RAW_BODY = Symbol('rawBody');
@@ -58,6 +63,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       redactUrl: queryRedactor(options.redactQueryParams ?? []),
       // Probes would drown the log; their failures still show up through readiness.
       quietPaths: ['/healthz', '/readyz', '/metrics', '/favicon.ico'],
+      // The API reference's page and assets are static: a reader's visit is not an event.
+      debugPaths: ['/docs', ...(options.debugPaths ?? [])],
       recordDuration: httpDurationRecorder(metrics),
     }),
   );

@@ -85,12 +85,65 @@ export function isoTime(): string {
  * line the redactor already scrubbed: pretty mode shows no more than JSON mode does.
  */
 function prettyDestination(destination: DestinationStream, colorize: boolean): DestinationStream {
-  const prettify = prettyFactory({ colorize, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+  // pino-pretty writes the time and the level; prettyEvent the rest, and hideObject drops the
+  // JSON of the remaining fields that pino-pretty would otherwise append to every line.
+  const prettify = prettyFactory({
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,name',
+    hideObject: true,
+    messageFormat: (log, messageKey) => prettyEvent(log, messageKey),
+  });
   const flushable = destination as DestinationStream & { flush?: (cb?: (err?: Error) => void) => void };
   return {
-    write: (line: string) => destination.write(prettify(line)),
+    // With hideObject, pino-pretty leaves the line without its end.
+    write: (line: string) => {
+      const pretty = prettify(line);
+      destination.write(pretty.endsWith('\n') ? pretty : `${pretty}\n`);
+    },
     flush: (cb?: (err?: Error) => void) => (flushable.flush ? flushable.flush(cb) : cb?.()),
   } as DestinationStream;
+}
+
+/** The fields every line carries that the readable line shows in its own place, or not at all. */
+const PRETTY_OWN_FIELDS = new Set(['level', 'time', 'pid', 'hostname', 'service', 'name', 'msg']);
+
+/** A value as `key=value` shows it: plain when it has no spaces or quotes, else as JSON. */
+function prettyValue(value: unknown): string {
+  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  if (value instanceof Object) return JSON.stringify(value);
+  return String(value);
+}
+
+type PrettyAccessLine = { req?: { id?: string; method?: string; url?: string }; res?: { statusCode?: number }; responseTime?: number };
+
+/**
+ * One event as a person reads it after the time and level: the service, then for an access
+ * line `GET /authorize 200 12ms  req=<id>`, for any other line its message and its fields as
+ * `key=value` (an error as its type and message; its stack stays in the JSON format).
+ */
+export function prettyEvent(log: Record<string, unknown>, messageKey = 'msg'): string {
+  const service = typeof log.service === 'string' ? `${log.service}  ` : '';
+  if (typeof log.responseTime === 'number' && log.res !== undefined) {
+    const { req = {}, res = {}, responseTime } = log as PrettyAccessLine;
+    const aborted = log[messageKey] === 'request aborted' ? ' aborted' : '';
+    return `${service}${req.method ?? '-'} ${req.url ?? '-'} ${res.statusCode ?? '-'} ${responseTime}ms${aborted}${req.id ? `  req=${req.id}` : ''}`;
+  }
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(log)) {
+    if (PRETTY_OWN_FIELDS.has(key) || key === messageKey || value === undefined) continue;
+    if (key === 'err' && value instanceof Object) {
+      const err = value as { type?: string; message?: string };
+      parts.push(`err=${prettyValue(`${err.type ?? 'Error'}: ${err.message ?? ''}`)}`);
+    } else if (key === 'req' && value instanceof Object && typeof (value as { id?: unknown }).id === 'string') {
+      parts.push(`req=${(value as { id: string }).id}`);
+    } else {
+      parts.push(`${key}=${prettyValue(value)}`);
+    }
+  }
+  const message = typeof log[messageKey] === 'string' ? (log[messageKey] as string) : '';
+  return `${service}${message}${parts.length > 0 ? `  ${parts.join(' ')}` : ''}`;
 }
 
 /**
@@ -196,7 +249,7 @@ export function lineRedactor(fields: readonly string[]): (line: string) => strin
 
 /** The fields of one access line (see access-log.ts); `undefined` members are left out, as pino leaves them out. */
 export type AccessLineWriter = (
-  level: 'info' | 'warn' | 'error',
+  level: 'debug' | 'info' | 'warn' | 'error',
   message: string,
   id: string | undefined,
   method: string | undefined,

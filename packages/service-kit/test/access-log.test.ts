@@ -90,3 +90,48 @@ describe('access log', () => {
     expect(access(entries())).toEqual([expect.objectContaining({ level: 50, msg: 'request aborted', req: expect.objectContaining({ url: '/slow' }) })]);
   });
 });
+
+describe('access lines of static assets and polled pages', () => {
+  function appWithAssets() {
+    const memory = createMemoryLogger({ level: 'debug' });
+    const { app } = createServiceApp({
+      name: 'test',
+      logger: memory.logger,
+      debugPaths: ['/assets/', '/outbox'],
+      routes: (a) => {
+        a.get('/assets/site.css', (_req, res) => void res.type('css').send('body{}'));
+        a.get('/outbox', (_req, res) => void res.send('<ul></ul>'));
+        a.get('/outbox/messages', (_req, res) => void res.json({ messages: [] }));
+        a.post('/outbox', (_req, res) => void res.status(303).location('/outbox').end());
+        a.get('/ok', (_req, res) => void res.json({ ok: true }));
+      },
+    });
+    return { app, ...memory };
+  }
+  const levelsByUrl = (entries: Array<Record<string, unknown>>) =>
+    access(entries).map((e) => [(e.req as { method: string }).method, (e.req as { url: string }).url, e.level]);
+
+  it('logs successful reads of the named prefixes and the API docs at debug, everything else at info', async () => {
+    const { app, entries } = appWithAssets();
+    await request(app).get('/assets/site.css').expect(200);
+    await request(app).get('/outbox').expect(200);
+    await request(app).get('/outbox/messages').expect(200);
+    await request(app).get('/docs/assets/nothing-here.js').expect(404);
+    await request(app).post('/outbox').expect(303);
+    await request(app).get('/ok').expect(200);
+    expect(levelsByUrl(entries())).toEqual([
+      ['GET', '/assets/site.css', 20],
+      ['GET', '/outbox', 20],
+      ['GET', '/outbox/messages', 20],
+      ['GET', '/docs/assets/nothing-here.js', 40],
+      ['POST', '/outbox', 30],
+      ['GET', '/ok', 30],
+    ]);
+  });
+
+  it('keeps errors on those paths at their usual level', async () => {
+    const { app, entries } = appWithAssets();
+    await request(app).get('/assets/missing.css').expect(404);
+    expect(levelsByUrl(entries())).toEqual([['GET', '/assets/missing.css', 40]]);
+  });
+});

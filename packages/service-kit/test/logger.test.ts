@@ -76,7 +76,7 @@ function loggerWritingTo(format?: LogFormat) {
       done();
     },
   });
-  const logger = createLogger({ name: 'format-test', ...(format ? { format } : {}), destination });
+  const logger = createLogger({ name: 'format-test', ...(format ? { format } : {}), destination, level: 'info' });
   return { logger, output: () => output };
 }
 
@@ -120,5 +120,42 @@ describe('log format', () => {
     expect(text).toContain('[REDACTED]');
     expect(text).toContain('plain-value');
     expect(text).toContain('with secrets');
+  });
+
+  it('writes a few requests of an app as one short line each: no asset lines at info, no JSON tail', async () => {
+    const { logger, output } = loggerWritingTo('pretty');
+    const { app } = createServiceApp({
+      name: 'format-test',
+      logger,
+      debugPaths: ['/authorize/login.css'],
+      routes: (a) => {
+        a.get('/authorize', (req, res) => {
+          req.log.info({ connection: 'sms', country: 'ES' }, 'login page shown');
+          res.send('<form></form>');
+        });
+        a.get('/authorize/login.css', (_req, res) => void res.type('css').send('body{}'));
+        a.post('/passwordless/start', (_req, res) => void res.status(400).json({ error: 'bad.phone_number' }));
+      },
+    });
+    await request(app).get('/authorize').set('x-request-id', 'abc').expect(200);
+    await request(app).get('/authorize/login.css').expect(200);
+    await request(app).get('/docs').expect(404);
+    await request(app).post('/passwordless/start').set('x-request-id', 'def').expect(400);
+    const lines = output().split('\n').filter((line) => line.length > 0);
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: format-test {2}login page shown {2}req=abc connection=sms country=ES$/);
+    expect(lines[1]).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: format-test {2}GET \/authorize 200 \d+ms {2}req=abc$/);
+    expect(lines[2]).toMatch(/WARN: format-test {2}GET \/docs 404 \d+ms {2}req=\S+$/);
+    expect(lines[3]).toMatch(/WARN: format-test {2}POST \/passwordless\/start 400 \d+ms {2}req=def$/);
+    expect(lines.filter((line) => line.includes('login.css'))).toEqual([]);
+    for (const line of lines) expect(line).not.toContain('{');
+  });
+
+  it('shows an error as its type and message on the one line', () => {
+    const { logger, output } = loggerWritingTo('pretty');
+    logger.error({ err: new TypeError('no such provider') }, 'delivery failed');
+    const lines = output().split('\n').filter((line) => line.length > 0);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('delivery failed  err="TypeError: no such provider"');
   });
 });

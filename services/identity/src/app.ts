@@ -168,6 +168,8 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     metrics,
     urlencoded: true,
     trustProxy: config.TRUST_PROXY,
+    // The hosted pages' stylesheet: fetched with every page, it is not an event of its own.
+    debugPaths: ['/authorize/login.css'],
     routes: (app) => {
       // The document at /openapi.json is the identity service's own (routes/openapi).
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'identity reference', documentUrl: '/openapi.json' }));

@@ -107,6 +107,8 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
     keepRawBody: true,
     trustProxy: config.TRUST_PROXY,
     redactQueryParams: ['recipient'],
+    // The development outbox page reloads its list every few seconds: a reader, not an event.
+    debugPaths: ['/outbox'],
     routes: (app) => {
       mountDeliveryRoute(app, { delivery, guards: deliveryGuards });
       mountMessageRoutes(app, { messageStatuses, guards: deliveryGuards, ...(publicUrl !== undefined ? { publicUrl } : {}) });
