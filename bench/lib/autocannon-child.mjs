@@ -5,11 +5,16 @@
 // that a saturated server gets (more requests per event-loop turn) and a contended one does not.
 // With tokensFile, each request takes the next token of the file (round robin across all
 // connections), sent as `authorization: Bearer <token>`.
+// With bodiesFile (a JSON array of request bodies, e.g. one per single-use code), each request
+// takes the next body, each used once; `amount` then stops after that many requests (instead
+// of `durationSec`), and `rps` is that total over the run's duration.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const tokens = spec.tokensFile ? JSON.parse(readFileSync(spec.tokensFile, 'utf8')) : undefined;
+const bodies = spec.bodiesFile ? JSON.parse(readFileSync(spec.bodiesFile, 'utf8')) : undefined;
+let nextBody = 0;
 // tokenOffset: where the previous run stopped, so a second run does not start on tokens still cached.
 let next = spec.tokenOffset ?? 0;
 
@@ -21,7 +26,7 @@ function options(durationSec) {
     body: spec.body,
     connections: spec.connections ?? 16,
     pipelining: 1,
-    duration: durationSec,
+    ...(spec.amount ? { amount: spec.amount } : { duration: durationSec }),
     ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
   };
   if (tokens) {
@@ -35,6 +40,9 @@ function options(durationSec) {
       },
     ];
   }
+  if (bodies) {
+    base.requests = [{ setupRequest: (req) => ({ ...req, body: bodies[nextBody++] }) }];
+  }
   return base;
 }
 
@@ -42,7 +50,7 @@ const warmup = spec.warmupSec ? await autocannon(options(spec.warmupSec)) : unde
 const result = await autocannon(options(spec.durationSec));
 process.stdout.write(
   `${JSON.stringify({
-    rps: result.requests.average,
+    rps: spec.amount ? result.requests.total / result.duration : result.requests.average,
     total: result.requests.total,
     // With `total`: every request the server answered while its CPU time was sampled.
     warmupTotal: warmup?.requests.total ?? 0,
