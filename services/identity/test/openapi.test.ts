@@ -24,6 +24,7 @@ const NOT_DOCUMENTED: Record<string, string> = {
   'GET /docs': REFERENCE_PAGE,
   'GET /docs/init.js': REFERENCE_PAGE,
   'GET /docs/assets/{file}': REFERENCE_PAGE,
+  'GET /favicon.ico': "the service kit's answer to browsers asking for an icon (204), not an API operation",
 };
 
 const withoutDialect = (schema: object) => {
