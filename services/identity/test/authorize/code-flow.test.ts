@@ -213,6 +213,51 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
     });
   });
 
+  describe('what an exchange costs, and what it never serves stale', () => {
+    /** The SQL statements `fn` sends, by their first words. */
+    async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+      const spy = jest.spyOn(h.identity.sql, 'query');
+      try {
+        await fn();
+        return spy.mock.calls.map(([text]) => String(text).trim().split(/\s+/).slice(0, 2).join(' '));
+      } finally {
+        spy.mockRestore();
+      }
+    }
+
+    // The client and the API come from the lookup cache once read; the code is consumed in one
+    // statement that also names what the exchange issues (for a replay to revoke); the user is
+    // read; the success record joins the tenant-log group commit. No transaction.
+    it('takes 3 statements for a JWT access token once the client and the API are cached: consume the code, read the user, append the record', async () => {
+      const warm = await codeFor(spa, { audience: API, scope: 'openid read:flights' });
+      expect((await exchange(codeGrant(spa, warm.code, warm.verifier))).status).toBe(200);
+      const { code, verifier } = await codeFor(spa, { audience: API, scope: 'openid read:flights' });
+      const sent = await statementsOf(async () => expect((await exchange(codeGrant(spa, code, verifier))).status).toBe(200));
+      expect(sent).toEqual(['UPDATE authorization_codes', 'SELECT u.*,', 'INSERT INTO']);
+    });
+
+    it('sees a client changed through the management API at the very next exchange', async () => {
+      const app = await h.loginSetup({}, { name: 'Soon without codes', app_type: 'spa', callbacks: [CALLBACK] });
+      const first = await codeFor(app);
+      expect((await exchange(codeGrant(app, first.code, first.verifier))).status).toBe(200);
+      const second = await codeFor(app);
+      expect((await h.management('patch', `/clients/${app.clientId}`, { grant_types: ['implicit'] })).status).toBe(200);
+      const refused = await exchange(codeGrant(app, second.code, second.verifier));
+      expect([refused.status, refused.body.error]).toEqual([403, 'unauthorized_client']);
+    });
+
+    it('sees an API deleted through the management API at the very next exchange', async () => {
+      const identifier = 'https://short-lived.example.com';
+      await h.createApi({ name: 'Short-lived', identifier, scopes: [] });
+      const first = await codeFor(spa, { audience: identifier });
+      expect((await exchange(codeGrant(spa, first.code, first.verifier))).status).toBe(200);
+      const second = await codeFor(spa, { audience: identifier });
+      expect((await h.management('delete', `/resource-servers/${encodeURIComponent(identifier)}`)).status).toBe(204);
+      const refused = await exchange(codeGrant(spa, second.code, second.verifier));
+      expect([refused.status, refused.body.error_description]).toEqual([403, 'The API of the authorization request no longer exists.']);
+    });
+  });
+
   it('counts SMS sign-ins and code exchanges (success, refused, replayed) on /metrics', async () => {
     const { code, verifier } = await codeFor();
     await exchange(codeGrant(spa, code, verifier));
