@@ -25,8 +25,10 @@ import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor 
 import { invalidatingExecutor, M2mLookupCache } from './m2m-lookup-cache';
 
 export interface IdentityStore {
+  /** findById and webOrigins are served from the lookup cache when there is one (outside transactions). */
   readonly clients: ReturnType<typeof clientsRepo>;
   readonly connections: ReturnType<typeof connectionsRepo>;
+  /** findByIdentifier is served from the lookup cache when there is one (outside transactions). */
   readonly resourceServers: ReturnType<typeof resourceServersRepo>;
   /** findClientCredentialsContext is served from the M2M lookup cache when there is one (outside transactions). */
   readonly clientGrants: ReturnType<typeof clientGrantsRepo>;
