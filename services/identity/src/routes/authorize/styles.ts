@@ -18,6 +18,9 @@ html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fo
 body { margin: 0; padding: 1rem; }
 main { max-width: 26rem; margin: 2rem auto; padding: 1.5rem; background: #fff; border-radius: 0.75rem; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.12); }
 h1 { font-size: 1.4rem; margin: 0 0 0.75rem; }
+h2 { font-size: 1.1rem; margin: 0 0 0.5rem; }
+.passkey { margin-top: 1.5rem; padding-top: 1rem; border-top: 1px solid #d1d5db; }
+[hidden] { display: none !important; }
 p { margin: 0 0 1rem; }
 label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
 .hint { color: #4b5563; font-size: 0.9rem; margin-bottom: 0.5rem; }
