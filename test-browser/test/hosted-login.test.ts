@@ -133,7 +133,7 @@ describeWithChromium('hosted login in a real browser', () => {
     await context.close();
   });
 
-  it('starts with the focus on the number, then tabs to the button and the cancel link', async () => {
+  it('starts with the focus on the number, then tabs to the button, the passkey button and the cancel link', async () => {
     const context = await phoneContext();
     const page = await context.newPage();
     await page.goto(authorizeUrl());
@@ -144,6 +144,9 @@ describeWithChromium('hosted login in a real browser', () => {
     expect(await focused()).toBe('phone_number');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Send code');
+    // The seeded connection has passkeys on (docs/passkeys.md): the script shows their button.
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Sign in with a passkey');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Cancel and return to Browser Test App');
     await context.close();

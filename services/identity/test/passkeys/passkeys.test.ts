@@ -3,6 +3,13 @@ import { authorizeQuery, CALLBACK, fragmentOf, LoginSession } from '../authorize
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 import { SOFTWARE_AAGUID, SoftwareAuthenticator, type SoftwarePasskey } from './software-authenticator';
 
+/** What the registration options tell the browser (the parts the tests read). */
+interface RegistrationOptions {
+  challenge: string;
+  rp: { id: string };
+  user: { id: string; name: string };
+}
+
 /** identity's AUTH_URL in tests (test/helpers.ts): the RP ID is its host, the origin its origin. */
 const ORIGIN = 'http://identity.test';
 const RP_ID = 'identity.test';
@@ -28,7 +35,7 @@ describeOnEachDatabase('passkeys on the hosted login', (database) => {
   }
 
   /** From the offer page: creates the passkey with `authenticator` and posts it; the answer is the application's response. */
-  async function registerPasskey(session: LoginSession, authenticator: SoftwareAuthenticator): Promise<{ passkey: SoftwarePasskey; res: Response; options: Record<string, any> }> {
+  async function registerPasskey(session: LoginSession, authenticator: SoftwareAuthenticator): Promise<{ passkey: SoftwarePasskey; res: Response; options: RegistrationOptions }> {
     const options = await session.post('/authorize/passkey/registration-options');
     expect(options.status).toBe(200);
     const { passkey, credential } = authenticator.create(options.body);

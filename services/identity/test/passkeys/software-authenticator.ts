@@ -114,7 +114,8 @@ export class SoftwareAuthenticator {
     const authData = Buffer.concat([sha256(rpId), Buffer.from([FLAG_UP | FLAG_UV | FLAG_BE | FLAG_BS]), counterBytes(passkey.counter)]);
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: bend.origin ?? this.origin, crossOrigin: false }));
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), passkey.privateKey);
-    if (bend.tamper) signature[signature.length - 1] ^= 0x01;
+    // A bit of the DER-encoded r: still well-formed, no longer the signature of this data.
+    if (bend.tamper) signature.writeUInt8(signature.readUInt8(10) ^ 0x01, 10);
     const userHandle = bend.userHandle === undefined ? passkey.userHandle : bend.userHandle;
     return {
       id: passkey.id,

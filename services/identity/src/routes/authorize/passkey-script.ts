@@ -74,8 +74,10 @@ export const PASSKEY_SCRIPT = `(function () {
         if (!cancelled(err)) say('passkey-error', 'No passkey was used. Try again, or get a code by text message.');
       });
     });
+    // Not again right after a refused passkey: the person chooses (button or SMS) this time.
+    var refused = !document.getElementById('passkey-error').hidden;
     lib.browserSupportsWebAuthnAutofill().then(function (supported) {
-      if (supported) signIn(true).catch(function () {});
+      if (supported && !refused) signIn(true).catch(function () {});
     });
   }
 
