@@ -32,7 +32,7 @@ input:focus, select:focus, button:focus, a:focus { outline: 3px solid #2563eb; o
 button { display: block; width: 100%; font: inherit; font-size: 1.1rem; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #1d4ed8; color: #fff; cursor: pointer; }
 button.secondary { background: #fff; color: #1d4ed8; border: 2px solid #1d4ed8; }
 button.link { background: none; color: #1d4ed8; text-decoration: underline; padding: 0.25rem 0; width: auto; font-size: 0.95rem; }
-form + form, form + p { margin-top: 1rem; }
+form + form, form + p, .passkey + form { margin-top: 1rem; }
 a { color: #1d4ed8; }
 .error { border-left: 4px solid #b91c1c; background: #fef2f2; color: #7f1d1d; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }
 .notice { border-left: 4px solid #15803d; background: #f0fdf4; color: #14532d; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }
