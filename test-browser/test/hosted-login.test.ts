@@ -212,7 +212,9 @@ describeWithChromium('hosted login in a real browser', () => {
       const phone = uniquePhone();
       await page.goto(authorizeUrl().replace(stack.urls.authUrl, 'http://login.example.com'));
       await sendCode(page, phone);
-      expect(await page.locator('script').count()).toBe(1);
+      // The WebOTP script inline (allowed by its hash) and, the connection having passkeys on, the passkey file ('self').
+      expect(await page.locator('script:not([src])').count()).toBe(1);
+      expect(await page.locator('script[src]').evaluateAll((scripts) => scripts.map((s) => s.getAttribute('src')))).toEqual(['/authorize/passkeys.js']);
       expect(await page.getByLabel('Code', { exact: true }).getAttribute('autocomplete')).toBe('one-time-code');
       const code = await codeFromInbox(await browser.newContext(), phone, '08-inbox-webotp.png');
       await page.getByLabel('Code', { exact: true }).fill(code);
