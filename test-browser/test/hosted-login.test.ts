@@ -133,7 +133,7 @@ describeWithChromium('hosted login in a real browser', () => {
     await context.close();
   });
 
-  it('starts with the focus on the number, then tabs to the button and the cancel link', async () => {
+  it('starts with the focus on the number, then tabs to the button, the passkey button and the cancel link', async () => {
     const context = await phoneContext();
     const page = await context.newPage();
     await page.goto(authorizeUrl());
@@ -144,6 +144,9 @@ describeWithChromium('hosted login in a real browser', () => {
     expect(await focused()).toBe('phone_number');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Send code');
+    // The seeded connection has passkeys on (docs/passkeys.md): the script shows their button.
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Sign in with a passkey');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Cancel and return to Browser Test App');
     await context.close();
@@ -209,7 +212,9 @@ describeWithChromium('hosted login in a real browser', () => {
       const phone = uniquePhone();
       await page.goto(authorizeUrl().replace(stack.urls.authUrl, 'http://login.example.com'));
       await sendCode(page, phone);
-      expect(await page.locator('script').count()).toBe(1);
+      // The WebOTP script inline (allowed by its hash) and, the connection having passkeys on, the passkey file ('self').
+      expect(await page.locator('script:not([src])').count()).toBe(1);
+      expect(await page.locator('script[src]').evaluateAll((scripts) => scripts.map((s) => s.getAttribute('src')))).toEqual(['/authorize/passkeys.js']);
       expect(await page.getByLabel('Code', { exact: true }).getAttribute('autocomplete')).toBe('one-time-code');
       const code = await codeFromInbox(await browser.newContext(), phone, '08-inbox-webotp.png');
       await page.getByLabel('Code', { exact: true }).fill(code);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CountryCodeSchema, PhoneNumberSchema } from './phone';
+import { PASSKEYS_OFF, PasskeySettingsPatchSchema, PasskeySettingsSchema } from './passkeys';
 import { smsPolicyOptionFields, smsPolicyOptionPatchFields } from './sms-policy';
 
 // Field schemas are shared by create (with defaults) and PATCH (all optional, no defaults,
@@ -138,6 +139,8 @@ export const ConnectionOptionsSchema = z.strictObject({
   forward_req_info: ForwardRequestInfoSchema.default(false),
   /** The hosted login page's preselected country for numbers typed without +country code. */
   default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).optional(),
+  /** Absent: off (a connection created through /api/v2 without it gets NEW_CONNECTION_PASSKEYS). */
+  passkeys: PasskeySettingsSchema.optional(),
   ...smsPolicyOptionFields,
 });
 export type ConnectionOptions = z.infer<typeof ConnectionOptionsSchema>;
@@ -212,6 +215,8 @@ export const ConnectionOptionsPatchSchema = z.strictObject({
     .optional(),
   forward_req_info: ForwardRequestInfoSchema.optional(),
   default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).nullable().optional(),
+  /** Merged into the stored setting. */
+  passkeys: PasskeySettingsPatchSchema.optional(),
   ...smsPolicyOptionPatchFields,
 });
 export type ConnectionOptionsPatch = z.infer<typeof ConnectionOptionsPatchSchema>;
@@ -277,7 +282,7 @@ export function applyConnectionOptionsPatch(
     const message = 'cannot be changed; create a new connection instead';
     return { success: false, issues: [{ code: 'custom', path: ['options', 'name'], message, input: patch.name }] };
   }
-  const { totp, from, gateway_authentication, sms_velocity_limits, sms_fraud_guard, ...rest } = patch;
+  const { totp, from, gateway_authentication, sms_velocity_limits, sms_fraud_guard, passkeys, ...rest } = patch;
   const plain = withoutUndefined(rest);
   const merged: Record<string, unknown> = { ...current, ...plain };
   // `null` removes an optional field (the SMS policy fields then behave as before they existed).
@@ -287,6 +292,8 @@ export function applyConnectionOptionsPatch(
     else if (value) merged[key] = { ...current[key], ...withoutUndefined(value) };
   }
   if (totp) merged.totp = { ...current.totp, ...withoutUndefined(totp) };
+  // A connection without the setting has passkeys off: a partial PATCH must not turn them on.
+  if (passkeys) merged.passkeys = { ...PASSKEYS_OFF, ...current.passkeys, ...withoutUndefined(passkeys) };
   if (from === null) delete merged.from;
   else if (from !== undefined) merged.from = from;
   if (gateway_authentication === null) delete merged.gateway_authentication;

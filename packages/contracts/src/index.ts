@@ -16,3 +16,4 @@ export * from './management-lists';
 export * from './sms-template';
 export * from './log-streams';
 export * from './tenant-logs';
+export * from './passkeys';

@@ -52,6 +52,12 @@ export const LOG_EVENT_TYPES = {
   slo: 'Success Logout',
   /** A logout refused (return URL not allowed, unknown client). */
   flo: 'Failed Logout',
+  /** A passkey login refused (unknown or deleted passkey, replayed or forged assertion, blocked user). */
+  f: 'Failed Login',
+  /** A passkey was registered after an SMS login on the hosted login. */
+  passkey_enrolled: 'Passkey Enrolled',
+  /** A passkey registration was refused (bad attestation, challenge, origin). */
+  passkey_enrollment_failed: 'Passkey Enrollment Failed',
   /** A management API write (who changed which object); signing key rotation and revocation included. */
   sapi: 'Success API Operation',
 } as const;

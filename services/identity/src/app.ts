@@ -27,6 +27,8 @@ import { refreshTokenGrant } from './domain/oauth/refresh-token-grant';
 import { TokenGrantRegistry } from './domain/oauth/token-grants';
 import { createSmsMetrics } from './domain/passwordless/sms-metrics';
 import { createWebLoginMetrics } from './domain/authorize/web-login-metrics';
+import { createPasskeyMetrics } from './domain/passkeys/metrics';
+import { relyingPartyOf } from './domain/passkeys/settings';
 import type { StartDependencies } from './domain/passwordless/start';
 import type { SmsPolicyDependencies } from './domain/sms-policy/guard';
 import { createSmsPolicyMetrics } from './domain/sms-policy/metrics';
@@ -187,6 +189,8 @@ export function buildApp(deps: AppDependencies): IdentityApp {
           sessions: { idleSeconds: config.SESSION_IDLE_LIFETIME_SECONDS, absoluteSeconds: config.SESSION_ABSOLUTE_LIFETIME_SECONDS },
           codeLifetimeSeconds: config.AUTHORIZATION_CODE_LIFETIME_SECONDS,
           metrics: webLoginMetrics,
+          relyingParty: relyingPartyOf(config.AUTH_URL),
+          passkeyMetrics: createPasskeyMetrics(metrics),
         }),
       );
       app.use(oauthRoRouter(codeExchange));

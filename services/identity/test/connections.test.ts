@@ -1,4 +1,4 @@
-import { NEW_CONNECTION_SMS_POLICY } from '@smsauth/contracts';
+import { NEW_CONNECTION_PASSKEYS, NEW_CONNECTION_SMS_POLICY } from '@smsauth/contracts';
 import request from 'supertest';
 import { adminToken, connectionBody, startTestIdentity, type TestIdentity } from './helpers';
 
@@ -42,6 +42,8 @@ describe('/api/v2/connections', () => {
         ...(body.options as object),
         // A new connection gets the SMS policy defaults (README "Stopping SMS fraud").
         ...NEW_CONNECTION_SMS_POLICY,
+        // And passkeys on (docs/passkeys.md).
+        passkeys: NEW_CONNECTION_PASSKEYS,
         gateway_authentication: { method: 'bearer', subject: 'urn:identity', audience: 'urn:gateway', secret_base64_encoded: false },
       },
       enabled_clients: [clientId],

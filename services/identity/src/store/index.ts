@@ -8,6 +8,7 @@ import { accessTokensRepo } from './repos/access-tokens';
 import { authorizeTransactionsRepo } from './repos/authorize-transactions';
 import { authorizationCodesRepo } from './repos/authorization-codes';
 import { loginSessionsRepo } from './repos/login-sessions';
+import { passkeysRepo } from './repos/passkeys';
 import { connectionsRepo } from './repos/connections';
 import { loginFailuresRepo } from './repos/login-failures';
 import { oneTimeCodesRepo } from './repos/one-time-codes';
@@ -49,6 +50,8 @@ export interface IdentityStore {
   readonly authorizationCodes: ReturnType<typeof authorizationCodesRepo>;
   /** The hosted login's sessions (single sign-on, silent authentication). */
   readonly loginSessions: ReturnType<typeof loginSessionsRepo>;
+  /** Passkeys of the hosted login, their WebAuthn challenges and the offer's state. */
+  readonly passkeys: ReturnType<typeof passkeysRepo>;
   /** private_key_jwt public keys and the used assertion `jti`s. */
   readonly clientCredentials: ReturnType<typeof clientCredentialsRepo> & {
     /** A client's keys for verifying its assertion: listForClient, through the M2M lookup cache when there is one. */
@@ -130,6 +133,7 @@ function bindStore(
     authorizeTransactions: authorizeTransactionsRepo(db),
     authorizationCodes: authorizationCodesRepo(db),
     loginSessions: loginSessionsRepo(db),
+    passkeys: passkeysRepo(db),
     clientCredentials: {
       ...clientCredentials,
       listForAuthentication: m2mCache
@@ -258,6 +262,7 @@ export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';
 export type { StoredAuthorizationCode, NewAuthorizationCode } from './repos/authorization-codes';
 export type { StoredLoginSession } from './repos/login-sessions';
+export type { StoredPasskey, StoredWebAuthnChallenge, StoredPendingOffer } from './repos/passkeys';
 export type { StoredClientCredential } from './repos/client-credentials';
 export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';
 export type { LogStreamCursor, PendingLogRecord, StoredLogStream, StoredLogStreamSink } from './repos/log-streams';

@@ -9,7 +9,8 @@ describe('GET /authorize', () => {
 
   beforeAll(async () => {
     h = await FlowHarness.start();
-    setup = await h.loginSetup({}, { name: 'Flow App', callbacks: [CALLBACK, 'http://localhost:3000/cb'] });
+    // Passkeys off: these tests pin the plain SMS pages (test/passkeys covers the pages with passkeys on).
+    setup = await h.loginSetup({ passkeys: { enabled: false } }, { name: 'Flow App', callbacks: [CALLBACK, 'http://localhost:3000/cb'] });
   });
   afterAll(() => h.close());
 

@@ -13,7 +13,8 @@ describeOnEachDatabase('hosted login code page with domain-bound codes (WebOTP)'
 
   beforeAll(async () => {
     h = await FlowHarness.start({ TRUST_PROXY: 'true' }, { database });
-    setup = await h.loginSetup({ webotp: { origin: 'https://login.example.com', app_hashes: [] } }, { callbacks: [CALLBACK] });
+    // Passkeys off: the WebOTP script is then the page's only one.
+    setup = await h.loginSetup({ webotp: { origin: 'https://login.example.com', app_hashes: [] }, passkeys: { enabled: false } }, { callbacks: [CALLBACK] });
   });
   afterAll(() => h.close());
 

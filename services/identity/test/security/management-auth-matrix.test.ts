@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { detachedKeyPair } from '@smsauth/test-support';
 import {
+  AuthenticationMethodRecordSchema,
   ClientCredentialRecordSchema,
   ClientGrantRecordSchema,
   ClientRecordSchema,
@@ -128,6 +129,28 @@ describe('management API auth matrix', () => {
   }
 
   /** A live login session of a new user (as the hosted login leaves one), written through the store. */
+  /** A user with a stored passkey (its row as a registration writes it). */
+  async function createPasskey(): Promise<{ userId: string; id: string }> {
+    const userId = await createUser();
+    const id = unique('pk').replace(/[^A-Za-z0-9]/g, '');
+    await h.identity.store.passkeys.insert({
+      id,
+      user_id: userId,
+      user_handle: id,
+      public_key: 'AQ',
+      counter: 0,
+      transports: ['internal'],
+      aaguid: '00000000-0000-0000-0000-000000000000',
+      device_type: 'singleDevice',
+      backed_up: false,
+      rp_id: 'identity.test',
+      user_agent: null,
+      created_at: h.clock.now(),
+      last_used_at: null,
+    });
+    return { userId, id };
+  }
+
   async function createSession(): Promise<{ userId: string; id: string }> {
     const userId = await createUser();
     const now = h.clock.now();
@@ -278,6 +301,19 @@ describe('management API auth matrix', () => {
     }),
     'DELETE /users/:id/sessions': async () => ({ url: `/users/${encodeURIComponent((await createSession()).userId)}/sessions`, status: 202 }),
     'GET /sessions/:id': async () => ({ url: `/sessions/${(await createSession()).id}`, status: 200, schema: SessionRecordSchema }),
+    'GET /users/:id/authentication-methods': async () => ({
+      url: `/users/${encodeURIComponent((await createPasskey()).userId)}/authentication-methods`,
+      status: 200,
+      schema: z.array(AuthenticationMethodRecordSchema),
+    }),
+    'GET /users/:id/authentication-methods/:method_id': async () => {
+      const passkey = await createPasskey();
+      return { url: `/users/${encodeURIComponent(passkey.userId)}/authentication-methods/${passkey.id}`, status: 200, schema: AuthenticationMethodRecordSchema };
+    },
+    'DELETE /users/:id/authentication-methods/:method_id': async () => {
+      const passkey = await createPasskey();
+      return { url: `/users/${encodeURIComponent(passkey.userId)}/authentication-methods/${passkey.id}`, status: 204 };
+    },
     'DELETE /sessions/:id': async () => ({ url: `/sessions/${(await createSession()).id}`, status: 202 }),
 
     'GET /user-blocks': async () => ({ url: '/user-blocks?identifier=%2B15550000000', status: 200, schema: UserBlocksResponseSchema }),

@@ -12,6 +12,8 @@ import { errorResponse, type AuthorizationResponse, type ResponseMode } from './
 import { isCodeFlow, includesAccessToken, resolveAuthorizeRequest } from './request';
 import { beginLoginSession, type BegunSession, type SessionLifetimes } from './session';
 import { parametersOf, resendCooldownSeconds } from './transaction';
+import { passkeyOfferDue } from '../passkeys/offer';
+import { passkeySettingsOf } from '../passkeys/settings';
 
 /** A step the user can retry: the page is shown again with `message`. */
 export interface StepRefusal {
@@ -197,6 +199,18 @@ export interface SignInCaller {
   ip: string;
   userAgent: string | undefined;
   sessionSecret: string | undefined;
+  /**
+   * The browser said it can create a passkey (the code page's script) and this device did not
+   * say "Don't ask": after the code, the page may offer one (connection setting permitting).
+   */
+  mayOfferPasskey?: boolean;
+}
+
+/** What passkeys add to step 2: the SMS login is done and its session begun, the offer page comes before the response. */
+export interface PasskeyOffered {
+  ok: true;
+  offer: true;
+  session: BegunSession;
 }
 
 /**
@@ -211,7 +225,7 @@ export async function exchangeCodeForSignIn(
   transaction: StoredAuthorizeTransaction,
   codeInput: string,
   caller: SignInCaller,
-): Promise<{ ok: true; response: AuthorizationResponse; session: BegunSession } | StepRefusal | StepEnd> {
+): Promise<{ ok: true; response: AuthorizationResponse; session: BegunSession } | PasskeyOffered | StepRefusal | StepEnd> {
   if (!transaction.phone_number) return { ok: false, status: 400, message: MESSAGES.noCodeYet };
   const candidate = normaliseCodeInput(codeInput);
   if (!candidate) return { ok: false, status: 400, message: MESSAGES.codeMissing };
@@ -220,8 +234,10 @@ export async function exchangeCodeForSignIn(
   const ip = caller.ip;
   const { user, bruteForce } = await deps.store.passwordlessLogins.exchangeContext(request.client.client_id, request.connection.name, phoneNumber, ip);
 
-  // Implicit without an API: the opaque access token is made now and stored with the login.
-  const implicitOpaque = !isCodeFlow(request.responseType) && includesAccessToken(request.responseType) && !request.api;
+  const offerPossible = caller.mayOfferPasskey === true && passkeySettingsOf(request.connection.options).enabled;
+  // Implicit without an API: the opaque access token is made now and stored with the login
+  // (not when a passkey offer may come first: the response is then made after it).
+  const implicitOpaque = !offerPossible && !isCodeFlow(request.responseType) && includesAccessToken(request.responseType) && !request.api;
   const accessToken = implicitOpaque ? prepareOpaqueAccessToken(deps.clock, request.client.client_id, implicitScopes(request)) : undefined;
   let result;
   try {
@@ -242,8 +258,25 @@ export async function exchangeCodeForSignIn(
   }
   if (!result.ok) return codeRefusal(result.reason);
 
-  await deps.store.authorizeTransactions.delete(transaction.id);
   const now = deps.clock.now();
+  if (offerPossible && (await passkeyOfferDue(deps.store, result.user, now))) {
+    // The transaction stays (the response is made after the offer), bound to the SMS login's session.
+    const session = await beginLoginSession(
+      deps.store,
+      deps.sessions,
+      { user: result.user, connectionName: request.connection.name, clientId: request.client.client_id, ip, userAgent: caller.userAgent, previousSecret: caller.sessionSecret },
+      now,
+    );
+    await deps.store.passkeys.insertPendingOffer({
+      transaction_id: transaction.id,
+      user_id: result.user.user_id,
+      session_id: session.session.id,
+      created_at: now,
+      expires_at: transaction.expires_at,
+    });
+    return { ok: true, offer: true, session };
+  }
+  await deps.store.authorizeTransactions.delete(transaction.id);
   const session = await beginLoginSession(
     deps.store,
     deps.sessions,

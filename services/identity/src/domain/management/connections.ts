@@ -2,6 +2,7 @@ import {
   applyConnectionOptionsPatch,
   ConnectionCreateSchema,
   ConnectionUpdateSchema,
+  NEW_CONNECTION_PASSKEYS,
   redactConnectionOptions,
   type ConnectionOptions,
   type ConnectionRecord,
@@ -81,7 +82,7 @@ export async function createConnection(store: IdentityStore, rules: ConnectionRu
     store.transaction((tx) =>
       tx.connections.insert({
         id: newId('con'),
-        options: withNewConnectionSmsPolicy(input.options),
+        options: { ...withNewConnectionSmsPolicy(input.options), passkeys: input.options.passkeys ?? { ...NEW_CONNECTION_PASSKEYS } },
         enabled_clients: input.enabled_clients,
         display_name: input.display_name ?? null,
         metadata: input.metadata ?? {},

@@ -37,6 +37,10 @@ import { requestLanguage } from '../request-language';
 import { LOGIN_CSS } from './styles';
 import { isBoundOrigin } from '../../domain/passwordless/domain-bound-code';
 import { codePage, errorPage, phonePage, WEBOTP_SCRIPT_SOURCE, type CodeView, type FormContext, type PhoneView } from './views';
+import type { PasskeyMetrics } from '../../domain/passkeys/metrics';
+import { passkeySettingsOf, type RelyingParty } from '../../domain/passkeys/settings';
+import type { PasskeySignInDependencies } from '../../domain/passkeys/sign-in';
+import { mountPasskeyRoutes, PASSKEY_SCRIPT_SOURCE, passkeyOfferDeclinedOnDevice } from './passkeys';
 
 export interface AuthorizeRouterDependencies {
   store: IdentityStore;
@@ -52,6 +56,9 @@ export interface AuthorizeRouterDependencies {
   /** AUTHORIZATION_CODE_LIFETIME_SECONDS. */
   codeLifetimeSeconds: number;
   metrics: WebLoginMetrics;
+  /** Passkeys: identity as the WebAuthn relying party (AUTH_URL's host and origin). */
+  relyingParty: RelyingParty;
+  passkeyMetrics: PasskeyMetrics;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -107,6 +114,10 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     codeLifetimeSeconds: deps.codeLifetimeSeconds,
     metrics: deps.metrics,
   };
+  const passkeySignIn: PasskeySignInDependencies = { ...signIn, relyingParty: deps.relyingParty, passkeyMetrics: deps.passkeyMetrics };
+
+  /** Whether the connection of a transaction has passkeys on (its pages then carry the passkey scripts). */
+  const passkeysOn = async (connectionName: string) => passkeySettingsOf((await store.connections.findByName(connectionName))?.options).enabled;
 
   const formContext = async ({ transaction, bindingSecret }: BegunTransaction): Promise<FormContext> => {
     const client = await store.clients.findById(transaction.client_id);
@@ -128,6 +139,8 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     const { transaction } = begun;
     const connection = await store.connections.findByName(transaction.connection_name);
     const webOtp = isBoundOrigin(connection?.options.webotp, req.host);
+    const passkeys = passkeySettingsOf(connection?.options).enabled;
+    const scripts = [passkeys ? "'self'" : undefined, webOtp ? WEBOTP_SCRIPT_SOURCE : undefined].filter(Boolean).join(' ');
     sendPage(
       res,
       status,
@@ -136,10 +149,11 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
         digits: connection?.options.totp.length ?? 6,
         cooldownSeconds: resendCooldownSeconds(transaction, clock.now()),
         webOtp,
+        passkeys,
         ...view,
       }),
       transaction.redirect_uri,
-      webOtp ? WEBOTP_SCRIPT_SOURCE : undefined,
+      scripts || undefined,
     );
   };
 
@@ -154,6 +168,12 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     const connection = view.country === undefined ? await store.connections.findByName(connectionName) : undefined;
     const country = view.country ?? loginPageCountry(connection?.options.default_country, req.headers['accept-language']);
     return { ...view, countries: phoneCountries(), country };
+  };
+
+  /** The phone page; with passkeys on, its scripts are allowed (our own files) and may fetch the passkey options. */
+  const renderPhone = async (res: Response, status: number, begun: BegunTransaction, view: PhoneView) => {
+    const passkeys = view.passkeys ?? (await passkeysOn(begun.transaction.connection_name));
+    sendPage(res, status, phonePage(await formContext(begun), { ...view, passkeys }), begun.transaction.redirect_uri, passkeys ? PASSKEY_SCRIPT_SOURCE : undefined);
   };
 
   const codePath = (id: string, sent = false) => `/authorize/code?transaction=${encodeURIComponent(id)}${sent ? '&sent=1' : ''}`;
@@ -175,8 +195,9 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const begun = await beginTransaction(store, request, params, clock.now());
       setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
       const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
-      const view = { countries: phoneCountries(), country, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
-      sendPage(res, 200, phonePage(await formContext(begun), view), request.redirectUri);
+      const passkeys = passkeySettingsOf(request.connection.options).enabled;
+      const view = { countries: phoneCountries(), country, passkeys, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
+      await renderPhone(res, 200, begun, view);
     }),
   );
 
@@ -185,7 +206,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     page(async (req, res) => {
       const begun = await viewed(req);
       const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: begun.transaction.phone_number ?? '' });
-      sendPage(res, 200, phonePage(await formContext(begun), view), begun.transaction.redirect_uri);
+      await renderPhone(res, 200, begun, view);
     }),
   );
 
@@ -199,7 +220,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
       if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
       const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: input, error: sent.message, country });
-      sendPage(res, sent.status, phonePage(await formContext(begun), view), begun.transaction.redirect_uri);
+      await renderPhone(res, sent.status, begun, view);
     }),
   );
 
@@ -220,9 +241,16 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
         ip: req.ip ?? '',
         userAgent: req.headers['user-agent'],
         sessionSecret: sessionCookie(req),
+        mayOfferPasskey: textField(req.body, 'passkey_capable') === '1' && !passkeyOfferDeclinedOnDevice(req),
       });
       if (!result.ok && 'end' in result) return endSignIn(res, begun.transaction.id, result.end);
       if (!result.ok) return renderCode(req, res, result.status, begun, { error: result.message });
+      if ('offer' in result) {
+        // Signed in (the session cookie is set now); the offer page comes before the application.
+        req.log.info({ client_id: begun.transaction.client_id }, 'hosted login: SMS login done, offering a passkey');
+        setSessionCookie(res, result.session.secret, deps.secureCookies, deps.sessions.absoluteSeconds);
+        return seeOther(res, `/authorize/passkey/offer?transaction=${encodeURIComponent(begun.transaction.id)}`);
+      }
       req.log.info({ client_id: begun.transaction.client_id, response_mode: result.response.mode }, 'hosted login completed');
       clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
       setSessionCookie(res, result.session.secret, deps.secureCookies, deps.sessions.absoluteSeconds);
@@ -242,6 +270,20 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       await renderCode(req, res, sent.status, begun, { error: sent.message });
     }),
   );
+
+  mountPasskeyRoutes(router, {
+    deps: passkeySignIn,
+    secureCookies: deps.secureCookies,
+    sessionMaxAgeSeconds: deps.sessions.absoluteSeconds,
+    page,
+    posted,
+    viewed,
+    formContext,
+    phoneView,
+    renderPhone,
+    endSignIn,
+    textField,
+  });
 
   router.post(
     '/authorize/cancel',

@@ -18,6 +18,9 @@ html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fo
 body { margin: 0; padding: 1rem; }
 main { max-width: 26rem; margin: 2rem auto; padding: 1.5rem; background: #fff; border-radius: 0.75rem; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.12); }
 h1 { font-size: 1.4rem; margin: 0 0 0.75rem; }
+h2 { font-size: 1.1rem; margin: 0 0 0.5rem; }
+.passkey { margin-top: 1.5rem; padding-top: 1rem; border-top: 1px solid #d1d5db; }
+[hidden] { display: none !important; }
 p { margin: 0 0 1rem; }
 label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
 .hint { color: #4b5563; font-size: 0.9rem; margin-bottom: 0.5rem; }
@@ -29,7 +32,7 @@ input:focus, select:focus, button:focus, a:focus { outline: 3px solid #2563eb; o
 button { display: block; width: 100%; font: inherit; font-size: 1.1rem; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #1d4ed8; color: #fff; cursor: pointer; }
 button.secondary { background: #fff; color: #1d4ed8; border: 2px solid #1d4ed8; }
 button.link { background: none; color: #1d4ed8; text-decoration: underline; padding: 0.25rem 0; width: auto; font-size: 0.95rem; }
-form + form, form + p { margin-top: 1rem; }
+form + form, form + p, .passkey + form { margin-top: 1rem; }
 a { color: #1d4ed8; }
 .error { border-left: 4px solid #b91c1c; background: #fef2f2; color: #7f1d1d; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }
 .notice { border-left: 4px solid #15803d; background: #f0fdf4; color: #14532d; padding: 0.6rem 0.75rem; margin-bottom: 1rem; }

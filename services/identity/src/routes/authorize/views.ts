@@ -47,6 +47,10 @@ export interface PhoneView {
   countries: readonly CountryChoice[];
   /** ISO code selected; none: the number must start with + and its country code. */
   country?: string;
+  /** The connection has passkeys on: "Sign in with a passkey" and the browser's passkey autofill. */
+  passkeys?: boolean;
+  /** A passkey sign-in was refused: said above the passkey button. */
+  passkeyError?: string;
 }
 
 /** A plain `<select>` (no script): national numbers are read for the chosen country. */
@@ -61,8 +65,32 @@ ${options}
 </select>`;
 }
 
+/** The scripts of a page with passkeys: the WebAuthn library and ours, both files of our own origin (`script-src 'self'`). */
+const PASSKEY_SCRIPTS = '<script src="/authorize/webauthn.js"></script>\n<script src="/authorize/passkeys.js"></script>';
+
+/**
+ * "Sign in with a passkey": hidden until the script finds WebAuthn in the browser (without
+ * script the page is the SMS page it always was). The script fills `credential` and submits.
+ */
+function passkeyLoginForm(form: FormContext, view: PhoneView): string {
+  const error = view.passkeyError
+    ? `<p class="error" id="passkey-error" role="alert">${escapeHtml(view.passkeyError)}</p>`
+    : '<p class="error" id="passkey-error" role="alert" hidden></p>';
+  return `<section id="passkey-login-section" class="passkey"${view.passkeyError ? '' : ' hidden'} aria-labelledby="passkey-heading">
+<h2 id="passkey-heading">Or use a passkey</h2>
+${error}
+<form method="post" action="/authorize/passkey/login" id="passkey-login">
+${hiddenFields(form)}
+<input type="hidden" name="credential" value="">
+<button type="submit" class="secondary">Sign in with a passkey</button>
+</form>
+</section>`;
+}
+
 export function phonePage(form: FormContext, view: PhoneView): string {
   const describedBy = view.error ? 'phone-hint phone-error' : 'phone-hint';
+  // Conditional UI: the browser's autofill on the number field offers the passkeys it holds.
+  const autocomplete = view.passkeys ? 'username webauthn' : 'tel';
   return layout(
     `Sign in to ${form.appName}`,
     `<h1>Sign in to ${escapeHtml(form.appName)}</h1>
@@ -72,11 +100,11 @@ ${hiddenFields(form)}
 ${countrySelect(view)}
 <label for="phone_number">Mobile phone number</label>
 <p class="hint" id="phone-hint">As you would dial it in the country chosen above, or with + and the country code, for example +1 415 555 0100 or +44 7400 123456.</p>
-<input id="phone_number" name="phone_number" type="tel" autocomplete="tel" inputmode="tel" required autofocus
+<input id="phone_number" name="phone_number" type="tel" autocomplete="${autocomplete}" inputmode="tel" required autofocus
   aria-describedby="${describedBy}"${view.error ? ' aria-invalid="true"' : ''} value="${escapeHtml(view.phoneNumber ?? '')}">
 <button type="submit">Send code</button>
 </form>
-${cancelForm(form)}`,
+${view.passkeys ? `${passkeyLoginForm(form, view)}\n` : ''}${cancelForm(form)}${view.passkeys ? `\n${PASSKEY_SCRIPTS}` : ''}`,
   );
 }
 
@@ -89,6 +117,8 @@ export interface CodeView {
   error?: string;
   /** Served from the connection's webotp origin: offer the SMS's code through the WebOTP API. */
   webOtp?: boolean;
+  /** The connection has passkeys on: the script tells the server whether this browser could create one. */
+  passkeys?: boolean;
 }
 
 /**
@@ -129,7 +159,7 @@ export function codePage(form: FormContext, view: CodeView): string {
     `<h1>Enter your code</h1>
 <p id="sent-to">We sent a ${view.digits}-digit code to <strong>${escapeHtml(view.phoneNumber)}</strong>.</p>
 ${notice}${errorBox('code-error', view.error)}<form method="post" action="/authorize/code">
-${hiddenFields(form)}
+${hiddenFields(form)}${view.passkeys ? '\n<input type="hidden" name="passkey_capable" id="passkey-capable" value="">' : ''}
 <label for="code">Code</label>
 <input id="code" class="code-input" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required autofocus
   aria-describedby="${describedBy}"${view.error ? ' aria-invalid="true"' : ''}>
@@ -141,7 +171,40 @@ ${cooldownHint(view.cooldownSeconds)}
 <button type="submit" class="secondary" aria-describedby="resend-hint">Send a new code</button>
 </form>
 <p><a href="/authorize/phone?transaction=${encodeURIComponent(form.transactionId)}">Use a different number</a></p>
-${cancelForm(form)}${view.webOtp ? `\n<script>${WEBOTP_SCRIPT}</script>` : ''}`,
+${cancelForm(form)}${view.webOtp ? `\n<script>${WEBOTP_SCRIPT}</script>` : ''}${view.passkeys ? '\n<script src="/authorize/passkeys.js"></script>' : ''}`,
+  );
+}
+
+export interface PasskeyOfferView {
+  error?: string;
+}
+
+/**
+ * After an SMS login, where the browser can create a passkey: the offer. "Sign in faster next
+ * time with a passkey" runs the registration (script); "Not now" and "Don't ask on this device"
+ * are plain forms, and each of the three continues to the application.
+ */
+export function passkeyOfferPage(form: FormContext, view: PasskeyOfferView): string {
+  return layout(
+    `Sign in faster next time - ${form.appName}`,
+    `<h1>You are signed in</h1>
+<p id="offer-why">Next time, sign in with a passkey instead of waiting for a text message: your phone's screen lock or your fingerprint is all it takes.</p>
+${errorBox('offer-error', view.error) || '<p class="error" id="offer-error" role="alert" hidden></p>\n'}<form method="post" action="/authorize/passkey/register" id="passkey-offer">
+${hiddenFields(form)}
+<input type="hidden" name="credential" value="">
+<button type="submit" aria-describedby="offer-why">Sign in faster next time with a passkey</button>
+</form>
+<form method="post" action="/authorize/passkey/skip">
+${hiddenFields(form)}
+<input type="hidden" name="choice" value="later">
+<button type="submit" class="secondary">Not now</button>
+</form>
+<form method="post" action="/authorize/passkey/skip">
+${hiddenFields(form)}
+<input type="hidden" name="choice" value="never">
+<button type="submit" class="link">Don't ask on this device</button>
+</form>
+${PASSKEY_SCRIPTS}`,
   );
 }
 

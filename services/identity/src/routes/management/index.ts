@@ -22,6 +22,7 @@ import type { KeyRing } from '../../domain/tokens/key-ring';
 import type { TokenVerifier } from '../../domain/tokens/verifier';
 import type { IdentityStore } from '../../store';
 import { authenticateManagementCaller, requiredScopeOf, requireScope, type ManagementCaller } from './auth';
+import { mountAuthenticationMethodRoutes } from './authentication-methods';
 
 export interface ManagementDependencies {
   store: IdentityStore;
@@ -208,6 +209,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
     await write(req, res, 'Delete the sessions of a user', (tx) => sessions.deleteUserSessions(tx, id(req.params.id)), ({ userId }) => ({ userId }));
     res.status(202).end();
   });
+  // A user's passkeys (Auth0's authentication methods): routes/management/authentication-methods.ts.
+  mountAuthenticationMethodRoutes(router, store, write);
   router.get('/sessions/:id', can('read:sessions'), async (req, res) => {
     res.json(await sessions.getSession(store, clock, id(req.params.id)));
   });

@@ -10,6 +10,7 @@ import {
   ClientGrantRecordSchema,
   ClientGrantUpdateSchema,
   ClientRecordSchema,
+  AuthenticationMethodRecordSchema,
   SessionRecordSchema,
   ClientUpdateSchema,
   ConnectionCreateSchema,
@@ -58,6 +59,7 @@ import {
 import type { z } from 'zod';
 import { AUTHORIZE_PARAMETER_NAMES } from '../../domain/authorize/request';
 import type { ManagementRoute } from '../management';
+import { PASSKEY_MANAGEMENT_OPERATIONS, passkeyHostedLoginPaths } from './passkey-paths';
 
 // The identity service's OpenAPI 3.1 document. Every request and response schema is the zod
 // schema of @smsauth/contracts the route validates with (or answers with), turned into JSON
@@ -119,6 +121,7 @@ const RESPONSE_SCHEMAS = {
   SmsTemplateTestResponse: SmsTemplateTestResponseSchema,
   ClientRecord: ClientRecordSchema,
   SessionRecord: SessionRecordSchema,
+  AuthenticationMethodRecord: AuthenticationMethodRecordSchema,
   ClientCredentialRecord: ClientCredentialRecordSchema,
   ResourceServerRecord: ResourceServerRecordSchema,
   ClientGrantRecord: ClientGrantRecordSchema,
@@ -973,6 +976,7 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     errors: ['400', '404'],
   },
   'DELETE /log-streams/:id': { summary: 'Delete a log stream', status: '204', errors: ['404'] },
+  ...PASSKEY_MANAGEMENT_OPERATIONS,
 };
 
 /** `/connections/:id` -> `/connections/{id}`. */
@@ -1052,6 +1056,7 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
       ...authenticationPaths(managementAudience),
       ...discoveryPaths(),
       ...hostedLoginPaths(),
+      ...passkeyHostedLoginPaths(),
       ...operationsPaths(),
     },
     components: {

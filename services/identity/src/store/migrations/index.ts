@@ -9,6 +9,7 @@ import * as smsFraudGuard from './008-sms-fraud-guard';
 import * as m2mLookupNotifications from './011-m2m-lookup-notifications';
 import * as webLogin from './012-web-login';
 import * as startIdempotency from './013-start-idempotency';
+import * as passkeys from './014-passkeys';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -45,4 +46,5 @@ export const migrations: readonly Migration[] = [
   { version: 11, name: 'm2m-lookup-notifications', sql: m2mLookupNotifications.sql },
   { version: 12, name: 'web-login', sql: webLogin.sql },
   { version: 13, name: 'start-idempotency', sql: startIdempotency.sql },
+  { version: 14, name: 'passkeys', sql: passkeys.sql },
 ];
