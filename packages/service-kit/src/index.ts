@@ -5,6 +5,7 @@ export * from './bearer';
 export * from './clock';
 export * from './cluster';
 export * from './config';
+export * from './config-docs';
 export * from './errors';
 export * from './html';
 export * from './input-guard';

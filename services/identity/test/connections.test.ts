@@ -40,7 +40,7 @@ describe('/api/v2/connections', () => {
       strategy: 'sms',
       options: {
         ...(body.options as object),
-        // A new connection gets the SMS policy defaults (README "Stopping SMS fraud").
+        // A new connection gets the SMS policy defaults (docs/sms-fraud.md).
         ...NEW_CONNECTION_SMS_POLICY,
         gateway_authentication: { method: 'bearer', subject: 'urn:identity', audience: 'urn:gateway', secret_base64_encoded: false },
       },
