@@ -1,5 +1,6 @@
 import {
   applyConnectionOptionsPatch,
+  connectionWarnings,
   ConnectionCreateSchema,
   ConnectionUpdateSchema,
   redactConnectionOptions,
@@ -89,7 +90,13 @@ export async function createConnection(store: IdentityStore, rules: ConnectionRu
       }),
     ),
   );
-  return toConnectionRecord(created);
+  return withWarnings(toConnectionRecord(created), created.options);
+}
+
+/** The answer to a write: the record, plus its warnings when there are any (ConnectionRecordSchema.warnings). */
+function withWarnings(record: ConnectionRecord, options: ConnectionOptions): ConnectionRecord {
+  const warnings = connectionWarnings(options);
+  return warnings.length > 0 ? { ...record, warnings } : record;
 }
 
 export async function getConnection(store: IdentityStore, id: string): Promise<StoredConnection> {
@@ -129,7 +136,7 @@ export async function updateConnection(store: IdentityStore, rules: ConnectionRu
     );
   });
   if (!updated) throw notFound('Connection');
-  return toConnectionRecord(updated);
+  return withWarnings(toConnectionRecord(updated), updated.options);
 }
 
 /** Deleting a connection deletes its users and their codes and tokens. */
