@@ -10,8 +10,34 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
 const load = (path) => require(join(root, path));
 
-const { renderConfigurationPage } = load('packages/service-kit/dist/index.js');
+const { renderApiReferencePage, renderConfigurationPage } = load('packages/service-kit/dist/index.js');
+const { managementRouter, managementRoutesOf } = load('services/identity/dist/routes/management/index.js');
+const { buildIdentityOpenApiDocument } = load('services/identity/dist/routes/openapi/index.js');
+const { buildOpenApiDocument } = load('services/sms-delivery-gateway/dist/domain/openapi.js');
+const { renderOpenApiDocument } = load('services/airport-api/dist/domain/openapi-document.js');
+
+// Every optional route on, so that the list is complete (test-architecture renders the same).
 const pages = {
+  'docs/api-reference.md': renderApiReferencePage([
+    {
+      name: 'identity',
+      served: 'GET /openapi.json',
+      page: 'identity.md',
+      document: buildIdentityOpenApiDocument({ version: '0', managementRoutes: managementRoutesOf(managementRouter({})) }),
+    },
+    {
+      name: 'sms-delivery-gateway',
+      served: 'GET /openapi.json',
+      page: 'sms-delivery-gateway.md',
+      document: buildOpenApiDocument({ version: '0', authEnabled: true, outboxRoutes: true, outboxTokenRequired: false, receiptRoutes: true }),
+    },
+    {
+      name: 'airport-api',
+      served: 'GET /openapi.yaml',
+      page: 'airport-api.md',
+      document: renderOpenApiDocument({ authUrl: 'http://localhost:4000', audience: 'https://airport-api.example.com' }).document,
+    },
+  ]),
   'docs/configuration.md': renderConfigurationPage([
     { name: 'identity', schema: load('services/identity/dist/config.js').configSchema },
     { name: 'sms-delivery-gateway', schema: load('services/sms-delivery-gateway/dist/config.js').configSchema },

@@ -1,5 +1,6 @@
 export * from './access-log';
 export * from './api-docs';
+export * from './api-reference-docs';
 export * from './app';
 export * from './bearer';
 export * from './clock';
