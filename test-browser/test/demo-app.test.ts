@@ -127,10 +127,11 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     for (const [width, height] of [[390, 844], [desktop.width, desktop.height]] as const) {
       await page.setViewportSize({ width, height });
       await page.screenshot({ path: join(SCREENSHOTS, `04-signed-in-${width}.png`), fullPage: true });
-      const layout = await page.evaluate(() => ({
+      // A string, evaluated in the page (this package's TypeScript has no DOM types).
+      const layout = await page.evaluate<{ overflow: number; valueWidth: number }>(`({
         overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-        valueWidth: document.querySelector('[data-claim="iss"]')!.getBoundingClientRect().width,
-      }));
+        valueWidth: document.querySelector('[data-claim="iss"]').getBoundingClientRect().width,
+      })`);
       expect(layout.overflow).toBe(0);
       // Stacked on a phone: the value has the column's whole width (side by side with its name it had about 60 %).
       if (width === 390) expect(layout.valueWidth).toBeGreaterThan(width * 0.85);

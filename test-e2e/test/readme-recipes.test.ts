@@ -45,7 +45,12 @@ function outputByRecipe(stdout: string): Record<string, string> {
 
 const recipes = readmeRecipes();
 
-describe("the README's recipes, run against a started stack", () => {
+// The recipes are those of `pnpm start` on this machine: against a deployment given by AUTH_URL
+// (the containers run, say) the suite has built nothing to launch, so they wait for a local run.
+const localRun = Boolean(process.env.E2E_CONTROL_URL);
+if (!localRun) console.warn('the README recipes run only when the suite launches the stack itself (AUTH_URL was set): skipped');
+
+(localRun ? describe : describe.skip)("the README's recipes, run against a started stack", () => {
   let stack: LaunchedStack;
   let dataDir: string;
   let workDir: string;
