@@ -72,6 +72,16 @@ if (!localRun) console.warn('the README recipes run only when the suite launches
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('starts without a warning a newcomer cannot act on (no KEY_ENCRYPTION_SECRET notice: the launcher keeps one in .data)', () => {
+    for (const name of ['identity', 'sms-delivery-gateway', 'airport-api']) {
+      const lines = stack.services.get(name)!.output(200).split('\n');
+      expect({ name, warnings: lines.filter((line) => /"level":(40|50|60)\b/.test(line)) }).toEqual({ name, warnings: [] });
+    }
+    expect(JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8'))).toEqual(
+      expect.objectContaining({ keyEncryptionSecret: expect.any(String), adminClientId: stack.adminClientId, adminClientSecret: stack.adminClientSecret }),
+    );
+  });
+
   it('finds the recipes the README promises, each marked once', () => {
     expect(recipes.map((recipe) => recipe.name)).toEqual(['shell', 'login', 'custom-template', 'spanish', 'web-app', 'twilio', 'watch']);
   });

@@ -118,7 +118,8 @@ const DEFAULT_COUNTRY_DESCRIPTION =
   'without it the page preselects the region of the browser language (en-GB: GB), else none. `null` on PATCH removes it.';
 
 const CONNECTION_WARNINGS_DESCRIPTION =
-  'Only in the answer to a create or an update, and only when there is something to say: what the write accepted ' +
+  'Only in the answer to a create or to an update of `options.gateway_url` or `options.gateway_authentication`, and only ' +
+  'when there is something to say: what the write accepted ' +
   'that will probably make starts fail. Today one warning exists: `options.gateway_authentication` is not set, so ' +
   'deliveries carry no Authorization header and a gateway that checks a bearer token refuses every start (400 `sms_provider_error`).';
 

@@ -75,7 +75,7 @@ describe('/api/v2/connections', () => {
       expect(read.body.warnings).toBeUndefined();
     });
 
-    it('answers a write that sets gateway_authentication without warnings, and one that removes it with the warning', async () => {
+    it('answers a write that sets gateway_authentication, or leaves delivery alone, without warnings, and one that removes it with the warning', async () => {
       const created = await create(withOptions({ name: 'sms-authenticated', gateway_authentication: gatewayAuthentication }));
       expect(created.status).toBe(201);
       expect(created.body).not.toHaveProperty('warnings');
@@ -84,6 +84,10 @@ describe('/api/v2/connections', () => {
       const removed = await patch({ gateway_authentication: null });
       expect(removed.status).toBe(200);
       expect(removed.body.warnings).toEqual([CONNECTION_WARNING_NO_GATEWAY_AUTHENTICATION]);
+      // A PATCH that leaves delivery alone answers the record as GET does.
+      const renamed = await request(identity.app).patch(`/api/v2/connections/${created.body.id}`).set(auth).send({ display_name: 'Unauthenticated' });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body).not.toHaveProperty('warnings');
       const restored = await patch({ gateway_authentication: gatewayAuthentication });
       expect(restored.status).toBe(200);
       expect(restored.body).not.toHaveProperty('warnings');

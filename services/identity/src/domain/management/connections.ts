@@ -136,7 +136,9 @@ export async function updateConnection(store: IdentityStore, rules: ConnectionRu
     );
   });
   if (!updated) throw notFound('Connection');
-  return withWarnings(toConnectionRecord(updated), updated.options);
+  // Only a change to where or how codes are delivered warns; a PATCH of metadata answers the record as GET does.
+  const deliveryChanged = patch.options?.gateway_url !== undefined || patch.options?.gateway_authentication !== undefined;
+  return deliveryChanged ? withWarnings(toConnectionRecord(updated), updated.options) : toConnectionRecord(updated);
 }
 
 /** Deleting a connection deletes its users and their codes and tokens. */
