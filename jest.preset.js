@@ -28,6 +28,11 @@ module.exports = function preset(dir, overrides = {}) {
       ],
     },
     moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+    // Most suites are integration tests: real HTTP, PostgreSQL, RS256 and scrypt, a browser. On
+    // the 2-core CI machine under load, several tests that do a few such round trips outlasted
+    // jest's default 5 s (receipts, the API docs bundle) while doing nothing wrong. A hung test
+    // still fails, after 30 s; a suite that needs more says so itself.
+    testTimeout: 30_000,
     ...overrides,
   };
 };

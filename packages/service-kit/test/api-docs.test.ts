@@ -57,7 +57,9 @@ describe('apiDocsRouter', () => {
     const init = await request(app).get('/docs/init.js').expect(200);
     expect(init.headers['content-type']).toMatch(/^application\/javascript/);
     expect(init.text).toContain('SwaggerUIBundle(');
-  });
+    // The bundle is 1.4 MB, buffered whole by supertest: on a saturated 2-core machine that alone
+    // outlasted jest's default 5 s in a CI run (load average 16).
+  }, 30_000);
 
   it('serves no other file of the package, nor anything outside it', async () => {
     const app = buildApp();

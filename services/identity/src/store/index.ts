@@ -25,8 +25,10 @@ import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor 
 import { invalidatingExecutor, M2mLookupCache } from './m2m-lookup-cache';
 
 export interface IdentityStore {
+  /** findById and webOrigins are served from the lookup cache when there is one (outside transactions). */
   readonly clients: ReturnType<typeof clientsRepo>;
   readonly connections: ReturnType<typeof connectionsRepo>;
+  /** findByIdentifier is served from the lookup cache when there is one (outside transactions). */
   readonly resourceServers: ReturnType<typeof resourceServersRepo>;
   /** findClientCredentialsContext is served from the M2M lookup cache when there is one (outside transactions). */
   readonly clientGrants: ReturnType<typeof clientGrantsRepo>;
@@ -81,11 +83,27 @@ function bindStore(
   const clientGrants = clientGrantsRepo(db);
   const clientCredentials = clientCredentialsRepo(db);
   const clients = clientsRepo(db);
+  const resourceServers = resourceServersRepo(db);
   const store: IdentityStore = {
     // webOrigins (CORS) is read on every cross-origin call: through the lookup cache, which every client write empties.
-    clients: m2mCache ? { ...clients, webOrigins: () => m2mCache.lookup('web-origins', () => clients.webOrigins()) } : clients,
+    // A client and an API are read by every token, authorize and revoke request: through the
+    // lookup cache too (every write to their tables empties it), kept only when they exist so
+    // that requests naming random ids cannot fill it.
+    clients: m2mCache
+      ? {
+          ...clients,
+          findById: (clientId) => m2mCache.lookup(`client\0${clientId}`, () => clients.findById(clientId), (client) => client !== undefined),
+          webOrigins: () => m2mCache.lookup('web-origins', () => clients.webOrigins()),
+        }
+      : clients,
     connections: connectionsRepo(db, cipher),
-    resourceServers: resourceServersRepo(db),
+    resourceServers: m2mCache
+      ? {
+          ...resourceServers,
+          findByIdentifier: (identifier) =>
+            m2mCache.lookup(`api\0${identifier}`, () => resourceServers.findByIdentifier(identifier), (api) => api !== undefined),
+        }
+      : resourceServers,
     clientGrants: m2mCache
       ? {
           ...clientGrants,

@@ -22,7 +22,9 @@ export interface M2mLookupCacheOptions {
 
 /**
  * A per-process cache of what a client_credentials token needs (client, API, grant, a client's
- * private_key_jwt keys), so a warm token costs one signature and no database round trip.
+ * private_key_jwt keys), so a warm token costs one signature and no database round trip; the
+ * user-token endpoints read their client and API through it too (the code exchange, refresh,
+ * /authorize), since they live in the same watched tables.
  *
  * Revocation is not traded for it: every write to those tables, from any replica or code path,
  * empties it (a NOTIFY from migration 011's triggers, delivered on commit, plus this process's

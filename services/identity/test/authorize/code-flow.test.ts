@@ -22,7 +22,9 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
   let spa: LoginSetup;
 
   beforeAll(async () => {
-    h = await FlowHarness.start({ TRUST_PROXY: 'true' }, { database });
+    // The log-stream worker polls hourly here, not every second: the statement count below must
+    // not catch its poll on a loaded machine.
+    h = await FlowHarness.start({ TRUST_PROXY: 'true', LOG_STREAM_POLL_MS: '3600000' }, { database });
     spa = await h.loginSetup({}, { name: 'Code App', app_type: 'spa', callbacks: [CALLBACK], web_origins: [WEB_ORIGIN] });
     await h.createApi({ name: 'Flights', identifier: API, scopes: [{ value: 'read:flights', description: 'Read flights' }] });
   });
@@ -210,6 +212,51 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
         .send({ grant_type: 'authorization_code', code: queryOf(again.headers.location).code!, redirect_uri: CALLBACK });
       expect(token.status).toBe(200);
       expect(token.body.id_token).toEqual(expect.any(String));
+    });
+  });
+
+  describe('what an exchange costs, and what it never serves stale', () => {
+    /** The SQL statements `fn` sends, by their first words. */
+    async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+      const spy = jest.spyOn(h.identity.sql, 'query');
+      try {
+        await fn();
+        return spy.mock.calls.map(([text]) => String(text).trim().split(/\s+/).slice(0, 2).join(' '));
+      } finally {
+        spy.mockRestore();
+      }
+    }
+
+    // The client and the API come from the lookup cache once read; the code is consumed in one
+    // statement that also names what the exchange issues (for a replay to revoke); the user is
+    // read; the success record joins the tenant-log group commit. No transaction.
+    it('takes 3 statements for a JWT access token once the client and the API are cached: consume the code, read the user, append the record', async () => {
+      const warm = await codeFor(spa, { audience: API, scope: 'openid read:flights' });
+      expect((await exchange(codeGrant(spa, warm.code, warm.verifier))).status).toBe(200);
+      const { code, verifier } = await codeFor(spa, { audience: API, scope: 'openid read:flights' });
+      const sent = await statementsOf(async () => expect((await exchange(codeGrant(spa, code, verifier))).status).toBe(200));
+      expect(sent).toEqual(['UPDATE authorization_codes', 'SELECT u.*,', 'INSERT INTO']);
+    });
+
+    it('sees a client changed through the management API at the very next exchange', async () => {
+      const app = await h.loginSetup({}, { name: 'Soon without codes', app_type: 'spa', callbacks: [CALLBACK] });
+      const first = await codeFor(app);
+      expect((await exchange(codeGrant(app, first.code, first.verifier))).status).toBe(200);
+      const second = await codeFor(app);
+      expect((await h.management('patch', `/clients/${app.clientId}`, { grant_types: ['implicit'] })).status).toBe(200);
+      const refused = await exchange(codeGrant(app, second.code, second.verifier));
+      expect([refused.status, refused.body.error]).toEqual([403, 'unauthorized_client']);
+    });
+
+    it('sees an API deleted through the management API at the very next exchange', async () => {
+      const identifier = 'https://short-lived.example.com';
+      await h.createApi({ name: 'Short-lived', identifier, scopes: [] });
+      const first = await codeFor(spa, { audience: identifier });
+      expect((await exchange(codeGrant(spa, first.code, first.verifier))).status).toBe(200);
+      const second = await codeFor(spa, { audience: identifier });
+      expect((await h.management('delete', `/resource-servers/${encodeURIComponent(identifier)}`)).status).toBe(204);
+      const refused = await exchange(codeGrant(spa, second.code, second.verifier));
+      expect([refused.status, refused.body.error_description]).toEqual([403, 'The API of the authorization request no longer exists.']);
     });
   });
 

@@ -9,7 +9,7 @@ import { changeRecorded, logRecord, recordEvents, type LogContext } from '../log
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
-import { grantedScopes, hashToken, issueUserTokens, splitScope, type UserTokenDependencies } from './user-tokens';
+import { grantedScopes, hashToken, issueUserTokens, newOpaqueAccessToken, splitScope, type UserTokenDependencies } from './user-tokens';
 
 /** 403 invalid_grant, as the reference product answers a bad code (and this service a bad refresh token). */
 function invalidGrant(description: string): HttpError {
@@ -52,8 +52,11 @@ export function authorizationCodeGrant(
       throw invalidGrant(description);
     };
 
+    // Named before the code is consumed, so the consuming statement remembers them for a replay.
+    const familyId = newId('rt');
+    const opaqueAccessToken = newOpaqueAccessToken();
     const codeHash = hashAuthorizationCode(request.code);
-    const code = await deps.store.authorizationCodes.consume(codeHash, now);
+    const code = await deps.store.authorizationCodes.consume(codeHash, now, { refreshFamilyId: familyId, accessTokenHash: hashToken(opaqueAccessToken) });
     if (!code) {
       const known = await deps.store.authorizationCodes.findByHash(codeHash);
       if (known?.used_at && known.client_id === client.client_id) {
@@ -83,7 +86,6 @@ export function authorizationCodeGrant(
 
     const scopes = grantedScopes(splitScope(code.scope), api);
     const wantsRefresh = scopes.includes('offline_access') && client.grant_types.includes('refresh_token');
-    const familyId = wantsRefresh ? newId('rt') : null;
     const tokens = await issueUserTokens(deps, {
       client,
       user,
@@ -91,13 +93,10 @@ export function authorizationCodeGrant(
       api,
       nonce: code.nonce ?? undefined,
       session: code.session_id ? { id: code.session_id, authenticatedAt: code.auth_time } : undefined,
-      refresh: familyId ? { device: null, familyId, sessionId: code.session_id } : undefined,
+      refresh: wantsRefresh ? { device: null, familyId, sessionId: code.session_id } : undefined,
+      opaqueAccessToken,
     });
-    await changeRecorded(
-      deps.store,
-      (tx) => tx.authorizationCodes.recordIssued(codeHash, { refreshFamilyId: familyId, accessTokenHash: api ? null : hashToken(tokens.access_token) }),
-      () => logRecord('seacft', { ...log, userId: user.user_id }, now, { session_id: code.session_id }),
-    );
+    await recordEvents(deps.store, logRecord('seacft', { ...log, userId: user.user_id }, now, { session_id: code.session_id }));
     deps.metrics.codeExchanges.inc({ result: 'success' });
     return { ...tokens, token_type: 'Bearer' };
   };

@@ -40,6 +40,11 @@ export interface UserTokenRequest {
    * already stored with the login. Without it the opaque token is made and stored here.
    */
   storedAccessToken?: PreparedOpaqueToken;
+  /**
+   * No `api` and nothing stored yet: the value the opaque access token takes (newOpaqueAccessToken),
+   * when the caller had to name it before (the code exchange remembers its hash with the code).
+   */
+  opaqueAccessToken?: string;
 }
 
 /** An opaque access token made before the login it is for: its value, and its row less the user. */
@@ -73,6 +78,11 @@ export function hashToken(token: string): string {
 
 function opaqueToken(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/** The value of an opaque access token, made before the request that issues it (see UserTokenRequest.opaqueAccessToken). */
+export function newOpaqueAccessToken(): string {
+  return opaqueToken();
 }
 
 /**
@@ -142,7 +152,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
     accessToken = request.storedAccessToken.value;
   } else {
     expiresIn = OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS;
-    accessToken = opaqueToken();
+    accessToken = request.opaqueAccessToken ?? opaqueToken();
     await deps.store.accessTokens.insert({ ...opaqueTokenRow(accessToken, client.client_id, scope, now), user_id: user.user_id });
   }
 

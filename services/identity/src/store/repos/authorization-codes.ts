@@ -22,6 +22,15 @@ export interface StoredAuthorizationCode {
   access_token_hash: string | null;
 }
 
+/**
+ * What an exchange may issue, named before it does: either may never come to exist (no
+ * offline_access, or a JWT access token), and revoking what does not exist changes nothing.
+ */
+export interface IssuedByExchange {
+  refreshFamilyId: string;
+  accessTokenHash: string;
+}
+
 export type NewAuthorizationCode = Omit<StoredAuthorizationCode, 'used_at' | 'refresh_family_id' | 'access_token_hash'>;
 
 /** Authorization codes of the code flow (migration 012). */
@@ -53,12 +62,15 @@ export function authorizationCodesRepo(db: SqlExecutor) {
 
     /**
      * Marks an unused, unexpired code used and returns it, in one statement: of two parallel
-     * exchanges of one code exactly one gets it.
+     * exchanges of one code exactly one gets it. The statement also remembers what the exchange
+     * is about to issue (its refresh-token family and opaque access token, named before they
+     * exist), so that a replay can revoke them without a second write.
      */
-    async consume(codeHash: string, now: Date): Promise<StoredAuthorizationCode | undefined> {
+    async consume(codeHash: string, now: Date, issuing: IssuedByExchange): Promise<StoredAuthorizationCode | undefined> {
       const { rows } = await db.query<StoredAuthorizationCode>(
-        'UPDATE authorization_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *',
-        [codeHash, now],
+        `UPDATE authorization_codes SET used_at = $2, refresh_family_id = $3, access_token_hash = $4
+         WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *`,
+        [codeHash, now, issuing.refreshFamilyId, issuing.accessTokenHash],
       );
       return rows[0];
     },
@@ -66,15 +78,6 @@ export function authorizationCodesRepo(db: SqlExecutor) {
     async findByHash(codeHash: string): Promise<StoredAuthorizationCode | undefined> {
       const { rows } = await db.query<StoredAuthorizationCode>('SELECT * FROM authorization_codes WHERE code_hash = $1', [codeHash]);
       return rows[0];
-    },
-
-    /** Remembers what the exchange issued, for revoking it on a replay. */
-    async recordIssued(codeHash: string, issued: { refreshFamilyId: string | null; accessTokenHash: string | null }): Promise<void> {
-      await db.query('UPDATE authorization_codes SET refresh_family_id = $2, access_token_hash = $3 WHERE code_hash = $1', [
-        codeHash,
-        issued.refreshFamilyId,
-        issued.accessTokenHash,
-      ]);
     },
   };
 }
