@@ -9,11 +9,11 @@ interface Place {
   definition: string;
 }
 
-/** The rows of the README's "Where it happens" table: behaviour, `file`, `function` (or `Class.method`). */
+/** The rows of docs/architecture.md's "Where it happens" table: behaviour, `file`, `function` (or `Class.method`). */
 function readMap(): Place[] {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  const section = /^### Where it happens\n([\s\S]*?)(?=^#)/m.exec(readme)?.[1];
-  if (!section) throw new Error('README.md has no "### Where it happens" section');
+  const page = readFileSync(join(REPO, 'docs', 'architecture.md'), 'utf8');
+  const section = /^## Where it happens\n([\s\S]*?)(?=^#|(?![\s\S]))/m.exec(page)?.[1];
+  if (!section) throw new Error('docs/architecture.md has no "## Where it happens" section');
   return section
     .split('\n')
     .filter((line) => /^\|.*`/.test(line))
@@ -47,7 +47,7 @@ const BEHAVIOURS_A_NEWCOMER_ASKS_ABOUT = [
   /key rotates/i,
 ];
 
-describe("README's map from behaviour to file", () => {
+describe("the architecture page's map from behaviour to file", () => {
   const places = readMap();
 
   it('answers each question a newcomer asks', () => {

@@ -122,6 +122,21 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
     expect(problems).toEqual([]);
 
+    // On a phone (390 px) each claim is its name above its full-width value: nothing scrolls sideways.
+    const desktop = page.viewportSize()!;
+    for (const [width, height] of [[390, 844], [desktop.width, desktop.height]] as const) {
+      await page.setViewportSize({ width, height });
+      await page.screenshot({ path: join(SCREENSHOTS, `04-signed-in-${width}.png`), fullPage: true });
+      // A string, evaluated in the page (this package's TypeScript has no DOM types).
+      const layout = await page.evaluate<{ overflow: number; valueWidth: number }>(`({
+        overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        valueWidth: document.querySelector('[data-claim="iss"]').getBoundingClientRect().width,
+      })`);
+      expect(layout.overflow).toBe(0);
+      // Stacked on a phone: the value has the column's whole width (side by side with its name it had about 60 %).
+      if (width === 390) expect(layout.valueWidth).toBeGreaterThan(width * 0.85);
+    }
+
     // A second demo app (another client, another origin) opened afterwards: signed in at once.
     const second = await startSecondDemoApp();
     try {
@@ -148,6 +163,28 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     await signInButton.waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, '06-signed-out.png'), fullPage: true });
     expect(await page.locator('#signed-in').isVisible()).toBe(false);
+    await context.close();
+  });
+
+  it('comes back from a cancelled sign-in signed out with a neutral notice, not a failure', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    await page.goto(stack.urls.demoAppUrl);
+    const signInButton = page.getByRole('button', { name: 'Sign in with your phone' });
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)), signInButton.click()]);
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(stack.urls.demoAppUrl)),
+      page.getByRole('button', { name: /^Cancel and return to / }).click(),
+    ]);
+    await signInButton.waitFor();
+    const notice = page.getByRole('status').filter({ hasText: 'Sign-in cancelled' });
+    await notice.waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, '07-cancelled.png'), fullPage: true });
+    expect(await notice.textContent()).toBe('Sign-in cancelled. You are not signed in; sign in again whenever you like.');
+    expect(await page.locator('#error').isVisible()).toBe(false);
+    expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
+    expect(problems).toEqual([]);
     await context.close();
   });
 

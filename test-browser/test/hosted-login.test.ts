@@ -152,6 +152,42 @@ describeWithChromium('hosted login in a real browser', () => {
     await context.close();
   });
 
+  it('keeps "Send a new code" disabled while the wait counts down, then enables it, without script', async () => {
+    for (const viewport of [PHONE_VIEWPORT, { width: 1280, height: 800 }]) {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      await page.goto(authorizeUrl());
+      await sendCode(page, uniquePhone());
+
+      const resend = page.getByRole('button', { name: 'Send a new code' });
+      expect(await resend.count()).toBe(1);
+      expect(await resend.isDisabled()).toBe(true);
+      // What assistive technology reads stays put; the visible number counts down (a CSS animation).
+      expect(await page.locator('#resend-hint').textContent()).toContain('You can ask for a new code in 30 seconds.');
+      // Evaluated in the page (this package's TypeScript has no DOM types): the animated integer.
+      const SECONDS_LEFT = "Number.parseInt(getComputedStyle(document.querySelector('.countdown')).getPropertyValue('--cooldown'), 10)";
+      const secondsLeft = () => page.evaluate<number>(SECONDS_LEFT);
+      const first = await secondsLeft();
+      expect(first).toBeGreaterThanOrEqual(1);
+      expect(first).toBeLessThanOrEqual(30);
+      await page.screenshot({ path: join(SCREENSHOTS, `12-resend-waiting-${viewport.width}.png`), fullPage: true });
+
+      // Thirty seconds in a few: CSS animations only, at ten times their speed.
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Animation.enable');
+      await cdp.send('Animation.setPlaybackRate', { playbackRate: 10 });
+      // Polled from here: waitForFunction would eval a string in the page, which its CSP forbids.
+      while ((await secondsLeft()) >= first) await page.waitForTimeout(100);
+      await page.getByText('Did not get it? You can ask for a new code now.').waitFor();
+      await page.locator('button.resend-ready').waitFor({ state: 'visible' });
+      expect(await resend.count()).toBe(1);
+      expect(await resend.isEnabled()).toBe(true);
+      expect(await resend.getAttribute('type')).toBe('submit');
+      await page.screenshot({ path: join(SCREENSHOTS, `13-resend-ready-${viewport.width}.png`), fullPage: true });
+      await context.close();
+    }
+  });
+
   it('tells the user a wrong code is wrong and stays on the page', async () => {
     const context = await phoneContext();
     const page = await context.newPage();

@@ -118,6 +118,12 @@ const DEFAULT_COUNTRY_DESCRIPTION =
   'ISO 3166-1 alpha-2 country the hosted login page preselects, so people can type national numbers ((415) 555-2671); ' +
   'without it the page preselects the region of the browser language (en-GB: GB), else none. `null` on PATCH removes it.';
 
+const CONNECTION_WARNINGS_DESCRIPTION =
+  'Only in the answer to a create or to an update of `options.gateway_url` or `options.gateway_authentication`, and only ' +
+  'when there is something to say: what the write accepted ' +
+  'that will probably make starts fail. Today one warning exists: `options.gateway_authentication` is not set, so ' +
+  'deliveries carry no Authorization header and a gateway that checks a bearer token refuses every start (400 `sms_provider_error`).';
+
 /** 2.1 `options`. Strict, so a misspelt option is a 400 naming it instead of being ignored. */
 export const ConnectionOptionsSchema = z.strictObject({
   name: ConnectionNameSchema,
@@ -251,8 +257,29 @@ export const ConnectionRecordSchema = z.object({
   display_name: z.string().optional(),
   is_domain_connection: z.boolean(),
   metadata: z.record(z.string(), z.string()),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .meta({ description: CONNECTION_WARNINGS_DESCRIPTION }),
 });
 export type ConnectionRecord = z.infer<typeof ConnectionRecordSchema>;
+
+/**
+ * Why a write that succeeded may still not deliver. Accepted rather than refused: the reference
+ * product accepts a connection without gateway_authentication, and a gateway that checks no
+ * token (ALLOWED_IPS only, a private network) is a valid setup; but when the gateway does check
+ * one, every start fails with a 401 that is far from the write that caused it.
+ */
+export const CONNECTION_WARNING_NO_GATEWAY_AUTHENTICATION =
+  'options.gateway_authentication is not set: deliveries to gateway_url carry no Authorization header, ' +
+  'so a gateway that checks a bearer token (the sms-delivery-gateway with GATEWAY_AUTH_SECRET, as under pnpm start) ' +
+  "refuses them and every start answers 400 sms_provider_error \"Authentication failed while calling the SMS gateway: 401\". " +
+  'Set gateway_authentication: {method: "bearer", subject, audience, secret} to the gateway\'s settings.';
+
+/** The warnings of a connection's options (empty when none). */
+export function connectionWarnings(options: Pick<ConnectionOptions, 'gateway_authentication'>): string[] {
+  return options.gateway_authentication ? [] : [CONNECTION_WARNING_NO_GATEWAY_AUTHENTICATION];
+}
 
 /** Stored options -> record options (drops the gateway secret). */
 export function redactConnectionOptions(options: ConnectionOptions): ConnectionRecordOptions {

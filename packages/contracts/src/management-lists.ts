@@ -107,7 +107,7 @@ const UserSortSchema = z
   });
 
 /**
- * `GET /api/v2/users`: `q` is the Lucene subset of user search v3 (see README); `search_engine`
+ * `GET /api/v2/users`: `q` is the Lucene subset of user search v3 (see docs/identity.md); `search_engine`
  * v1 no longer exists at the reference product either; v2 queries are answered as v3.
  */
 export const UsersListQuerySchema = z.object({

@@ -12,7 +12,7 @@ export const SmsTemplateTestRequestSchema = z.strictObject({
   template: z.string().min(1).optional(),
   /** `null` tests the message without the domain-bound lines. */
   webotp: WebOtpOptionsSchema.nullable().optional(),
-  /** Sample values; each has a default (see the README). The code is always sample digits of the connection's length. */
+  /** Sample values; each has a default (see docs/identity.md, "Message templates"). The code is always sample digits of the connection's length. */
   variables: z
     .strictObject({
       phone_number: PhoneNumberSchema.optional(),

@@ -3,7 +3,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, queryBoolean, queryInt } from './mana
 
 /**
  * Tenant log event types: the reference product's code where it has one for the event, our
- * own (`sms_…`) otherwise. README "Logs and log streams" has the table.
+ * own (`sms_…`) otherwise. docs/tenant-logs.md has the table.
  */
 export const LOG_EVENT_TYPES = {
   /** A code went out: the gateway accepted the SMS. */

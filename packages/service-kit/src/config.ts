@@ -40,13 +40,22 @@ export function loadConfigOrExit<S extends z.ZodType>(
 
 /** Reusable env field parsers: env values are strings, these turn them into typed values. */
 export const env = {
-  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
-  host: () => z.string().min(1).default('0.0.0.0'),
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback).meta({ description: 'Port to listen on.' }),
+  host: () => z.string().min(1).default('0.0.0.0').meta({ description: 'Address to bind.' }),
   logLevel: () =>
-    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .meta({ description: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.' }),
   /** LOG_FORMAT: `json` or `pretty`; unset means pretty on a terminal outside production, JSON elsewhere (defaultLogFormat). */
   logFormat: () =>
-    z.preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional()),
+    z
+      .preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional())
+      .meta({
+        defaultText: '`pretty` on a terminal outside production, else `json`',
+        description:
+          '`json` (one JSON object per line) or `pretty` (one readable line per event, pino-pretty). Secrets are redacted in both. `pnpm start` passes `pretty` to the services when its own output is a terminal, unless `LOG_FORMAT` is set.',
+      }),
   nodeEnv: () => z.string().default('development'),
   /** API_DOCS: true or false; unset (or empty) leaves it to apiDocsEnabled: on unless NODE_ENV=production. */
   apiDocs: () =>
@@ -56,7 +65,10 @@ export const env = {
         .enum(['true', 'false'], { message: 'must be true or false' })
         .optional()
         .transform((v) => (v === undefined ? undefined : v === 'true')),
-    ),
+    ).meta({
+      defaultText: '`true`, except `false` when `NODE_ENV=production`',
+      description: '`true` or `false`: serve the API reference page `GET /docs` (Swagger UI from the `swagger-ui-dist` package, under its own strict CSP).',
+    }),
   boolean: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })

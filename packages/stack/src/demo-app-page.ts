@@ -63,6 +63,7 @@ Opened while you are signed in to another app of the tenant, it signs you in wit
 <button type="button" id="sign-out">Sign out</button>
 </section>
 
+<p id="notice" class="notice" role="status" hidden></p>
 <p id="error" class="error" role="alert" hidden></p>
 </div>
 <script src="/auth0-spa-js.production.js"></script>
@@ -75,9 +76,18 @@ button { font: inherit; padding: 0.6rem 1.2rem; border-radius: 0.4rem; border: 1
 button:focus-visible { outline: 3px solid #f9ab00; outline-offset: 2px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
-td { font-family: ui-monospace, monospace; word-break: break-all; }
+td { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+/* On a phone a two-column table leaves a few characters per line for a URL or an id: each claim
+   becomes its name above its value, full width. */
+@media (max-width: 36rem) {
+  #claims thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  #claims tr, #claims th, #claims td { display: block; }
+  #claims th { border-bottom: 0; padding-bottom: 0; }
+  #claims td { padding-top: 0; }
+}
 #airport-name { font-size: 1.3rem; font-weight: 600; }
 .error { color: #b3261e; }
+.notice { color: #1b1b1b; background: #eef3fc; border-left: 4px solid #0b57d0; padding: 0.5rem 0.75rem; }
 [hidden] { display: none !important; }
 `;
 
@@ -101,6 +111,11 @@ export const DEMO_APP_SCRIPT = `'use strict';
   });
 
   function show(id, visible) { document.getElementById(id).hidden = !visible; }
+  function notice(message) {
+    var box = document.getElementById('notice');
+    box.textContent = message;
+    box.hidden = false;
+  }
   function fail(message) {
     var error = document.getElementById('error');
     error.textContent = message;
@@ -157,6 +172,13 @@ export const DEMO_APP_SCRIPT = `'use strict';
     if (location.pathname === new URL(config.callbackUrl).pathname && (query.has('code') || query.has('error'))) {
       try {
         await client.handleRedirectCallback();
+      } catch (err) {
+        // The user pressed Cancel on the sign-in page: a choice, not a failure.
+        if (err.error === 'access_denied') {
+          notice('Sign-in cancelled. You are not signed in; sign in again whenever you like.');
+          return showSignedOut();
+        }
+        throw err;
       } finally {
         // The code (or the error) leaves the address bar and the history at once.
         history.replaceState(null, '', location.pathname);

@@ -10,14 +10,24 @@ import { GATEWAY_URL_POLICIES, type GatewayUrlPolicy } from './delivery/gateway-
  * withGatewayUrlPolicyDefault fills it in.
  */
 export const passwordlessConfigShape = {
-  GATEWAY_URL_POLICY: z.enum(GATEWAY_URL_POLICIES, { message: 'must be public or any' }).optional(),
-  GATEWAY_TIMEOUT_MS: env.positiveInt(30_000),
-  PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: env.positiveInt(50),
-  PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR: env.positiveInt(10),
-  BRUTE_FORCE_THRESHOLD: env.positiveInt(10),
-  BRUTE_FORCE_BLOCK_SECONDS: env.positiveInt(86_400),
+  GATEWAY_URL_POLICY: z.enum(GATEWAY_URL_POLICIES, { message: 'must be public or any' }).optional().meta({
+    defaultText: '`public` in production, else `any`',
+    description:
+      '`public` refuses connection `gateway_url`s (and log stream `sink.httpEndpoint`s, at every delivery) that resolve to loopback, private, link-local, metadata, unspecified or multicast addresses, at connection create/update (400) and again at send time after DNS resolution (400 `sms_provider_error`). `any` allows them (local development, tests, compose networks). Redirects are never followed under either.',
+  }),
+  GATEWAY_TIMEOUT_MS: env.positiveInt(30_000).meta({ description: 'Timeout of a delivery to the SMS gateway.' }),
+  PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: env.positiveInt(50).meta({ description: '`/passwordless/start` calls per client IP per hour.' }),
+  PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR: env.positiveInt(10).meta({ description: '`/passwordless/start` calls per phone number per hour.' }),
+  BRUTE_FORCE_THRESHOLD: env.positiveInt(10).meta({
+    description:
+      'Failed code exchanges for one number from one IP before that IP is blocked for it (connections with `brute_force_protection`). The 100-consecutive-failure lock of a number is fixed.',
+  }),
+  BRUTE_FORCE_BLOCK_SECONDS: env.positiveInt(86_400).meta({ description: 'How long such a block lasts unless an admin lifts it.' }),
   /** Connection test numbers (fixed code, no SMS) also when NODE_ENV=production; see testNumbersAllowed. */
-  ALLOW_TEST_NUMBERS: env.boolean(false),
+  ALLOW_TEST_NUMBERS: env.boolean(false).meta({
+    description:
+      '`true` lets connections\' `sms_test_numbers` (fixed code, no SMS) work when `NODE_ENV=production`; elsewhere they always work. Without it a production instance refuses to write them (400 naming `options.sms_test_numbers`) and refuses a start to one (400 `bad.phone_number`).',
+  }),
 };
 
 /** Test numbers log in with a fixed code: everywhere but production, where ALLOW_TEST_NUMBERS=true must say so. */
@@ -44,12 +54,32 @@ export type PasswordlessConfig = z.output<typeof passwordlessConfigSchema>;
 
 /** Log stream delivery (domain/log-streams): how often, how much, how long, how persistent. */
 export const logStreamConfigShape = {
-  LOG_STREAM_POLL_MS: env.positiveInt(1000).pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' })),
-  LOG_STREAM_BATCH_SIZE: env.positiveInt(100).pipe(z.number().max(1000, { message: 'must be at most 1000' })),
-  LOG_STREAM_TIMEOUT_MS: env.positiveInt(10_000).pipe(z.number().min(100).max(120_000, { message: 'must be from 100 to 120000' })),
-  LOG_STREAM_MAX_FAILURES: env.positiveInt(10).pipe(z.number().max(1000, { message: 'must be at most 1000' })),
-  LOG_STREAM_BACKOFF_MS: env.positiveInt(1000).pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' })),
-  LOG_STREAM_MAX_BACKOFF_MS: env.positiveInt(300_000).pipe(z.number().max(86_400_000, { message: 'must be at most 86400000' })),
+  LOG_STREAM_POLL_MS: env
+    .positiveInt(1000)
+    .pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' }))
+    .meta({ description: 'How often the log stream worker looks for records to deliver when no stream has a full batch waiting (up to 3600000).' }),
+  LOG_STREAM_BATCH_SIZE: env
+    .positiveInt(100)
+    .pipe(z.number().max(1000, { message: 'must be at most 1000' }))
+    .meta({ description: 'Events per log stream request (1 to 1000; `JSONOBJECT` streams send one per request).' }),
+  LOG_STREAM_TIMEOUT_MS: env
+    .positiveInt(10_000)
+    .pipe(z.number().min(100).max(120_000, { message: 'must be from 100 to 120000' }))
+    .meta({
+      description: 'Deadline of one log stream POST (100 to 120000); the delivery lease (5 s) is renewed while the POST runs, up to this deadline.',
+    }),
+  LOG_STREAM_MAX_FAILURES: env
+    .positiveInt(10)
+    .pipe(z.number().max(1000, { message: 'must be at most 1000' }))
+    .meta({ description: 'Failed deliveries in a row after which a log stream is suspended (1 to 1000).' }),
+  LOG_STREAM_BACKOFF_MS: env
+    .positiveInt(1000)
+    .pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' }))
+    .meta({ description: 'Delay before retrying a failed log stream delivery, doubled per consecutive failure (up to 3600000).' }),
+  LOG_STREAM_MAX_BACKOFF_MS: env
+    .positiveInt(300_000)
+    .pipe(z.number().max(86_400_000, { message: 'must be at most 86400000' }))
+    .meta({ description: 'The longest retry delay (up to 86400000).' }),
 };
 
 const MIN_SECRET_LENGTH = 32;
@@ -61,22 +91,37 @@ export const configSchema = z
     HOST: env.host(),
     LOG_LEVEL: env.logLevel(),
     LOG_FORMAT: env.logFormat(),
-    NODE_ENV: env.nodeEnv(),
+    NODE_ENV: env.nodeEnv().meta({
+      description:
+        '`production` turns on the production safeguards (`KEY_ENCRYPTION_SECRET` required, `GATEWAY_URL_POLICY=public`, connection test numbers refused unless `ALLOW_TEST_NUMBERS=true`).',
+    }),
     /** GET /docs, the API reference page: on unless NODE_ENV=production; API_DOCS=true|false decides. */
     API_DOCS: env.apiDocs(),
     /** Public base URL; the issuer is `${AUTH_URL}/`. Default http://localhost:{PORT}. */
     AUTH_URL: env
       .url()
       .optional()
-      .transform((v) => v?.replace(/\/$/, '')),
+      .transform((v) => v?.replace(/\/$/, ''))
+      .meta({
+        defaultText: '`http://localhost:{PORT}`',
+        description:
+          'Public base URL, without trailing slash (one is stripped). Tokens carry `iss` = `{AUTH_URL}/`; the management API audience is `{AUTH_URL}/api/v2/`.',
+      }),
     DATABASE_URL: z
       .string()
       .regex(/^(postgres(ql)?:\/\/|pglite:.|memory:\/\/)/, {
         message: 'must be postgres://..., postgresql://..., pglite:<directory> or memory://',
       })
-      .default('pglite:.data/identity'),
+      .default('pglite:.data/identity')
+      .meta({
+        description:
+          '`postgres://…` / `postgresql://…` (PostgreSQL), `pglite:<directory>` (embedded PostgreSQL persisted in the directory, created if missing) or `memory://` (embedded, lost on exit).',
+      }),
     /** PostgreSQL: named prepared statements (parsed and planned once per connection). */
-    DATABASE_PREPARED_STATEMENTS: env.boolean(true),
+    DATABASE_PREPARED_STATEMENTS: env.boolean(true).meta({
+      description:
+        'PostgreSQL only: send each statement as a named prepared statement, so each pool connection parses and plans it once (about a third less PostgreSQL CPU per login, BENCHMARKS.md section 4). Set `false` behind a pooler that cannot keep prepared statements across transactions (PgBouncer in transaction mode before 1.21, or without `max_prepared_statements`).',
+    }),
     /**
      * How long the client_credentials lookups (client, API, grant, keys) may be served from this
      * process's cache; every management write empties it on every replica (LISTEN/NOTIFY), so this
@@ -87,29 +132,69 @@ export const configSchema = z
       .int({ message: 'must be a whole number of milliseconds from 0 to 60000' })
       .min(0, { message: 'must be a whole number of milliseconds from 0 to 60000' })
       .max(60_000, { message: 'must be a whole number of milliseconds from 0 to 60000' })
-      .default(5_000),
-    ADMIN_CLIENT_ID: env.optionalString().pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional()),
-    ADMIN_CLIENT_SECRET: env.optionalString().pipe(
-      z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
-    ),
-    KEY_ENCRYPTION_SECRET: env.optionalString().pipe(
-      z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional(),
-    ),
+      .default(5_000)
+      .meta({
+        description:
+          '0..60000. How long a process may serve the `client_credentials` lookups (client, API, grant, `private_key_jwt` keys) from memory. Every write to them empties the cache of every instance at once (PostgreSQL `LISTEN/NOTIFY`, see "The M2M lookup cache" in docs/identity.md); the TTL only bounds how long a change could go unseen if the listening connection hung without dropping. `0` turns the cache off (every token reads the database).',
+      }),
+    ADMIN_CLIENT_ID: env
+      .optionalString()
+      .pipe(z.string().regex(/^[\w.-]{1,128}$/, { message: 'must be 1-128 letters, digits, _, . or -' }).optional())
+      .meta({
+        description:
+          'With `ADMIN_CLIENT_SECRET`: the management admin client, created or updated at every start with every management scope. Both or neither. 1-128 letters, digits, `_`, `.` or `-`.',
+      }),
+    ADMIN_CLIENT_SECRET: env
+      .optionalString()
+      .pipe(z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional())
+      .meta({
+        description:
+          'At least 32 characters, or the service refuses to start. Without the pair, an admin client is generated on the first start and its credentials printed once to stdout (`pnpm start` always sets the pair: it keeps them in `.data/stack.json`).',
+      }),
+    KEY_ENCRYPTION_SECRET: env
+      .optionalString()
+      .pipe(z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional())
+      .meta({
+        description:
+          'At least 32 characters. Encrypts signing private keys, gateway secrets, one-time-code secrets and log streams\' authorization headers and signing secrets at rest (AES-256-GCM, key derived with HKDF-SHA256). Required when `NODE_ENV=production`. Changing it makes existing keys unreadable: the service then refuses to start.',
+      }),
     /** Tenant log records (GET /api/v2/logs, log streams) older than this many days are pruned. */
-    LOG_RETENTION_DAYS: env.positiveInt(30),
+    LOG_RETENTION_DAYS: env.positiveInt(30).meta({
+      description: 'Tenant log records (`GET /api/v2/logs`) older than this many days are deleted (in batches, every 10 minutes).',
+    }),
     /**
      * false: no tenant log records are written. Only for measuring what recording costs
      * (bench/benchmarks/login.mjs); an identity without them has no audit trail.
      */
-    TENANT_LOG_RECORDING: env.boolean(true),
+    TENANT_LOG_RECORDING: env.boolean(true).meta({
+      description:
+        '`false` writes no tenant log records: only for measuring what recording costs (`pnpm bench login-logs`). An identity with `false` has no audit trail.',
+    }),
     /** A login session unused this long ends (each silent or single sign-on use extends it); Auth0's default, 3 days. */
-    SESSION_IDLE_LIFETIME_SECONDS: env.positiveInt(259_200),
+    SESSION_IDLE_LIFETIME_SECONDS: env.positiveInt(259_200).meta({
+      defaultText: '`259200` (3 days)',
+      description:
+        'A hosted-login session not used for this long ends (each single sign-on or silent authentication extends it, never past the absolute lifetime).',
+    }),
     /** A login session ends this long after the SMS login, however much it is used; Auth0's default, 7 days. */
-    SESSION_ABSOLUTE_LIFETIME_SECONDS: env.positiveInt(604_800),
+    SESSION_ABSOLUTE_LIFETIME_SECONDS: env.positiveInt(604_800).meta({
+      defaultText: '`604800` (7 days)',
+      description:
+        'A hosted-login session ends this long after its SMS login, however much it is used; also the session cookie\'s `Max-Age`.',
+    }),
     /** How long an authorization code may wait for its exchange at /oauth/token (RFC 6749 §4.1.2: short, at most 10 minutes). */
-    AUTHORIZATION_CODE_LIFETIME_SECONDS: env.positiveInt(60).pipe(z.number().max(600, { message: 'must be at most 600' })),
-    TRUST_PROXY: env.trustProxy(),
-    WEB_CONCURRENCY: env.webConcurrency(),
+    AUTHORIZATION_CODE_LIFETIME_SECONDS: env
+      .positiveInt(60)
+      .pipe(z.number().max(600, { message: 'must be at most 600' }))
+      .meta({ description: 'How long an authorization code may wait for its exchange at `/oauth/token` (at most 600).' }),
+    TRUST_PROXY: env.trustProxy().meta({
+      description:
+        'Express trust-proxy setting (`true`, hop count, or addresses/CIDRs): which client address counts behind proxies (rate limits, brute-force protection).',
+    }),
+    WEB_CONCURRENCY: env.webConcurrency().meta({
+      description:
+        'Worker processes sharing the port (node:cluster; 1 to 64). More than 1 requires `DATABASE_URL=postgres://...`: an embedded database belongs to one process, so it is refused with a message saying so. Codes, counters and limits live in PostgreSQL, so workers (and replicas) share them.',
+    }),
     ...passwordlessConfigShape,
     ...logStreamConfigShape,
   })

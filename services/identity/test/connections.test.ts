@@ -1,4 +1,4 @@
-import { NEW_CONNECTION_PASSKEYS, NEW_CONNECTION_SMS_POLICY } from '@smsauth/contracts';
+import { CONNECTION_WARNING_NO_GATEWAY_AUTHENTICATION, NEW_CONNECTION_PASSKEYS, NEW_CONNECTION_SMS_POLICY } from '@smsauth/contracts';
 import request from 'supertest';
 import { adminToken, connectionBody, startTestIdentity, type TestIdentity } from './helpers';
 
@@ -40,7 +40,7 @@ describe('/api/v2/connections', () => {
       strategy: 'sms',
       options: {
         ...(body.options as object),
-        // A new connection gets the SMS policy defaults (README "Stopping SMS fraud").
+        // A new connection gets the SMS policy defaults (docs/sms-fraud.md).
         ...NEW_CONNECTION_SMS_POLICY,
         // And passkeys on (docs/passkeys.md).
         passkeys: NEW_CONNECTION_PASSKEYS,
@@ -57,6 +57,43 @@ describe('/api/v2/connections', () => {
     expect(read.body).toEqual(res.body);
     const stored = await identity.store.connections.findById(res.body.id);
     expect(stored!.options.gateway_authentication!.secret).toBe('gw-secret-123');
+  });
+
+  describe('a connection whose deliveries would be refused', () => {
+    const gatewayAuthentication = { method: 'bearer', subject: 'urn:identity', audience: 'urn:gateway', secret: 'gw-secret-123' };
+
+    it('is created, with a warning that deliveries carry no token, and without provider (sms_gateway, the only one)', async () => {
+      const body = withoutOption('provider');
+      const options = body.options as Record<string, unknown>;
+      expect(options.gateway_authentication).toBeUndefined();
+      expect(options.provider).toBeUndefined();
+      const res = await create(body);
+      expect(res.status).toBe(201);
+      expect(res.body.options.provider).toBe('sms_gateway');
+      expect(res.body.warnings).toEqual([CONNECTION_WARNING_NO_GATEWAY_AUTHENTICATION]);
+      expect(res.body.warnings[0]).toMatch(/gateway_authentication is not set.*Authentication failed while calling the SMS gateway: 401/);
+      // A warning belongs to the write, not to the record.
+      const read = await request(identity.app).get(`/api/v2/connections/${res.body.id}`).set(auth);
+      expect(read.body.warnings).toBeUndefined();
+    });
+
+    it('answers a write that sets gateway_authentication, or leaves delivery alone, without warnings, and one that removes it with the warning', async () => {
+      const created = await create(withOptions({ name: 'sms-authenticated', gateway_authentication: gatewayAuthentication }));
+      expect(created.status).toBe(201);
+      expect(created.body).not.toHaveProperty('warnings');
+      const patch = (options: Record<string, unknown>) =>
+        request(identity.app).patch(`/api/v2/connections/${created.body.id}`).set(auth).send({ options });
+      const removed = await patch({ gateway_authentication: null });
+      expect(removed.status).toBe(200);
+      expect(removed.body.warnings).toEqual([CONNECTION_WARNING_NO_GATEWAY_AUTHENTICATION]);
+      // A PATCH that leaves delivery alone answers the record as GET does.
+      const renamed = await request(identity.app).patch(`/api/v2/connections/${created.body.id}`).set(auth).send({ display_name: 'Unauthenticated' });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body).not.toHaveProperty('warnings');
+      const restored = await patch({ gateway_authentication: gatewayAuthentication });
+      expect(restored.status).toBe(200);
+      expect(restored.body).not.toHaveProperty('warnings');
+    });
   });
 
   it('fills in the defaults: time_step 300, length 6, brute-force protection on, signup allowed', async () => {

@@ -125,7 +125,7 @@ describe('GET /openapi.json', () => {
     expect(ok.body).toEqual([]);
   });
 
-  it('carries the README flows as request examples', () => {
+  it('carries the documented flows (docs/identity.md) as request examples', () => {
     expect(Object.keys(document.paths['/passwordless/start']!.post.requestBody.content['application/json'].examples)).toEqual(['sendCode']);
     expect(Object.keys(document.paths['/oauth/token']!.post.requestBody.content['application/json'].examples)).toEqual(
       expect.arrayContaining(['otp', 'clientCredentials']),

@@ -49,14 +49,27 @@ const variablesSchema = z.object({
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
-  NODE_ENV: env.nodeEnv(),
+  NODE_ENV: env.nodeEnv().meta({
+    description: '`production`: `SMS_PROVIDER` must be set explicitly; the outbox read API is off unless `OUTBOX_TOKEN` is set.',
+  }),
   /** GET /docs, the API reference page: on unless NODE_ENV=production; API_DOCS=true|false decides. */
   API_DOCS: env.apiDocs(),
 
-  GATEWAY_AUTH_SECRET: env.optionalString(),
-  GATEWAY_AUTH_SECRET_BASE64: env.boolean(false),
-  GATEWAY_AUTH_AUDIENCE: env.optionalString(),
-  GATEWAY_AUTH_SUBJECT: env.optionalString(),
+  GATEWAY_AUTH_SECRET: env.optionalString().meta({
+    description:
+      'Shared HS256 secret; turns delivery authentication on. At least 32 bytes (after decoding), otherwise the service refuses to start. Unset: `POST /sms` is open and one warning is logged at start.',
+  }),
+  GATEWAY_AUTH_SECRET_BASE64: env.boolean(false).meta({
+    description:
+      "`true`: the secret is base64url (standard base64 also accepted) and its decoded bytes are the key, as with the identity connection's `secret_base64_encoded`.",
+  }),
+  GATEWAY_AUTH_AUDIENCE: env.optionalString().meta({
+    description:
+      "When set, the token's `aud` must equal it (the connection's `gateway_authentication.audience`). Requires `GATEWAY_AUTH_SECRET`.",
+  }),
+  GATEWAY_AUTH_SUBJECT: env.optionalString().meta({
+    description: "When set, the token's `sub` must equal it (the connection's `gateway_authentication.subject`). Requires `GATEWAY_AUTH_SECRET`.",
+  }),
   ALLOWED_IPS: z
     .string()
     .default('')
@@ -66,26 +79,70 @@ const variablesSchema = z.object({
       if (bad.length > 0) {
         ctx.addIssue({ code: 'custom', message: `not an IPv4/IPv6 address or CIDR range: ${bad.join(', ')}` });
       }
+    })
+    .meta({
+      defaultText: 'unset (any)',
+      description:
+        'Comma-separated IPv4/IPv6 CIDR ranges or single addresses allowed to call `POST /sms`; others get 403. IPv4 callers seen as `::ffff:a.b.c.d` match IPv4 ranges.',
     }),
-  TRUST_PROXY: env.trustProxy(),
+  TRUST_PROXY: env.trustProxy().meta({
+    description:
+      'Express trust-proxy value (`true`, hop count, or addresses/CIDRs such as `loopback, 10.0.0.0/8`): decides which client address `ALLOWED_IPS` checks. Only trust proxies you run, or `X-Forwarded-For` can be forged.',
+  }),
 
   /** Defaulted below: outbox outside production, required in production. */
-  SMS_PROVIDER: z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    z.enum(PROVIDER_NAMES, { message: `must be one of ${PROVIDER_NAMES.join(', ')}` }).optional(),
-  ),
+  SMS_PROVIDER: z
+    .preprocess((value) => (value === '' ? undefined : value), z.enum(PROVIDER_NAMES, { message: `must be one of ${PROVIDER_NAMES.join(', ')}` }).optional())
+    .meta({
+      defaultText: '`outbox` (required in production unless `SMS_ROUTES` has a `default`)',
+      description: '`outbox`, `twilio` or `webhook`: the provider of the default route.',
+    }),
   /** JSON: route key (`+49`, `DE`, `default`) -> provider names, or {providers, sender}. */
-  SMS_ROUTES: jsonVariable(RouteTableSchema, '{"+1":{"providers":["twilio"],"sender":"+12025550100"},"DE":["webhook-de","twilio"]}'),
+  SMS_ROUTES: jsonVariable(RouteTableSchema, '{"+1":{"providers":["twilio"],"sender":"+12025550100"},"DE":["webhook-de","twilio"]}').meta({
+    description:
+      'JSON: route key (`+<digits>`, a country code such as `DE`, or `default`) to the providers to try in order, or to `{"providers": [...], "sender": "..."}`. See "Routes and failover" in docs/sms-delivery-gateway.md.',
+  }),
   /** JSON: extra provider instances, name -> {provider: kind, <that kind's variables>}. */
-  SMS_PROVIDER_INSTANCES: jsonVariable(InstancesSchema, '{"webhook-de":{"provider":"webhook","WEBHOOK_URL":"https://sms.example.de/send"}}'),
-  SMS_BREAKER_FAILURES: env.positiveInt(5).pipe(z.number().max(1000)),
-  SMS_BREAKER_COOLDOWN_MS: env.positiveInt(30_000).pipe(z.number().min(100).max(3_600_000)),
+  SMS_PROVIDER_INSTANCES: jsonVariable(InstancesSchema, '{"webhook-de":{"provider":"webhook","WEBHOOK_URL":"https://sms.example.de/send"}}').meta({
+    description:
+      'JSON: more provider instances for routes, name to `{"provider": "<kind>", <that kind\'s variables>}`, e.g. `{"webhook-de": {"provider": "webhook", "WEBHOOK_URL": "https://sms.example.de/send"}}`. Never logged (it holds credentials).',
+  }),
+  SMS_BREAKER_FAILURES: env
+    .positiveInt(5)
+    .pipe(z.number().max(1000))
+    .meta({ description: "Consecutive failures (no answer, timeout, 5xx) that open a provider's circuit breaker (1..1000)." }),
+  SMS_BREAKER_COOLDOWN_MS: env
+    .positiveInt(30_000)
+    .pipe(z.number().min(100).max(3_600_000))
+    .meta({ description: 'How long an open breaker skips its provider before one probe (100..3600000).' }),
   /** The gateway's URL as providers reach it, for delivery receipt callbacks. */
-  GATEWAY_PUBLIC_URL: z.preprocess((value) => (value === '' ? undefined : value), env.url().optional()).transform((url) => url?.replace(/\/+$/, '')),
-  REDIS_URL: env.optionalString().pipe(z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' }).optional()),
-  REDIS_KEY_PREFIX: z.string().min(1).default('smsauth:sms-gateway:'),
-  OUTBOX_CAPACITY: env.positiveInt(1000).pipe(z.number().max(100_000)),
-  OUTBOX_TOKEN: env.optionalString(),
+  GATEWAY_PUBLIC_URL: z
+    .preprocess((value) => (value === '' ? undefined : value), env.url().optional())
+    .transform((url) => url?.replace(/\/+$/, ''))
+    .meta({
+      description:
+        "The gateway's http(s) URL as providers reach it (trailing `/` stripped). Turns delivery receipts on: Twilio's `StatusCallback` and the webhook's `status_callback` point at `{GATEWAY_PUBLIC_URL}/receipts/{provider}/{id}`, and signatures are checked against that URL.",
+    }),
+  REDIS_URL: env
+    .optionalString()
+    .pipe(z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' }).optional())
+    .meta({
+      defaultText: 'unset (in memory)',
+      description: '`redis://` or `rediss://` URL: idempotency keys, in-flight markers and message statuses in Redis, shared by replicas; `/readyz` checks it.',
+    }),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .min(1)
+    .default('smsauth:sms-gateway:')
+    .meta({ description: 'Prefix of every Redis key, so one Redis can serve several gateways.' }),
+  OUTBOX_CAPACITY: env
+    .positiveInt(1000)
+    .pipe(z.number().max(100_000))
+    .meta({ description: 'Messages the outbox keeps (oldest dropped first); at most 100000.' }),
+  OUTBOX_TOKEN: env.optionalString().meta({
+    description:
+      'When set, `GET`/`DELETE /outbox/messages` need `Authorization: Bearer <OUTBOX_TOKEN>`, and the `GET /outbox` page needs it as that header, `?token=` or its cookie. In production the outbox read API and page exist only when this is set.',
+  }),
 
   /** Each provider's own variables (TWILIO_*, WEBHOOK_*...), from its definition. */
   ...providerSettingsShape,

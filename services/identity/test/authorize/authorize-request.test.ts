@@ -219,7 +219,8 @@ describe('GET /authorize', () => {
       const res = await h.http().get('/authorize/login.css');
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/css/);
-      expect(res.text).toContain('.wait-30 > span { animation-delay: 30s; }');
+      expect(res.text).toContain('.wait-30 > span, .wait-30 > button { animation-delay: 30s; }');
+      expect(res.text).toContain('.wait-30 .countdown { --cooldown-from: 30; animation-duration: 30s; animation-timing-function: steps(30, end); }');
     });
   });
 

@@ -108,7 +108,7 @@ describeOnEachDatabase('identity while the SMS delivery gateway fails (faults)',
       expect(after.users).toEqual(before.users); // the existing user untouched, no user for the newcomer
       expect(after.codes).toEqual([]); // the undelivered codes are discarded
       expect(after.loginFailures).toEqual(before.loginFailures); // no attempt spent, nobody blocked
-      // A well-formed start counts against the limits also when delivery fails (README), exactly once.
+      // A well-formed start counts against the limits also when delivery fails (docs/identity.md, "Rate limits"), exactly once.
       expect(after.counters).toEqual({
         [`start:ip:${existing.ip}`]: before.counters[`start:ip:${existing.ip}`]! + 1,
         [`start:phone:${existing.phone}`]: before.counters[`start:phone:${existing.phone}`]! + 1,

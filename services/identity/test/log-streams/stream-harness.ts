@@ -14,7 +14,7 @@ import { listen } from '../passwordless/flow-harness';
 export const manualTimers: Timers = { setTimeout: () => undefined, clearTimeout: () => undefined };
 
 /**
- * The receiver's check, exactly as README "Log streams" documents it: split
+ * The receiver's check, exactly as docs/tenant-logs.md "Log streams" documents it: split
  * `t=<unix>,v1=<hex>`, HMAC-SHA256 of `<t>.<raw body>` keyed with the signing secret, compare
  * in constant time, refuse timestamps older than `toleranceSeconds`.
  */

@@ -2,7 +2,7 @@ import { SmsTemplateTestResponseSchema } from '@smsauth/contracts';
 import { adminToken, connectionBody } from '../helpers';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from './flow-harness';
 
-/** The README's template: one message in Spanish, French or English by the caller's language. */
+/** The template of docs/identity.md: one message in Spanish, French or English by the caller's language. */
 const BY_LANGUAGE = [
   "{%- assign language = request_language | default: 'en' | slice: 0, 2 | downcase -%}",
   "{%- case language -%}",

@@ -18,16 +18,30 @@ const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 
 /** The twilio provider's variables. */
 const settingsSchema = z.object({
-  TWILIO_ACCOUNT_SID: env.optionalString().pipe(
-    z.string().regex(ACCOUNT_SID, { message: 'must be a Twilio Account SID (AC followed by 32 hex digits)' }).optional(),
-  ),
-  TWILIO_AUTH_TOKEN: env.optionalString(),
-  TWILIO_FROM: env.optionalString(),
-  TWILIO_MESSAGING_SERVICE_SID: env.optionalString().pipe(
-    z.string().regex(MESSAGING_SERVICE_SID, { message: 'must be a Messaging Service SID (MG followed by 32 hex digits)' }).optional(),
-  ),
-  TWILIO_API_BASE_URL: env.url().default('https://api.twilio.com'),
-  TWILIO_TIMEOUT_MS: timeoutMs(10_000),
+  TWILIO_ACCOUNT_SID: env
+    .optionalString()
+    .pipe(z.string().regex(ACCOUNT_SID, { message: 'must be a Twilio Account SID (AC followed by 32 hex digits)' }).optional())
+    .meta({ description: 'Twilio Account SID (`AC` + 32 hex digits); required for `twilio`.' }),
+  TWILIO_AUTH_TOKEN: env
+    .optionalString()
+    .meta({ description: 'Twilio auth token (HTTP basic auth password); required for `twilio`. Never logged or returned.' }),
+  TWILIO_FROM: env.optionalString().meta({
+    description:
+      'Sender: your Twilio number (E.164) or alphanumeric sender id. `twilio` needs this or `TWILIO_MESSAGING_SERVICE_SID`. The request\'s `sender` is not used: Twilio only sends from numbers the account owns.',
+  }),
+  TWILIO_MESSAGING_SERVICE_SID: env
+    .optionalString()
+    .pipe(z.string().regex(MESSAGING_SERVICE_SID, { message: 'must be a Messaging Service SID (MG followed by 32 hex digits)' }).optional())
+    .meta({
+      description: 'Messaging Service SID (`MG` + 32 hex digits), sent as `MessagingServiceSid` (with `From` too when `TWILIO_FROM` is set).',
+    }),
+  TWILIO_API_BASE_URL: env
+    .url()
+    .default('https://api.twilio.com')
+    .meta({ description: 'Twilio REST base URL (tests, and the README\'s Twilio recipe, point it at a local imitation).' }),
+  TWILIO_TIMEOUT_MS: timeoutMs(10_000).meta({
+    description: "Time Twilio has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
+  }),
 });
 
 function isTwilioSender(value: string): boolean {

@@ -40,11 +40,21 @@ const webhookHeaders = () =>
 
 /** The webhook provider's variables. */
 const settingsSchema = z.object({
-  WEBHOOK_URL: optionalUrl(),
-  WEBHOOK_HEADERS: webhookHeaders(),
-  WEBHOOK_TIMEOUT_MS: timeoutMs(10_000),
+  WEBHOOK_URL: optionalUrl().meta({
+    description: 'http(s) URL the `webhook` provider POSTs each message to; required for `webhook`. Redirects are not followed.',
+  }),
+  WEBHOOK_HEADERS: webhookHeaders().meta({
+    description: 'JSON object of extra headers for the webhook, e.g. `{"X-Api-Key":"..."}`; values must be strings. Never logged.',
+  }),
+  WEBHOOK_TIMEOUT_MS: timeoutMs(10_000).meta({ description: 'Time the webhook has to answer (100..120000).' }),
   /** Key of the receipts' HMAC-SHA256 signature; receipts are off without it. */
-  WEBHOOK_CALLBACK_SECRET: env.optionalString().pipe(z.string().min(32, { message: 'must be at least 32 characters' }).optional()),
+  WEBHOOK_CALLBACK_SECRET: env
+    .optionalString()
+    .pipe(z.string().min(32, { message: 'must be at least 32 characters' }).optional())
+    .meta({
+      description:
+        "At least 32 characters: key of the HMAC-SHA256 `Webhook-Signature` on the webhook's delivery receipts; with `GATEWAY_PUBLIC_URL`, turns them on. Never logged.",
+    }),
 });
 
 /**

@@ -1,5 +1,6 @@
 import {
   applyConnectionOptionsPatch,
+  connectionWarnings,
   ConnectionCreateSchema,
   ConnectionUpdateSchema,
   NEW_CONNECTION_PASSKEYS,
@@ -90,7 +91,13 @@ export async function createConnection(store: IdentityStore, rules: ConnectionRu
       }),
     ),
   );
-  return toConnectionRecord(created);
+  return withWarnings(toConnectionRecord(created), created.options);
+}
+
+/** The answer to a write: the record, plus its warnings when there are any (ConnectionRecordSchema.warnings). */
+function withWarnings(record: ConnectionRecord, options: ConnectionOptions): ConnectionRecord {
+  const warnings = connectionWarnings(options);
+  return warnings.length > 0 ? { ...record, warnings } : record;
 }
 
 export async function getConnection(store: IdentityStore, id: string): Promise<StoredConnection> {
@@ -130,7 +137,9 @@ export async function updateConnection(store: IdentityStore, rules: ConnectionRu
     );
   });
   if (!updated) throw notFound('Connection');
-  return toConnectionRecord(updated);
+  // Only a change to where or how codes are delivered warns; a PATCH of metadata answers the record as GET does.
+  const deliveryChanged = patch.options?.gateway_url !== undefined || patch.options?.gateway_authentication !== undefined;
+  return deliveryChanged ? withWarnings(toConnectionRecord(updated), updated.options) : toConnectionRecord(updated);
 }
 
 /** Deleting a connection deletes its users and their codes and tokens. */

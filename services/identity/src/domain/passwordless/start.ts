@@ -58,7 +58,7 @@ export interface StartCall {
   clientAuthentication: { headers: IncomingHttpHeaders } | 'hosted-login';
   /**
    * The request's `Idempotency-Key` header, if any: a retry with it, while the start's code is
-   * valid, gets the first start's answer and sends nothing more (README "Idempotent starts").
+   * valid, gets the first start's answer and sends nothing more (docs/identity.md, "Idempotent starts").
    */
   idempotencyKey?: string | undefined;
   /** Told when the answer is a retry's (the route sets `Idempotent-Replayed: true`). */
@@ -185,7 +185,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
     early = limited.send;
   }
 
-  // Telling "unknown number" apart enables user enumeration; README documents the trade-off.
+  // Telling "unknown number" apart enables user enumeration; docs/identity.md documents the trade-off.
   if (signupRefused) {
     await recordStartRefused(deps.store, 'fs', log, now);
     throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');

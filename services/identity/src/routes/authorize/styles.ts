@@ -7,7 +7,10 @@ import { RESEND_COOLDOWN_SECONDS } from '../../domain/authorize/transaction';
  */
 function cooldownRules(maxSeconds: number): string {
   const rules: string[] = [];
-  for (let n = 1; n <= maxSeconds; n++) rules.push(`.wait-${n} > span { animation-delay: ${n}s; }`);
+  for (let n = 1; n <= maxSeconds; n++) {
+    rules.push(`.wait-${n} > span, .wait-${n} > button { animation-delay: ${n}s; }`);
+    rules.push(`.wait-${n} .countdown { --cooldown-from: ${n}; animation-duration: ${n}s; animation-timing-function: steps(${n}, end); }`);
+  }
   return rules.join('\n');
 }
 
@@ -41,6 +44,17 @@ a { color: #1d4ed8; }
 .cooldown > span { grid-area: 1 / 1; }
 .cooldown-now { visibility: hidden; animation: cooldown-reveal 0s forwards; }
 .cooldown-wait { animation: cooldown-conceal 0s forwards; }
+/* The seconds left, counted down by animating a registered integer from the cooldown to 0. */
+@property --cooldown { syntax: "<integer>"; inherits: false; initial-value: 0; }
+.countdown { animation-name: cooldown-count; animation-fill-mode: forwards; counter-reset: cooldown var(--cooldown); }
+.countdown::after { content: counter(cooldown); }
+@keyframes cooldown-count { from { --cooldown: var(--cooldown-from); } to { --cooldown: 0; } }
+.resend { display: grid; }
+.resend > button { grid-area: 1 / 1; }
+.resend-ready { visibility: hidden; animation: cooldown-reveal 0s forwards; }
+.resend-waiting { animation: cooldown-conceal 0s forwards; }
+button:disabled { opacity: 0.55; cursor: not-allowed; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 @keyframes cooldown-reveal { to { visibility: visible; } }
 @keyframes cooldown-conceal { to { visibility: hidden; } }
 ${cooldownRules(RESEND_COOLDOWN_SECONDS)}

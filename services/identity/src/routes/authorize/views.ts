@@ -145,10 +145,25 @@ export const WEBOTP_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(WEBOT
 
 function cooldownHint(seconds: number): string {
   if (seconds <= 0) return `<p class="cooldown" id="resend-hint"><span>Did not get it? You can ask for a new code.</span></p>`;
+  // The number counts down by CSS (login.css, .countdown); assistive technology reads the static text.
   return `<p class="cooldown wait-${seconds}" id="resend-hint" aria-live="polite">
-<span class="cooldown-wait">You can ask for a new code in ${seconds} seconds.</span>
+<span class="cooldown-wait"><span class="visually-hidden">You can ask for a new code in ${seconds} seconds.</span><span aria-hidden="true">You can ask for a new code in <span class="countdown"></span> s.</span></span>
 <span class="cooldown-now">Did not get it? You can ask for a new code now.</span>
 </p>`;
+}
+
+/**
+ * During the cooldown a disabled button stands where the resend button will be; both share one
+ * grid cell and the hint's CSS animation swaps them when it ends (a hidden button can be neither
+ * clicked nor focused). No script: the server still refuses an early resend, as before.
+ */
+function resendButton(seconds: number): string {
+  const button = '<button type="submit" class="secondary" aria-describedby="resend-hint">Send a new code</button>';
+  if (seconds <= 0) return button;
+  return `<div class="resend wait-${seconds}">
+<button type="button" class="secondary resend-waiting" disabled aria-describedby="resend-hint">Send a new code</button>
+${button.replace('class="secondary"', 'class="secondary resend-ready"')}
+</div>`;
 }
 
 export function codePage(form: FormContext, view: CodeView): string {
@@ -168,7 +183,7 @@ ${hiddenFields(form)}${view.passkeys ? '\n<input type="hidden" name="passkey_cap
 <form method="post" action="/authorize/resend">
 ${hiddenFields(form)}
 ${cooldownHint(view.cooldownSeconds)}
-<button type="submit" class="secondary" aria-describedby="resend-hint">Send a new code</button>
+${resendButton(view.cooldownSeconds)}
 </form>
 <p><a href="/authorize/phone?transaction=${encodeURIComponent(form.transactionId)}">Use a different number</a></p>
 ${cancelForm(form)}${view.webOtp ? `\n<script>${WEBOTP_SCRIPT}</script>` : ''}${view.passkeys ? '\n<script src="/authorize/passkeys.js"></script>' : ''}`,

@@ -220,7 +220,7 @@ function queryParameters(schema: z.ZodType, descriptions: Record<string, string>
 
 const pathParameter = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
 
-// --- Examples, from the README's flows -------------------------------------------------------
+// --- Examples, from the flows of docs/identity.md -------------------------------------------------------
 
 const EXAMPLE_PHONE = '+14155552671';
 const EXAMPLE_CLIENT = 'Dq1jB1f2kPq1nUzZsq3aT8Qx';
