@@ -1,9 +1,9 @@
 import {
-  ClientGrantsListQuerySchema,
-  ClientsListQuerySchema,
-  ConnectionsListQuerySchema,
-  ResourceServersListQuerySchema,
   UsersListQuerySchema,
+  type ClientGrantsListQuery,
+  type ClientsListQuery,
+  type ConnectionsListQuery,
+  type ResourceServersListQuery,
 } from '@smsauth/contracts';
 import type { IdentityStore, UserCondition } from '../../store';
 import { toClientGrantRecord } from './client-grants';
@@ -18,8 +18,7 @@ import { parseBody } from './validation';
 // Every GET list of /api/v2: query string -> store page (+ count for include_totals) -> answer.
 
 /** `name`, `strategy` (repeatable), offset or checkpoint paging, projection. */
-export async function listConnections(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(ConnectionsListQuerySchema, query);
+export async function listConnections(store: IdentityStore, input: ConnectionsListQuery): Promise<unknown> {
   const paging = listPagingOf(input);
   const filter = { name: input.name, strategies: input.strategy };
   const [slice, total] = await Promise.all([
@@ -31,8 +30,7 @@ export async function listConnections(store: IdentityStore, query: unknown): Pro
 }
 
 /** `app_type` filter, offset paging, projection. */
-export async function listClients(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(ClientsListQuerySchema, query);
+export async function listClients(store: IdentityStore, input: ClientsListQuery): Promise<unknown> {
   const paging = offsetPagingOf(input);
   const filter = { app_types: input.app_type };
   const [slice, total] = await Promise.all([
@@ -44,8 +42,7 @@ export async function listClients(store: IdentityStore, query: unknown): Promise
 }
 
 /** `identifiers` filter (exact audiences), offset paging, projection. */
-export async function listResourceServers(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(ResourceServersListQuerySchema, query);
+export async function listResourceServers(store: IdentityStore, input: ResourceServersListQuery): Promise<unknown> {
   const paging = offsetPagingOf(input);
   const filter = { identifiers: input.identifiers };
   const [slice, total] = await Promise.all([
@@ -57,8 +54,7 @@ export async function listResourceServers(store: IdentityStore, query: unknown):
 }
 
 /** `client_id`, `audience`, offset or checkpoint paging. */
-export async function listClientGrants(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(ClientGrantsListQuerySchema, query);
+export async function listClientGrants(store: IdentityStore, input: ClientGrantsListQuery): Promise<unknown> {
   const paging = listPagingOf(input);
   const filter = { client_id: input.client_id, audience: input.audience };
   const [slice, total] = await Promise.all([

@@ -1,63 +1,50 @@
-import type { Clock } from '@smsauth/service-kit';
+import { mountOperations, type Operation } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
-import * as clientCredentials from '../../domain/management/client-credentials';
-import * as clientGrants from '../../domain/management/client-grants';
-import * as clients from '../../domain/management/clients';
-import * as connections from '../../domain/management/connections';
 import * as logStreams from '../../domain/log-streams/management';
 import * as lists from '../../domain/management/lists';
 import { recordProjectionOf } from '../../domain/management/paging';
-import * as resourceServers from '../../domain/management/resource-servers';
-import * as smsTemplate from '../../domain/management/sms-template';
 import * as signingKeys from '../../domain/management/signing-keys';
-import * as smsFraudBlocks from '../../domain/management/sms-fraud-blocks';
 import * as userBlocks from '../../domain/management/user-blocks';
 import * as users from '../../domain/management/users';
 import * as managedUsers from '../../domain/management/managed-users';
 import * as sessions from '../../domain/management/sessions';
 import * as logs from '../../domain/logs/list';
-import { managementWriteRecord, recordedManagementWrite, targetOfRecord, type ManagementCallContext, type WriteTarget } from '../../domain/logs/management-events';
+import { managementWriteRecord, type WriteTarget } from '../../domain/logs/management-events';
 import { recordEvents } from '../../domain/logs/tenant-log';
-import type { KeyRing } from '../../domain/tokens/key-ring';
-import type { TokenVerifier } from '../../domain/tokens/verifier';
+import { validationFailed } from '../../domain/management/validation';
 import type { IdentityStore } from '../../store';
-import { authenticateManagementCaller, requiredScopeOf, requireScope, type ManagementCaller } from './auth';
+import { authenticateManagementCaller, requiredScopeOf, requireScope } from './auth';
+import { clientGrantOperations } from './client-grants';
+import { clientOperations } from './clients';
+import { connectionOperations } from './connections';
+import { managementCallOf, managementWrites, type ManagementDependencies } from './context';
+import { resourceServerOperations } from './resource-servers';
 
-export interface ManagementDependencies {
-  store: IdentityStore;
-  keyRing: KeyRing;
-  verifier: TokenVerifier;
-  clock: Clock;
-  audience: string;
-  connectionRules: connections.ConnectionRules;
-  logStreamRules: logStreams.LogStreamRules;
+export type { ManagementDependencies } from './context';
+
+/** The management operations declared with the service kit (the groups not yet declared are routes below). */
+export function managementOperations(deps: ManagementDependencies): Operation[] {
+  const write = managementWrites(deps.store, deps.clock);
+  return [
+    ...connectionOperations(deps, write),
+    ...clientOperations(deps, write),
+    ...resourceServerOperations(deps, write),
+    ...clientGrantOperations(deps, write),
+  ];
 }
 
 /** `/api/v2`: thin routes over domain/management; each names the scope it needs. */
-export function managementRouter(deps: ManagementDependencies): Router {
-  const { store, keyRing, clock, connectionRules: rules, logStreamRules } = deps;
+export function managementRouter(deps: ManagementDependencies, operations: readonly Operation[] = managementOperations(deps)): Router {
+  const { store, keyRing, clock, logStreamRules } = deps;
   const router = Router();
   router.use(authenticateManagementCaller(deps.verifier, deps.audience));
   const can = requireScope;
   const id = (value: string | string[] | undefined) => String(value);
 
-  // Every write runs in one transaction with its tenant log record (who changed which object).
-  const callOf = (req: Request, res: Response): ManagementCallContext => ({
-    clientId: (res.locals.managementCaller as ManagementCaller).clientId,
-    method: req.method,
-    path: req.baseUrl + req.path,
-    ip: req.ip,
-    userAgent: req.get('user-agent'),
-  });
+  const writes = managementWrites(store, clock);
   const write = <T>(req: Request, res: Response, description: string, change: (tx: IdentityStore) => Promise<T>, target?: WriteTarget | ((result: T) => WriteTarget)) =>
-    recordedManagementWrite(store, clock, callOf(req, res), description, change, {
-      target: (result) => ({
-        ...(req.params.id === undefined ? {} : { id: id(req.params.id) }),
-        ...targetOfRecord(result),
-        ...(typeof target === 'function' ? target(result) : target),
-      }),
-      type: target === unblocked ? 'ublkdu' : 'sapi',
-    });
+    writes(req, res, description, change, target, target === unblocked ? 'ublkdu' : 'sapi');
+  const callOf = managementCallOf;
   const unblocked = (lifted: userBlocks.LiftedBlocks): WriteTarget => ({ userId: lifted.userId, phoneNumber: lifted.phoneNumber });
   const keyChange = (req: Request, res: Response, description: string): signingKeys.KeyChangeRecorder => async (tx, kid) => {
     await recordEvents(tx, managementWriteRecord(callOf(req, res), clock.now(), description, { id: kid }));
@@ -78,109 +65,8 @@ export function managementRouter(deps: ManagementDependencies): Router {
     res.json((await logs.listLogs(store, req.query, id(req.params.id))).body);
   });
 
-  router.get('/connections', can('read:connections'), async (req, res) => {
-    res.json(await lists.listConnections(store, req.query));
-  });
-  router.post('/connections', can('create:connections'), async (req, res) => {
-    res.status(201).json(await write(req, res, 'Create a connection', (tx) => connections.createConnection(tx, rules, req.body)));
-  });
-  router.get('/connections/:id', can('read:connections'), async (req, res) => {
-    const project = recordProjectionOf(req.query);
-    res.json(project(connections.toConnectionRecord(await connections.getConnection(store, id(req.params.id)))));
-  });
-  router.patch('/connections/:id', can('update:connections'), async (req, res) => {
-    res.json(await write(req, res, 'Update a connection', (tx) => connections.updateConnection(tx, rules, id(req.params.id), req.body)));
-  });
-  // Renders without saving anything, so reading connections is enough.
-  router.post('/connections/:id/sms-template/test', can('read:connections'), async (req, res) => {
-    res.json(await smsTemplate.testSmsTemplate(store, id(req.params.id), req.body));
-  });
-  router.delete('/connections/:id', can('delete:connections'), async (req, res) => {
-    await write(req, res, 'Delete a connection', (tx) => connections.deleteConnection(tx, id(req.params.id)));
-    res.status(204).end();
-  });
-
-  // The SMS fraud guard's blocked prefixes (domain/sms-policy), as a sub-resource of the connection.
-  router.get('/connections/:id/sms-fraud-blocks', can('read:connections'), async (req, res) => {
-    res.json(await smsFraudBlocks.listSmsFraudBlocks(store, id(req.params.id), clock.now()));
-  });
-  router.delete('/connections/:id/sms-fraud-blocks/:prefix', can('update:connections'), async (req, res) => {
-    await smsFraudBlocks.liftSmsFraudBlock(store, id(req.params.id), id(req.params.prefix), clock.now());
-    res.status(204).end();
-  });
-
-  router.get('/clients', can('read:clients'), async (req, res) => {
-    res.json(await lists.listClients(store, req.query));
-  });
-  router.post('/clients', can('create:clients'), async (req, res) => {
-    res.status(201).json(await write(req, res, 'Create a client', (tx) => clients.createClient(tx, req.body)));
-  });
-  router.get('/clients/:id', can('read:clients'), async (req, res) => {
-    const project = recordProjectionOf(req.query);
-    res.json(project(await clients.clientRecordOf(store, await clients.getClient(store, id(req.params.id)))));
-  });
-  router.patch('/clients/:id', can('update:clients'), async (req, res) => {
-    res.json(await write(req, res, 'Update a client', (tx) => clients.updateClient(tx, id(req.params.id), req.body)));
-  });
-  router.post('/clients/:id/rotate-secret', can('update:clients'), async (req, res) => {
-    res.json(await write(req, res, 'Rotate a client secret', (tx) => clients.rotateClientSecret(tx, id(req.params.id))));
-  });
-  router.delete('/clients/:id', can('delete:clients'), async (req, res) => {
-    await write(req, res, 'Delete a client', (tx) => clients.deleteClient(tx, id(req.params.id)));
-    res.status(204).end();
-  });
-  // private_key_jwt public keys, as Auth0's /clients/{id}/credentials.
-  router.get('/clients/:id/credentials', can('read:client_credentials'), async (req, res) => {
-    res.json(await clientCredentials.listClientCredentials(store, id(req.params.id)));
-  });
-  router.post('/clients/:id/credentials', can('create:client_credentials'), async (req, res) => {
-    res.status(201).json(await write(req, res, 'Create a client credential', (tx) => clientCredentials.createClientCredential(tx, id(req.params.id), req.body)));
-  });
-  router.get('/clients/:id/credentials/:credential_id', can('read:client_credentials'), async (req, res) => {
-    res.json(await clientCredentials.getClientCredential(store, id(req.params.id), id(req.params.credential_id)));
-  });
-  router.patch('/clients/:id/credentials/:credential_id', can('update:client_credentials'), async (req, res) => {
-    res.json(await write(req, res, 'Update a client credential', (tx) => clientCredentials.updateClientCredential(tx, id(req.params.id), id(req.params.credential_id), req.body)));
-  });
-  router.delete('/clients/:id/credentials/:credential_id', can('delete:client_credentials'), async (req, res) => {
-    await write(req, res, 'Delete a client credential', (tx) => clientCredentials.deleteClientCredential(tx, id(req.params.id), id(req.params.credential_id)));
-    res.status(204).end();
-  });
-
-  router.get('/resource-servers', can('read:resource_servers'), async (req, res) => {
-    res.json(await lists.listResourceServers(store, req.query));
-  });
-  router.post('/resource-servers', can('create:resource_servers'), async (req, res) => {
-    res.status(201).json(await write(req, res, 'Create a resource server', (tx) => resourceServers.createResourceServer(tx, req.body)));
-  });
-  router.get('/resource-servers/:id', can('read:resource_servers'), async (req, res) => {
-    const project = recordProjectionOf(req.query);
-    res.json(project(resourceServers.toResourceServerRecord(await resourceServers.getResourceServer(store, id(req.params.id)))));
-  });
-  router.patch('/resource-servers/:id', can('update:resource_servers'), async (req, res) => {
-    res.json(await write(req, res, 'Update a resource server', (tx) => resourceServers.updateResourceServer(tx, id(req.params.id), req.body)));
-  });
-  router.delete('/resource-servers/:id', can('delete:resource_servers'), async (req, res) => {
-    await write(req, res, 'Delete a resource server', (tx) => resourceServers.deleteResourceServer(tx, id(req.params.id)));
-    res.status(204).end();
-  });
-
-  router.get('/client-grants', can('read:client_grants'), async (req, res) => {
-    res.json(await lists.listClientGrants(store, req.query));
-  });
-  router.post('/client-grants', can('create:client_grants'), async (req, res) => {
-    res.status(201).json(await write(req, res, 'Create a client grant', (tx) => clientGrants.createClientGrant(tx, req.body)));
-  });
-  router.get('/client-grants/:id', can('read:client_grants'), async (req, res) => {
-    res.json(clientGrants.toClientGrantRecord(await clientGrants.getClientGrant(store, id(req.params.id))));
-  });
-  router.patch('/client-grants/:id', can('update:client_grants'), async (req, res) => {
-    res.json(await write(req, res, 'Update a client grant', (tx) => clientGrants.updateClientGrant(tx, id(req.params.id), req.body)));
-  });
-  router.delete('/client-grants/:id', can('delete:client_grants'), async (req, res) => {
-    await write(req, res, 'Delete a client grant', (tx) => clientGrants.deleteClientGrant(tx, id(req.params.id)));
-    res.status(204).end();
-  });
+  // Declared operations (one declaration each: validation, scope, document), by resource group.
+  mountOperations(router, operations, { guards: (operation) => operation.scopes!.map(requireScope), invalid: validationFailed });
 
   router.get('/users', can('read:users'), async (req, res) => {
     res.json(await lists.listUsers(store, req.query));

@@ -55,19 +55,25 @@ import {
   UsersListQuerySchema,
   UserUpdateSchema,
 } from '@smsauth/contracts';
+import { jsonSchemaOf, openApiPathsOf, parametersOf, SchemaComponents, toOpenApiPath, type Operation } from '@smsauth/service-kit';
 import type { z } from 'zod';
 import { AUTHORIZE_PARAMETER_NAMES } from '../../domain/authorize/request';
 import type { ManagementRoute } from '../management';
+import { COMMON_ERRORS, errorResponse, MANAGEMENT_ERRORS, NO_BODY_ERRORS, PAGING_DESCRIPTIONS } from '../management/responses';
+import { EXAMPLE_CLIENT, EXAMPLE_CONNECTION, EXAMPLE_PHONE } from '../management/examples';
 
-// The identity service's OpenAPI 3.1 document. Every request and response schema is the zod
-// schema of @smsauth/contracts the route validates with (or answers with), turned into JSON
-// Schema here, so changing a route's schema changes the document. The management API's
-// per-route scopes come from the management router itself (managementRoutesOf).
+// The identity service's OpenAPI 3.1 document. Operations declared with the service kit
+// (routes/management/<group>.ts) publish themselves: their schemas are the ones that validate.
+// The rest are described here, each with the zod schema of @smsauth/contracts the route
+// validates with (or answers with), so changing a schema changes the document. Their scopes
+// come from the management router itself (managementRoutesOf).
 
 export interface IdentityOpenApiOptions {
   version: string;
   /** The management router's routes and scopes (paths relative to /api/v2). */
   managementRoutes: readonly ManagementRoute[];
+  /** The management operations declared with the service kit: they describe themselves. */
+  managementOperations?: readonly Operation[];
   /** The management API's audience, named in the client-credentials flow. */
   managementAudience?: string;
 }
@@ -75,10 +81,7 @@ export interface IdentityOpenApiOptions {
 type Json = Record<string, unknown>;
 
 /** A component schema: the contracts JSON Schema without its `$schema` marker. */
-function component(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema, io) as Json;
-  return rest;
-}
+const component = jsonSchemaOf;
 
 /** What callers send (input form: defaulted fields optional, unknown fields as each schema says). */
 const REQUEST_SCHEMAS = {
@@ -89,17 +92,6 @@ const REQUEST_SCHEMAS = {
   ClientCredentialsRequest: ClientCredentialsRequestSchema,
   RefreshTokenRequest: RefreshTokenRequestSchema,
   RevokeRequest: RevokeRequestSchema,
-  ConnectionCreate: ConnectionCreateSchema,
-  ConnectionUpdate: ConnectionUpdateSchema,
-  SmsTemplateTestRequest: SmsTemplateTestRequestSchema,
-  ClientCreate: ClientCreateSchema,
-  ClientUpdate: ClientUpdateSchema,
-  ClientCredentialCreate: ClientCredentialCreateSchema,
-  ClientCredentialUpdate: ClientCredentialUpdateSchema,
-  ResourceServerCreate: ResourceServerCreateSchema,
-  ResourceServerUpdate: ResourceServerUpdateSchema,
-  ClientGrantCreate: ClientGrantCreateSchema,
-  ClientGrantUpdate: ClientGrantUpdateSchema,
   UserCreate: UserCreateSchema,
   UserUpdate: UserUpdateSchema,
   LogStreamCreate: LogStreamCreateSchema,
@@ -115,18 +107,11 @@ const RESPONSE_SCHEMAS = {
   UserInfoResponse: UserInfoResponseSchema,
   Jwks: JwksSchema,
   OpenIdConfiguration: OpenIdConfigurationSchema,
-  ConnectionRecord: ConnectionRecordSchema,
-  SmsTemplateTestResponse: SmsTemplateTestResponseSchema,
-  ClientRecord: ClientRecordSchema,
   SessionRecord: SessionRecordSchema,
-  ClientCredentialRecord: ClientCredentialRecordSchema,
-  ResourceServerRecord: ResourceServerRecordSchema,
-  ClientGrantRecord: ClientGrantRecordSchema,
   UserRecord: UserRecordSchema,
   UserBlocksResponse: UserBlocksResponseSchema,
   SigningKeyRecord: SigningKeyRecordSchema,
   SigningKeyRotation: SigningKeyRotationSchema,
-  SmsFraudBlockList: SmsFraudBlockListSchema,
   TenantLog: TenantLogSchema,
   LogStreamRecord: LogStreamRecordSchema,
   LogStreamCreated: LogStreamCreatedSchema,
@@ -137,38 +122,25 @@ const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json, extra: Json = {}) => ({ content: { 'application/json': { schema, ...extra } } });
 const listOf = (name: SchemaName) => ({ type: 'array', items: ref(name) });
 
+/** A record as a `fields` projection may answer it: whole, or with any field left out (`<name>Projection`). */
+const recordOrProjection = (name: 'UserRecord' | 'TenantLog') => ({ anyOf: [ref(name), { $ref: `#/components/schemas/${name}Projection` }] });
+
 /**
- * A management list's answers: a bare array; with include_totals=true the envelope
- * `{start, limit, total, <plural>}` (users add `length`); with from/take `{<plural>, next}`.
- * `fields` projection can leave out any field of the items.
+ * A management list's answers: a bare array; with include_totals=true the (closed) envelope
+ * `{start, limit, length, total, <plural>}`; items as `fields` projects them.
  */
-function pagedListOf(name: SchemaName, plural: string, options: { checkpoint?: boolean; withLength?: boolean } = {}): Json {
+function pagedListOf(name: 'UserRecord' | 'TenantLog', plural: string): Json {
+  const items = { type: 'array', items: recordOrProjection(name) };
   const count = { type: 'integer', minimum: 0 };
   const envelope = {
     type: 'object',
     description: 'include_totals=true',
-    required: ['start', 'limit', 'total', plural, ...(options.withLength ? ['length'] : [])],
-    properties: { start: count, limit: count, ...(options.withLength ? { length: count } : {}), total: count, [plural]: listOf(name) },
+    required: ['start', 'limit', 'length', 'total', plural],
+    additionalProperties: false,
+    properties: { start: count, limit: count, length: count, total: count, [plural]: items },
   };
-  const checkpoint = {
-    type: 'object',
-    description: 'from/take (checkpoint paging); no `next` on the last page',
-    required: [plural],
-    properties: { [plural]: listOf(name), next: { type: 'string' } },
-  };
-  return { oneOf: [listOf(name), envelope, ...(options.checkpoint ? [checkpoint] : [])] };
+  return { oneOf: [items, envelope] };
 }
-
-/** What the paging and projection parameters mean, for every list. */
-const PAGING_DESCRIPTIONS = {
-  page: 'Zero-based page (offset paging).',
-  per_page: 'Page size, 1-100 (default 50).',
-  include_totals: 'true: answer `{start, limit, total, <plural>}` instead of a bare array.',
-  from: 'Checkpoint paging: the `next` of the previous page (omit for the first).',
-  take: 'Checkpoint paging: page size, 1-100 (default 50); the answer is `{<plural>, next}`.',
-  fields: 'Comma-separated fields to keep (or drop, with include_fields=false).',
-  include_fields: 'false: drop the named fields instead of keeping only them.',
-};
 
 /** `fields` / `include_fields` on a single-record GET, as on the lists. */
 const RECORD_PROJECTION = queryParameters(RecordProjectionQuerySchema, {
@@ -176,23 +148,8 @@ const RECORD_PROJECTION = queryParameters(RecordProjectionQuerySchema, {
   include_fields: PAGING_DESCRIPTIONS.include_fields,
 });
 
-/** An error response: the common error body with `error` limited to the codes this status carries. */
-function error(description: string, codes: readonly string[]): Json {
-  return {
-    description: `${description} \`error\`: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-    ...json({ allOf: [ref('ErrorBody'), { type: 'object', properties: { error: { enum: [...codes] } } }] }),
-  };
-}
-
 const E = ErrorCodes;
-/** Answers any route can give: body problems (the kit's parsers), the database down, a bug. */
-const COMMON_ERRORS = {
-  '413': error('Request body over the size limit.', [E.PAYLOAD_TOO_LARGE]),
-  '415': error('Unsupported request body encoding.', [E.INVALID_REQUEST]),
-  '500': error('Unexpected server error (no internals in the body).', [E.SERVER_ERROR]),
-  '503': error('The database is unreachable (with `Retry-After: 5`).', [E.SERVICE_UNAVAILABLE]),
-};
-const NO_BODY_ERRORS = { '500': COMMON_ERRORS['500'], '503': COMMON_ERRORS['503'] };
+const error = errorResponse;
 
 /** JSON and form bodies with one schema (the token endpoints and start accept both). */
 function body(name: SchemaName, examples?: Json, forms = true): Json {
@@ -205,23 +162,13 @@ function body(name: SchemaName, examples?: Json, forms = true): Json {
 
 /** zod object schema -> query parameters, each with its field's JSON Schema. */
 function queryParameters(schema: z.ZodType, descriptions: Record<string, string> = {}): Json[] {
-  const jsonSchema = component(schema) as { properties?: Record<string, Json>; required?: string[] };
-  return Object.entries(jsonSchema.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: 'query',
-    required: jsonSchema.required?.includes(name) ?? false,
-    schema: property,
-    ...(descriptions[name] ? { description: descriptions[name] } : {}),
-  }));
+  return parametersOf(schema, 'query', descriptions);
 }
 
 const pathParameter = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
 
 // --- Examples, from the README's flows -------------------------------------------------------
 
-const EXAMPLE_PHONE = '+14155552671';
-const EXAMPLE_CLIENT = 'Dq1jB1f2kPq1nUzZsq3aT8Qx';
-const EXAMPLE_CONNECTION = 'sms';
 
 const EXAMPLES = {
   start: {
@@ -265,47 +212,6 @@ const EXAMPLES = {
       },
     },
   }),
-  connection: {
-    smsConnection: {
-      summary: 'An SMS connection delivering through the gateway',
-      value: {
-        options: {
-          name: EXAMPLE_CONNECTION,
-          strategy: 'sms',
-          provider: 'sms_gateway',
-          gateway_url: 'http://localhost:4001/sms',
-          from: '+14155550100',
-          syntax: 'md_with_macros',
-          template: 'Your code is @@password@@',
-          totp: { time_step: 300, length: 6 },
-          brute_force_protection: true,
-          disable_signup: false,
-          default_country: 'US',
-        },
-        enabled_clients: [EXAMPLE_CLIENT],
-      },
-    },
-    liquidConnection: {
-      summary: 'A Liquid template by language, with domain-bound codes',
-      value: {
-        options: {
-          name: 'sms-liquid',
-          strategy: 'sms',
-          provider: 'sms_gateway',
-          gateway_url: 'http://localhost:4001/sms',
-          syntax: 'liquid',
-          template:
-            "{% case request_language | slice: 0, 2 %}{% when 'es' %}Tu código de {{ application.name }} es {{ code }}{% when 'fr' %}Votre code {{ application.name }} est {{ code }}{% else %}Your {{ application.name }} code is {{ code }}{% endcase %}",
-          webotp: { origin: 'https://login.example.com', app_hashes: ['FA+9qCX9VSu'] },
-        },
-        enabled_clients: [EXAMPLE_CLIENT],
-      },
-    },
-  },
-  smsTemplateTest: {
-    stored: { summary: 'The stored template, in Spanish', value: { variables: { request_language: 'es-ES' } } },
-    draft: { summary: 'A draft template', value: { syntax: 'liquid', template: 'Your code is {{ code }}' } },
-  },
 };
 
 // --- Authentication and discovery -------------------------------------------------------------
@@ -662,170 +568,14 @@ interface ManagementOperation {
   errors: Array<'400' | '403' | '404' | '409'>;
 }
 
-const ERROR_400 = error('Validation failed; `details` names each field.', [E.INVALID_REQUEST]);
-const ERROR_404 = error('Unknown id.', [E.NOT_FOUND]);
-const ERROR_409 = error('Conflict with an existing record.', [E.CONFLICT]);
-const ERROR_401 = error('Missing or invalid token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]);
-const ERROR_403 = error('The token lacks the route\'s scope, or the record may not be changed.', [E.INSUFFICIENT_SCOPE, E.FORBIDDEN]);
+const { '400': ERROR_400, '401': ERROR_401, '403': ERROR_403, '404': ERROR_404, '409': ERROR_409 } = MANAGEMENT_ERRORS;
 
 const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
   ':kid': 'Key id.',
-  ':prefix': 'A blocked prefix: `+`, the country calling code and the next digits (encode `+` as `%2B`).',
 };
 
 /** What each management route takes and answers, keyed `METHOD /path` as the router declares it. */
 const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
-  'GET /connections': {
-    summary: 'List connections',
-    query: queryParameters(ConnectionsListQuerySchema, {
-      ...PAGING_DESCRIPTIONS,
-      name: 'Only the connection of this name.',
-      strategy: 'Only connections of these strategies (repeat the parameter or separate with commas).',
-    }),
-    status: '200',
-    response: pagedListOf('ConnectionRecord', 'connections', { checkpoint: true }),
-    errors: ['400'],
-  },
-  'POST /connections': {
-    summary: 'Create a connection (spec 2.1, or the reference product\'s top-level name and strategy; both must agree)',
-    request: 'ConnectionCreate',
-    requestExamples: EXAMPLES.connection,
-    status: '201',
-    response: ref('ConnectionRecord'),
-    errors: ['400', '404', '409'],
-  },
-  'GET /connections/:id': {
-    summary: 'Get a connection (fields projected as on the list)',
-    query: RECORD_PROJECTION,
-    status: '200',
-    response: ref('ConnectionRecord'),
-    errors: ['400', '404'],
-  },
-  'PATCH /connections/:id': {
-    summary: 'Update a connection (options are merged)',
-    request: 'ConnectionUpdate',
-    status: '200',
-    response: ref('ConnectionRecord'),
-    errors: ['400', '404', '409'],
-  },
-  'POST /connections/:id/sms-template/test': {
-    summary:
-      'Render the connection\'s SMS (or a draft syntax/template/webotp, merged as a PATCH would be, not saved) with sample variables, and count its SMS segments ' +
-      '(GSM-7: 160 septets in one segment, 153 per part beyond; UCS-2: 70 / 67 UTF-16 units). A Liquid template that does not parse or is cut off is a 400 naming the line.',
-    request: 'SmsTemplateTestRequest',
-    requestExamples: EXAMPLES.smsTemplateTest,
-    status: '200',
-    response: ref('SmsTemplateTestResponse'),
-    errors: ['400', '404'],
-  },
-  'DELETE /connections/:id': { summary: 'Delete a connection', status: '204', errors: ['404'] },
-  'GET /connections/:id/sms-fraud-blocks': {
-    summary: 'Number prefixes the SMS fraud guard blocks now on this connection (options.sms_fraud_guard), soonest expiry first',
-    status: '200',
-    response: ref('SmsFraudBlockList'),
-    errors: ['404'],
-  },
-  'DELETE /connections/:id/sms-fraud-blocks/:prefix': {
-    summary: 'Lift a fraud-guard block before it expires (the prefix\'s send and verification counts start again from zero)',
-    status: '204',
-    errors: ['404'],
-  },
-  'GET /clients': {
-    summary: 'List clients',
-    query: queryParameters(ClientsListQuerySchema, { ...PAGING_DESCRIPTIONS, app_type: 'Only clients of these app types (comma-separated or repeated).' }),
-    status: '200',
-    response: pagedListOf('ClientRecord', 'clients'),
-    errors: ['400'],
-  },
-  'POST /clients': { summary: 'Create a client', request: 'ClientCreate', status: '201', response: ref('ClientRecord'), errors: ['400'] },
-  'GET /clients/:id': {
-    summary: 'Get a client (fields projected as on the list)',
-    query: RECORD_PROJECTION,
-    status: '200',
-    response: ref('ClientRecord'),
-    errors: ['400', '404'],
-  },
-  'PATCH /clients/:id': { summary: 'Update a client', request: 'ClientUpdate', status: '200', response: ref('ClientRecord'), errors: ['400', '404'] },
-  'POST /clients/:id/rotate-secret': {
-    summary: 'Rotate a confidential client\'s secret',
-    status: '200',
-    response: ref('ClientRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /clients/:id': { summary: 'Delete a client (not the bootstrap admin)', status: '204', errors: ['403', '404'] },
-  'GET /clients/:id/credentials': { summary: 'List a client\'s private_key_jwt public keys', status: '200', response: listOf('ClientCredentialRecord'), errors: ['404'] },
-  'POST /clients/:id/credentials': {
-    summary: 'Register a public key for private_key_jwt (Auth0\'s shape)',
-    request: 'ClientCredentialCreate',
-    status: '201',
-    response: ref('ClientCredentialRecord'),
-    errors: ['400', '404'],
-  },
-  'GET /clients/:id/credentials/:credential_id': { summary: 'Get a client credential', status: '200', response: ref('ClientCredentialRecord'), errors: ['404'] },
-  'PATCH /clients/:id/credentials/:credential_id': {
-    summary: 'Change a client credential\'s expiry (`null` removes it)',
-    request: 'ClientCredentialUpdate',
-    status: '200',
-    response: ref('ClientCredentialRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /clients/:id/credentials/:credential_id': { summary: 'Delete a client credential (its key stops verifying at once)', status: '204', errors: ['404'] },
-  'GET /resource-servers': {
-    summary: 'List APIs',
-    query: queryParameters(ResourceServersListQuerySchema, { ...PAGING_DESCRIPTIONS, identifiers: 'Only these identifiers (repeat the parameter, at most 10).' }),
-    status: '200',
-    response: pagedListOf('ResourceServerRecord', 'resource_servers'),
-    errors: ['400'],
-  },
-  'POST /resource-servers': {
-    summary: 'Create an API',
-    request: 'ResourceServerCreate',
-    status: '201',
-    response: ref('ResourceServerRecord'),
-    errors: ['400', '409'],
-  },
-  'GET /resource-servers/:id': {
-    summary: 'Get an API by id or URL-encoded identifier (fields projected as on the list)',
-    query: RECORD_PROJECTION,
-    status: '200',
-    response: ref('ResourceServerRecord'),
-    errors: ['400', '404'],
-  },
-  'PATCH /resource-servers/:id': {
-    summary: 'Update an API',
-    request: 'ResourceServerUpdate',
-    status: '200',
-    response: ref('ResourceServerRecord'),
-    errors: ['400', '403', '404'],
-  },
-  'DELETE /resource-servers/:id': { summary: 'Delete an API (not the management API)', status: '204', errors: ['403', '404'] },
-  'GET /client-grants': {
-    summary: 'List client grants',
-    query: queryParameters(ClientGrantsListQuerySchema, {
-      ...PAGING_DESCRIPTIONS,
-      client_id: 'Only this client\'s grants.',
-      audience: 'Only grants for this API.',
-    }),
-    status: '200',
-    response: pagedListOf('ClientGrantRecord', 'client_grants', { checkpoint: true }),
-    errors: ['400'],
-  },
-  'POST /client-grants': {
-    summary: 'Grant a client access to an API',
-    request: 'ClientGrantCreate',
-    status: '201',
-    response: ref('ClientGrantRecord'),
-    errors: ['400', '404', '409'],
-  },
-  'GET /client-grants/:id': { summary: 'Get a client grant', status: '200', response: ref('ClientGrantRecord'), errors: ['404'] },
-  'PATCH /client-grants/:id': {
-    summary: 'Change a client grant\'s scopes',
-    request: 'ClientGrantUpdate',
-    status: '200',
-    response: ref('ClientGrantRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /client-grants/:id': { summary: 'Delete a client grant', status: '204', errors: ['404'] },
   'GET /users': {
     summary: 'Search users (Lucene subset of user search v3), paged',
     query: queryParameters(UsersListQuerySchema, {
@@ -839,7 +589,7 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
       primary_order: 'Accepted; the order is always deterministic.',
     }),
     status: '200',
-    response: pagedListOf('UserRecord', 'users', { withLength: true }),
+    response: pagedListOf('UserRecord', 'users'),
     errors: ['400'],
   },
   'POST /users': {
@@ -860,7 +610,7 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
     summary: 'Get a user (fields projected as on the list)',
     query: RECORD_PROJECTION,
     status: '200',
-    response: ref('UserRecord'),
+    response: recordOrProjection('UserRecord'),
     errors: ['400', '404'],
   },
   'DELETE /users/:id': { summary: 'Delete a user and its tokens', status: '204', errors: ['404'] },
@@ -919,7 +669,7 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
       take: 'Checkpoint page size, 1-100 (default 50); alone, reads from the oldest retained log.',
     }),
     status: '200',
-    response: pagedListOf('TenantLog', 'logs', { withLength: true }),
+    response: pagedListOf('TenantLog', 'logs'),
     errors: ['400'],
   },
   'GET /logs/:id': { summary: 'Get a tenant log event by log_id', status: '200', response: ref('TenantLog'), errors: ['404'] },
@@ -932,7 +682,7 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
       sort: '`date:-1` (default) or `date:1`.',
     }),
     status: '200',
-    response: pagedListOf('TenantLog', 'logs', { withLength: true }),
+    response: pagedListOf('TenantLog', 'logs'),
     errors: ['400'],
   },
   'GET /keys/signing': { summary: 'List signing keys', status: '200', response: listOf('SigningKeyRecord'), errors: [] },
@@ -975,15 +725,16 @@ const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
   'DELETE /log-streams/:id': { summary: 'Delete a log stream', status: '204', errors: ['404'] },
 };
 
-/** `/connections/:id` -> `/connections/{id}`. */
-export function toOpenApiPath(expressPath: string): string {
-  return expressPath.replace(/:(\w+)/g, '{$1}');
-}
-
-function managementPaths(routes: readonly ManagementRoute[]): Json {
-  const paths: Record<string, Json> = {};
+/** Declared operations make their own entries; the router's other routes are described here. */
+function managementPaths(routes: readonly ManagementRoute[], declared: readonly Operation[], components: SchemaComponents): Json {
+  const paths: Record<string, Json> = openApiPathsOf(declared, { prefix: '/api/v2', securityScheme: 'managementApi', components, defaultParamDescription: 'Record id.' });
+  const declaredKeys = new Set(declared.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`));
+  for (const key of Object.keys(MANAGEMENT_OPERATIONS).filter((k) => declaredKeys.has(k))) {
+    throw new Error(`The management route ${key} is declared as an operation and described by hand`);
+  }
   for (const route of routes) {
     const key = `${route.method.toUpperCase()} ${route.path}`;
+    if (declaredKeys.has(key)) continue;
     const operation = MANAGEMENT_OPERATIONS[key];
     if (!operation) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
     if (!route.scope) throw new Error(`The management route ${key} names no scope`);
@@ -1019,7 +770,7 @@ function managementPaths(routes: readonly ManagementRoute[]): Json {
     };
   }
   const described = new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
-  const stale = Object.keys(MANAGEMENT_OPERATIONS).filter((key) => !described.has(key));
+  const stale = [...Object.keys(MANAGEMENT_OPERATIONS), ...declaredKeys].filter((key) => !described.has(key));
   if (stale.length) throw new Error(`The OpenAPI document describes management routes that do not exist: ${stale.join(', ')}`);
   return paths;
 }
@@ -1030,6 +781,11 @@ function managementPaths(routes: readonly ManagementRoute[]): Json {
 export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): Json {
   const managementAudience = options.managementAudience ?? 'http://localhost:4000/api/v2/';
   const scopes = [...new Set(options.managementRoutes.map((r) => r.scope).filter((s): s is string => s !== undefined))].sort();
+  const components = new SchemaComponents();
+  const management = managementPaths(options.managementRoutes, options.managementOperations ?? [], components);
+  // The hand-written lists and records that `fields` projects.
+  components.projectionRef('UserRecord', UserRecordSchema);
+  components.projectionRef('TenantLog', TenantLogSchema);
   return {
     // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
     // vocabulary, what the schemas are; naming plain 2020-12 made Swagger UI warn on every page.
@@ -1048,7 +804,7 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
       { name: 'Operations', description: 'Health, readiness and metrics.' },
     ],
     paths: {
-      ...managementPaths(options.managementRoutes),
+      ...management,
       ...authenticationPaths(managementAudience),
       ...discoveryPaths(),
       ...hostedLoginPaths(),
@@ -1058,6 +814,7 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
       schemas: {
         ...Object.fromEntries(Object.entries(REQUEST_SCHEMAS).map(([name, schema]) => [name, component(schema, 'input')])),
         ...Object.fromEntries(Object.entries(RESPONSE_SCHEMAS).map(([name, schema]) => [name, component(schema, 'output')])),
+        ...components.toJson(),
       },
       securitySchemes: {
         managementApi: {
