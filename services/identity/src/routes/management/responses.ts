@@ -14,8 +14,13 @@ const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export function errorResponse(description: string, codes: readonly string[]): Json {
   return {
     description: `${description} \`error\`: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-    content: { 'application/json': { schema: { allOf: [schemaRef('ErrorBody'), { type: 'object', properties: { error: { enum: [...codes] } } }] } } },
+    content: { 'application/json': { schema: errorBodySchema(codes) } },
   };
+}
+
+/** The common error body with `error` one of `codes`. */
+export function errorBodySchema(codes: readonly string[]): Json {
+  return { allOf: [schemaRef('ErrorBody'), { type: 'object', properties: { error: { enum: [...codes] } } }] };
 }
 
 const E = ErrorCodes;

@@ -55,11 +55,11 @@ import {
   UsersListQuerySchema,
   UserUpdateSchema,
 } from '@smsauth/contracts';
-import { jsonSchemaOf, openApiPathsOf, parametersOf, SchemaComponents, toOpenApiPath, type Operation } from '@smsauth/service-kit';
+import { jsonSchemaOf, openApiPathsOf, parametersOf, SchemaComponents, toOpenApiPath, withInputGuardRefusals, type Operation } from '@smsauth/service-kit';
 import type { z } from 'zod';
 import { AUTHORIZE_PARAMETER_NAMES } from '../../domain/authorize/request';
 import type { ManagementRoute } from '../management';
-import { COMMON_ERRORS, errorResponse, MANAGEMENT_ERRORS, NO_BODY_ERRORS, PAGING_DESCRIPTIONS } from '../management/responses';
+import { COMMON_ERRORS, errorBodySchema, errorResponse, MANAGEMENT_ERRORS, NO_BODY_ERRORS, PAGING_DESCRIPTIONS } from '../management/responses';
 import { EXAMPLE_CLIENT, EXAMPLE_CONNECTION, EXAMPLE_PHONE } from '../management/examples';
 
 // The identity service's OpenAPI 3.1 document. Operations declared with the service kit
@@ -803,13 +803,16 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
       { name: 'Hosted login', description: 'The browser login pages (HTML).' },
       { name: 'Operations', description: 'Health, readiness and metrics.' },
     ],
-    paths: {
-      ...management,
-      ...authenticationPaths(managementAudience),
-      ...discoveryPaths(),
-      ...hostedLoginPaths(),
-      ...operationsPaths(),
-    },
+    paths: withInputGuardRefusals(
+      {
+        ...management,
+        ...authenticationPaths(managementAudience),
+        ...discoveryPaths(),
+        ...hostedLoginPaths(),
+        ...operationsPaths(),
+      },
+      errorBodySchema([E.INVALID_REQUEST]),
+    ),
     components: {
       schemas: {
         ...Object.fromEntries(Object.entries(REQUEST_SCHEMAS).map(([name, schema]) => [name, component(schema, 'input')])),
