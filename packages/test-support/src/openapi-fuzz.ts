@@ -2,6 +2,7 @@ import http from 'node:http';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { RUNS } from './property';
 
 // A fuzzer driven only by a service's published OpenAPI 3.x document: requests are sampled
 // from the document's own schemas (json-schema-faker), some of them then spoiled (a field
@@ -49,14 +50,18 @@ export interface FuzzOptions {
   skip?: Record<string, string>;
 }
 
-/** FUZZ_SEED replays a run; FUZZ_RUNS changes its length. Without them: a fresh seed, `runs` requests. */
+/**
+ * FUZZ_SEED replays a run; FUZZ_RUNS changes its length. Without them the soak's FC_SEED and
+ * FC_NUM_RUNS (scaled as property runs are) drive it; without those, a fresh seed and `runs`.
+ */
 export function fuzzSettings(runs: number, env: NodeJS.ProcessEnv = process.env): { seed: number; runs: number } {
-  const seedText = env.FUZZ_SEED?.trim();
-  const runsText = env.FUZZ_RUNS?.trim();
+  const seedText = (env.FUZZ_SEED ?? env.FC_SEED)?.trim();
   const seed = seedText ? Number(seedText) : Math.floor(Math.random() * 2 ** 31);
   if (!Number.isSafeInteger(seed)) throw new Error(`FUZZ_SEED must be an integer, got "${seedText}"`);
-  const count = runsText ? Number(runsText) : runs;
-  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`FUZZ_RUNS must be a positive integer, got "${runsText}"`);
+  const runsText = env.FUZZ_RUNS?.trim();
+  const scale = env.FC_NUM_RUNS?.trim() ? Number(env.FC_NUM_RUNS) / RUNS : 1;
+  const count = runsText ? Number(runsText) : Math.ceil(runs * scale);
+  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`FUZZ_RUNS must be a positive integer, got "${runsText ?? env.FC_NUM_RUNS}"`);
   return { seed, runs: count };
 }
 

@@ -78,6 +78,8 @@ describe('the OpenAPI fuzzer', () => {
   it('takes its seed and run count from FUZZ_SEED and FUZZ_RUNS, and refuses values that are not integers', () => {
     expect(fuzzSettings(400, { FUZZ_SEED: '42', FUZZ_RUNS: '3' })).toEqual({ seed: 42, runs: 3 });
     expect(fuzzSettings(400, {}).runs).toBe(400);
+    // The soak's settings: its seed, and its runs scaled as property runs are (60 is 1x).
+    expect(fuzzSettings(400, { FC_SEED: '9', FC_NUM_RUNS: '300' })).toEqual({ seed: 9, runs: 2000 });
     expect(() => fuzzSettings(400, { FUZZ_SEED: 'soon' })).toThrow(/FUZZ_SEED must be an integer/);
     expect(() => fuzzSettings(400, { FUZZ_RUNS: '0' })).toThrow(/FUZZ_RUNS must be a positive integer/);
   });

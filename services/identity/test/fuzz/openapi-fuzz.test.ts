@@ -1,4 +1,4 @@
-import { fuzzOpenApi, fuzzReport, fuzzSettings } from '@smsauth/test-support';
+import { fuzzOpenApi, fuzzReport, fuzzSettings, propertyTimeout } from '@smsauth/test-support';
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 
 // Requests generated from identity's own published document (GET /openapi.json), answers
@@ -55,5 +55,5 @@ describe('identity against its own OpenAPI document (fuzz)', () => {
     if (findings.length) throw new Error(fuzzReport(findings, seed));
     // Most requests got past authentication and validation to an answer of the operation itself.
     expect((statuses['200'] ?? 0) + (statuses['201'] ?? 0) + (statuses['204'] ?? 0)).toBeGreaterThan(runs / 10);
-  }, 120_000);
+  }, propertyTimeout(120_000));
 });

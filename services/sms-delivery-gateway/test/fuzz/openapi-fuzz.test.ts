@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fuzzOpenApi, fuzzReport, fuzzSettings } from '@smsauth/test-support';
+import { fuzzOpenApi, fuzzReport, fuzzSettings, propertyTimeout } from '@smsauth/test-support';
 import request from 'supertest';
 import { buildGateway, deliveryBody } from '../support/gateway';
 import { SECRET, signHs256 } from '../support/tokens';
@@ -53,5 +53,5 @@ describe('the SMS delivery gateway against its own OpenAPI document (fuzz)', () 
     console.log(`gateway fuzz: answers by status ${JSON.stringify(statuses)}`);
     if (findings.length) throw new Error(fuzzReport(findings, seed));
     expect((statuses['200'] ?? 0) + (statuses['204'] ?? 0)).toBeGreaterThan(runs / 10);
-  }, 120_000);
+  }, propertyTimeout(120_000));
 });
