@@ -203,6 +203,20 @@ describe('the management operations declared once (service kit defineOperation)'
     });
   });
 
+  it.each([
+    ['ConnectionCreate', 'must contain the @@password@@ macro'],
+    ['ConnectionCreate', 'An https origin with no path, port or trailing slash'],
+    ['ConnectionUpdate', 'must output the code'],
+    ['ClientCreate', 'client_credentials needs a confidential app_type'],
+    ['ClientUpdate', 'A public app_type (spa, native) can only use none'],
+    ['ResourceServerCreate', 'Each scope value at most once'],
+    ['ClientGrantCreate', 'Each a scope the API (audience) defines'],
+    ['ClientCredentialCreate', 'never a private key'],
+    ['UserCreate', 'It must be a valid number (libphonenumber)'],
+  ])('states in %s the rule the server refuses by: "%s"', (component, rule) => {
+    expect(JSON.stringify(build().components.schemas[component])).toContain(rule);
+  });
+
   it('describes fields projections and closed include_totals envelopes', () => {
     const document = build();
     const list = document.paths['/api/v2/clients']!.get.responses['200'].content['application/json'].schema;
