@@ -358,6 +358,7 @@ export type UserRecord = z.infer<typeof UserRecordSchema>;
 
 /** `GET|DELETE /api/v2/user-blocks?identifier=<phone number>`. */
 export const UserBlocksQuerySchema = z.object({ identifier: z.string().min(1).max(32) });
+export type UserBlocksQuery = z.output<typeof UserBlocksQuerySchema>;
 
 /**
  * Also the answer of `GET /api/v2/user-blocks/{user id}`: the blocks on the user's phone number,

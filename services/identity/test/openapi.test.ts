@@ -157,12 +157,12 @@ describe('the management operations declared once (service kit defineOperation)'
       managementOperations: declared,
     }) as unknown as Document;
 
-  it('declares the clients, connections, resource-servers and client-grants groups, each operation once', () => {
+  it('declares every management operation once, and the router serves exactly those', () => {
     const keys = operations.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
     expect(new Set(keys).size).toBe(keys.length);
-    for (const group of ['/clients', '/connections', '/resource-servers', '/client-grants']) {
-      expect(keys.filter((key) => key.split(' ')[1]!.startsWith(group)).length).toBeGreaterThanOrEqual(5);
-    }
+    expect(keys.length).toBeGreaterThanOrEqual(50);
+    const served = managementRoutesOf(managementRouter({} as ManagementDependencies, operations)).map((route) => `${route.method.toUpperCase()} ${route.path}`);
+    expect(served.sort()).toEqual([...keys].sort());
   });
 
   it('puts every declared operation in the document with its scope, parameters, body and answers', () => {

@@ -1,9 +1,9 @@
-import {
-  UsersListQuerySchema,
-  type ClientGrantsListQuery,
-  type ClientsListQuery,
-  type ConnectionsListQuery,
-  type ResourceServersListQuery,
+import type {
+  ClientGrantsListQuery,
+  ClientsListQuery,
+  ConnectionsListQuery,
+  ResourceServersListQuery,
+  UsersListQuery,
 } from '@smsauth/contracts';
 import type { IdentityStore, UserCondition } from '../../store';
 import { toClientGrantRecord } from './client-grants';
@@ -13,7 +13,6 @@ import { listPagingOf, listResponse, needsTotal, offsetPagingOf, projectFields, 
 import { toResourceServerRecord } from './resource-servers';
 import { parseUserSearch } from './user-search';
 import { toUserRecord } from './users';
-import { parseBody } from './validation';
 
 // Every GET list of /api/v2: query string -> store page (+ count for include_totals) -> answer.
 
@@ -69,8 +68,7 @@ export async function listClientGrants(store: IdentityStore, input: ClientGrants
  * v3 are answered by the one engine; `primary_order` changes nothing (the order is always
  * deterministic: user_id breaks ties).
  */
-export async function listUsers(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(UsersListQuerySchema, query);
+export async function listUsers(store: IdentityStore, input: UsersListQuery): Promise<unknown> {
   const search = parseUserSearch(input.q);
   const byConnection: UserCondition | undefined = input.connection ? { field: 'connection', equals: input.connection } : undefined;
   const where = search && byConnection ? { all: [search, byConnection] } : (search ?? byConnection);

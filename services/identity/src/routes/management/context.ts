@@ -2,7 +2,9 @@ import type { Clock } from '@smsauth/service-kit';
 import type { Request, Response } from 'express';
 import type * as connections from '../../domain/management/connections';
 import type * as logStreams from '../../domain/log-streams/management';
-import { recordedManagementWrite, targetOfRecord, type ManagementCallContext, type WriteTarget } from '../../domain/logs/management-events';
+import { managementWriteRecord, recordedManagementWrite, targetOfRecord, type ManagementCallContext, type WriteTarget } from '../../domain/logs/management-events';
+import { recordEvents } from '../../domain/logs/tenant-log';
+import type { KeyChangeRecorder } from '../../domain/management/signing-keys';
 import type { KeyRing } from '../../domain/tokens/key-ring';
 import type { TokenVerifier } from '../../domain/tokens/verifier';
 import type { IdentityStore } from '../../store';
@@ -49,4 +51,11 @@ export function managementWrites(store: IdentityStore, clock: Clock): Management
       }),
       type,
     });
+}
+
+/** A signing key rotation or revocation records itself in the key ring's own transaction. */
+export function keyChangeRecorder(clock: Clock, req: Request, res: Response, description: string): KeyChangeRecorder {
+  return async (tx, kid) => {
+    await recordEvents(tx, managementWriteRecord(managementCallOf(req, res), clock.now(), description, { id: kid }));
+  };
 }

@@ -1,10 +1,5 @@
 import {
   ClientCredentialsRequestSchema,
-  SessionRecordSchema,
-  LogStreamCreatedSchema,
-  LogStreamCreateSchema,
-  LogStreamRecordSchema,
-  LogStreamUpdateSchema,
   ErrorCodes,
   JwksSchema,
   OAuthErrorBodySchema,
@@ -14,29 +9,18 @@ import {
   OtpGrantRequestSchema,
   PASSWORDLESS_OTP_GRANT,
   RefreshTokenRequestSchema,
-  RecordProjectionQuerySchema,
   RevokeRequestSchema,
   RoTokenRequestSchema,
   RoTokenResponseSchema,
-  SigningKeyRecordSchema,
-  SigningKeyRotationSchema,
-  LogsListQuerySchema,
-  TenantLogSchema,
   StartRequestSchema,
   StartResponseSchema,
-  UserBlocksQuerySchema,
-  UserBlocksResponseSchema,
-  UserCreateSchema,
   UserInfoResponseSchema,
-  UserRecordSchema,
-  UsersListQuerySchema,
-  UserUpdateSchema,
 } from '@smsauth/contracts';
-import { jsonSchemaOf, openApiPathsOf, parametersOf, SchemaComponents, toOpenApiPath, withInputGuardRefusals, type Operation } from '@smsauth/service-kit';
+import { jsonSchemaOf, openApiPathsOf, SchemaComponents, withInputGuardRefusals, type Operation } from '@smsauth/service-kit';
 import type { z } from 'zod';
 import { AUTHORIZE_PARAMETER_NAMES } from '../../domain/authorize/request';
 import type { ManagementRoute } from '../management';
-import { COMMON_ERRORS, errorBodySchema, errorResponse, MANAGEMENT_ERRORS, NO_BODY_ERRORS, PAGING_DESCRIPTIONS } from '../management/responses';
+import { COMMON_ERRORS, errorBodySchema, errorResponse, NO_BODY_ERRORS } from '../management/responses';
 import { EXAMPLE_CLIENT, EXAMPLE_CONNECTION, EXAMPLE_PHONE } from '../management/examples';
 
 // The identity service's OpenAPI 3.1 document. Operations declared with the service kit
@@ -69,10 +53,6 @@ const REQUEST_SCHEMAS = {
   ClientCredentialsRequest: ClientCredentialsRequestSchema,
   RefreshTokenRequest: RefreshTokenRequestSchema,
   RevokeRequest: RevokeRequestSchema,
-  UserCreate: UserCreateSchema,
-  UserUpdate: UserUpdateSchema,
-  LogStreamCreate: LogStreamCreateSchema,
-  LogStreamUpdate: LogStreamUpdateSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** What the service answers (output form: closed objects, so an undocumented field is an error). */
@@ -84,46 +64,11 @@ const RESPONSE_SCHEMAS = {
   UserInfoResponse: UserInfoResponseSchema,
   Jwks: JwksSchema,
   OpenIdConfiguration: OpenIdConfigurationSchema,
-  SessionRecord: SessionRecordSchema,
-  UserRecord: UserRecordSchema,
-  UserBlocksResponse: UserBlocksResponseSchema,
-  SigningKeyRecord: SigningKeyRecordSchema,
-  SigningKeyRotation: SigningKeyRotationSchema,
-  TenantLog: TenantLogSchema,
-  LogStreamRecord: LogStreamRecordSchema,
-  LogStreamCreated: LogStreamCreatedSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json, extra: Json = {}) => ({ content: { 'application/json': { schema, ...extra } } });
-const listOf = (name: SchemaName) => ({ type: 'array', items: ref(name) });
-
-/** A record as a `fields` projection may answer it: whole, or with any field left out (`<name>Projection`). */
-const recordOrProjection = (name: 'UserRecord' | 'TenantLog') => ({ anyOf: [ref(name), { $ref: `#/components/schemas/${name}Projection` }] });
-
-/**
- * A management list's answers: a bare array; with include_totals=true the (closed) envelope
- * `{start, limit, length, total, <plural>}`; items as `fields` projects them.
- */
-function pagedListOf(name: 'UserRecord' | 'TenantLog', plural: string): Json {
-  const items = { type: 'array', items: recordOrProjection(name) };
-  const count = { type: 'integer', minimum: 0 };
-  const envelope = {
-    type: 'object',
-    description: 'include_totals=true',
-    required: ['start', 'limit', 'length', 'total', plural],
-    additionalProperties: false,
-    properties: { start: count, limit: count, length: count, total: count, [plural]: items },
-  };
-  return { oneOf: [items, envelope] };
-}
-
-/** `fields` / `include_fields` on a single-record GET, as on the lists. */
-const RECORD_PROJECTION = queryParameters(RecordProjectionQuerySchema, {
-  fields: PAGING_DESCRIPTIONS.fields,
-  include_fields: PAGING_DESCRIPTIONS.include_fields,
-});
 
 const E = ErrorCodes;
 const error = errorResponse;
@@ -136,13 +81,6 @@ function body(name: SchemaName, examples?: Json, forms = true): Json {
     content: { 'application/json': media, ...(forms ? { 'application/x-www-form-urlencoded': { schema: ref(name) } } : {}) },
   };
 }
-
-/** zod object schema -> query parameters, each with its field's JSON Schema. */
-function queryParameters(schema: z.ZodType, descriptions: Record<string, string> = {}): Json[] {
-  return parametersOf(schema, 'query', descriptions);
-}
-
-const pathParameter = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
 
 // --- Examples, from the README's flows -------------------------------------------------------
 
@@ -534,222 +472,22 @@ function operationsPaths(): Json {
 
 // --- Management API ------------------------------------------------------------------------------
 
-interface ManagementOperation {
-  summary: string;
-  request?: SchemaName;
-  requestExamples?: Json;
-  query?: Json[];
-  status: '200' | '201' | '202' | '204';
-  response?: Json;
-  /** Error statuses besides 401/403 that the operation answers. */
-  errors: Array<'400' | '403' | '404' | '409'>;
-}
-
-const { '400': ERROR_400, '401': ERROR_401, '403': ERROR_403, '404': ERROR_404, '409': ERROR_409 } = MANAGEMENT_ERRORS;
-
-const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
-  ':kid': 'Key id.',
-};
-
-/** What each management route takes and answers, keyed `METHOD /path` as the router declares it. */
-const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
-  'GET /users': {
-    summary: 'Search users (Lucene subset of user search v3), paged',
-    query: queryParameters(UsersListQuerySchema, {
-      ...PAGING_DESCRIPTIONS,
-      q:
-        '`field:value` / `field:"quoted"` on phone_number, name (the number), user_id, identities.connection, phone_verified; ' +
-        '`*` wildcards; AND, OR, parentheses (side by side is OR). Bare text matches inside phone numbers (an un-encoded `+` too).',
-      search_engine: 'v3 (v2 is answered the same way; v1 is refused).',
-      sort: '`field:1` or `field:-1` on created_at (default), last_login, phone_number or user_id; user_id breaks ties.',
-      connection: 'Only users of this connection.',
-      primary_order: 'Accepted; the order is always deterministic.',
-    }),
-    status: '200',
-    response: pagedListOf('UserRecord', 'users'),
-    errors: ['400'],
-  },
-  'POST /users': {
-    summary: 'Create a user of an sms connection (the only way in when the connection has `disable_signup`)',
-    request: 'UserCreate',
-    status: '201',
-    response: ref('UserRecord'),
-    errors: ['400', '409'],
-  },
-  'PATCH /users/:id': {
-    summary: 'Update a user: number (must be free), phone_verified, blocked; metadata merged at the top level, null removes',
-    request: 'UserUpdate',
-    status: '200',
-    response: ref('UserRecord'),
-    errors: ['400', '404', '409'],
-  },
-  'GET /users/:id': {
-    summary: 'Get a user (fields projected as on the list)',
-    query: RECORD_PROJECTION,
-    status: '200',
-    response: recordOrProjection('UserRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /users/:id': { summary: 'Delete a user and its tokens', status: '204', errors: ['404'] },
-  'GET /users/:id/sessions': {
-    summary: "A user's live login sessions (hosted login single sign-on), newest first",
-    status: '200',
-    response: { type: 'object', required: ['sessions'], properties: { sessions: listOf('SessionRecord') } },
-    errors: ['404'],
-  },
-  'DELETE /users/:id/sessions': {
-    summary: "End every login session of a user: single sign-on and silent authentication stop at once (refresh tokens are not revoked)",
-    status: '202',
-    errors: ['404'],
-  },
-  'GET /sessions/:id': { summary: 'Get a live login session', status: '200', response: ref('SessionRecord'), errors: ['404'] },
-  'DELETE /sessions/:id': { summary: 'End a login session', status: '202', errors: ['404'] },
-  'GET /user-blocks': {
-    summary: 'Brute-force blocks of a phone number',
-    query: queryParameters(UserBlocksQuerySchema, { identifier: 'The phone number (encode `+` as `%2B`).' }),
-    status: '200',
-    response: ref('UserBlocksResponse'),
-    errors: ['400'],
-  },
-  'DELETE /user-blocks': {
-    summary: 'Lift every brute-force block of a phone number',
-    query: queryParameters(UserBlocksQuerySchema, { identifier: 'The phone number (encode `+` as `%2B`).' }),
-    status: '204',
-    errors: ['400'],
-  },
-  'GET /user-blocks/:id': {
-    summary: 'Brute-force blocks of a user\'s phone number (by user id), each naming the user\'s connection',
-    status: '200',
-    response: ref('UserBlocksResponse'),
-    errors: ['404'],
-  },
-  'DELETE /user-blocks/:id': {
-    summary: 'Lift every brute-force block of a user\'s phone number (by user id)',
-    status: '204',
-    errors: ['404'],
-  },
-  'GET /logs': {
-    summary: 'Tenant log events: search (newest first) or read by checkpoint',
-    query: queryParameters(LogsListQuerySchema, {
-      q:
-        '`field:value` / `field:"quoted"` on type, user_id, client_id, connection, ip; `date:[from TO to]` (inclusive) or ' +
-        '`date:{from TO to}` (exclusive), `*` for an open end, ISO 8601 dates; terms joined by AND.',
-      page: 'Zero-based page; search reaches the first 1,000 logs.',
-      per_page: 'Page size, 1-100 (default 50).',
-      include_totals: 'true: answer `{start, limit, length, total, logs}` instead of a bare array.',
-      sort: '`date:-1` (newest first, the default) or `date:1`.',
-      fields: PAGING_DESCRIPTIONS.fields,
-      include_fields: PAGING_DESCRIPTIONS.include_fields,
-      from:
-        'Checkpoint: a log_id; the answer is the logs after it in stream order (a bare array; every other parameter ignored) ' +
-        'and a `Link: <...>; rel="next"` header for the next request.',
-      take: 'Checkpoint page size, 1-100 (default 50); alone, reads from the oldest retained log.',
-    }),
-    status: '200',
-    response: pagedListOf('TenantLog', 'logs'),
-    errors: ['400'],
-  },
-  'GET /logs/:id': { summary: 'Get a tenant log event by log_id', status: '200', response: ref('TenantLog'), errors: ['404'] },
-  'GET /users/:id/logs': {
-    summary: "A user's log events (search paging, newest first)",
-    query: queryParameters(LogsListQuerySchema.pick({ page: true, per_page: true, include_totals: true, sort: true }), {
-      page: 'Zero-based page; reaches the first 1,000 logs.',
-      per_page: 'Page size, 1-100 (default 50).',
-      include_totals: 'true: answer `{start, limit, length, total, logs}`.',
-      sort: '`date:-1` (default) or `date:1`.',
-    }),
-    status: '200',
-    response: pagedListOf('TenantLog', 'logs'),
-    errors: ['400'],
-  },
-  'GET /keys/signing': { summary: 'List signing keys', status: '200', response: listOf('SigningKeyRecord'), errors: [] },
-  'POST /keys/signing/rotate': {
-    summary: 'Rotate: the next key becomes current, a new next key is made; answers the new next key',
-    status: '201',
-    response: ref('SigningKeyRotation'),
-    errors: [],
-  },
-  'GET /keys/signing/:kid': { summary: 'Get a signing key', status: '200', response: ref('SigningKeyRecord'), errors: ['404'] },
-  'PUT /keys/signing/:kid/revoke': {
-    summary: 'Revoke a signing key (not the current or the next one)',
-    status: '200',
-    response: ref('SigningKeyRecord'),
-    errors: ['404', '409'],
-  },
-  'GET /log-streams': { summary: 'List log streams', status: '200', response: listOf('LogStreamRecord'), errors: [] },
-  'POST /log-streams': {
-    summary:
-      'Create an http log stream: it delivers every tenant log record from now on, signed (X-Smsauth-Signature). ' +
-      'The answer alone shows `signing_secret`; `sink.httpAuthorization` is write-only. The endpoint must satisfy GATEWAY_URL_POLICY.',
-    request: 'LogStreamCreate',
-    status: '201',
-    response: ref('LogStreamCreated'),
-    errors: ['400'],
-  },
-  'GET /log-streams/:id': {
-    summary: 'Get a log stream, with its delivery state (failures, why it was suspended)',
-    status: '200',
-    response: ref('LogStreamRecord'),
-    errors: ['404'],
-  },
-  'PATCH /log-streams/:id': {
-    summary: 'Update a log stream: name, sink fields (merged; httpAuthorization null removes it), status active (resume from the cursor) or paused',
-    request: 'LogStreamUpdate',
-    status: '200',
-    response: ref('LogStreamRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /log-streams/:id': { summary: 'Delete a log stream', status: '204', errors: ['404'] },
-};
-
-/** Declared operations make their own entries; the router's other routes are described here. */
+/**
+ * The management API's paths, from its declared operations. Start-up check: the router serves
+ * exactly the declared operations, each behind its scope (a route added without a declaration,
+ * or a declaration the router does not serve, stops the service from starting).
+ */
 function managementPaths(routes: readonly ManagementRoute[], declared: readonly Operation[], components: SchemaComponents): Json {
-  const paths: Record<string, Json> = openApiPathsOf(declared, { prefix: '/api/v2', securityScheme: 'managementApi', components, defaultParamDescription: 'Record id.' });
   const declaredKeys = new Set(declared.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`));
-  for (const key of Object.keys(MANAGEMENT_OPERATIONS).filter((k) => declaredKeys.has(k))) {
-    throw new Error(`The management route ${key} is declared as an operation and described by hand`);
-  }
   for (const route of routes) {
     const key = `${route.method.toUpperCase()} ${route.path}`;
-    if (declaredKeys.has(key)) continue;
-    const operation = MANAGEMENT_OPERATIONS[key];
-    if (!operation) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
+    if (!declaredKeys.has(key)) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
     if (!route.scope) throw new Error(`The management route ${key} names no scope`);
-    const path = `/api/v2${toOpenApiPath(route.path)}`;
-    const parameters = [...(route.path.match(/:(\w+)/g) ?? [])].map((p) => pathParameter(p.slice(1), PATH_PARAMETER_DESCRIPTIONS[p] ?? 'Record id.'));
-    const responses: Json = {
-      [operation.status]: {
-        description: operation.status === '204' || operation.status === '202' ? 'Done; no body.' : 'Success.',
-        ...(operation.response ? json(operation.response) : {}),
-      },
-      ...Object.fromEntries(
-        operation.errors.map((status) => [
-          status,
-          status === '400' ? ERROR_400 : status === '403' ? ERROR_403 : status === '404' ? ERROR_404 : ERROR_409,
-        ]),
-      ),
-      '401': ERROR_401,
-      '403': ERROR_403,
-      ...(operation.request ? COMMON_ERRORS : NO_BODY_ERRORS),
-    };
-    if (operation.request && !operation.errors.includes('400')) responses['400'] = ERROR_400;
-    paths[path] = {
-      ...paths[path],
-      [route.method]: {
-        tags: ['Management'],
-        operationId: `${route.method}${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
-        summary: operation.summary,
-        security: [{ managementApi: [route.scope] }],
-        ...(parameters.length || operation.query ? { parameters: [...parameters, ...(operation.query ?? [])] } : {}),
-        ...(operation.request ? { requestBody: body(operation.request, operation.requestExamples, false) } : {}),
-        responses,
-      },
-    };
   }
-  const described = new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
-  const stale = [...Object.keys(MANAGEMENT_OPERATIONS), ...declaredKeys].filter((key) => !described.has(key));
+  const served = new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+  const stale = [...declaredKeys].filter((key) => !served.has(key));
   if (stale.length) throw new Error(`The OpenAPI document describes management routes that do not exist: ${stale.join(', ')}`);
-  return paths;
+  return openApiPathsOf(declared, { prefix: '/api/v2', securityScheme: 'managementApi', components, defaultParamDescription: 'Record id.' });
 }
 
 // --- The document --------------------------------------------------------------------------------
@@ -760,9 +498,6 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
   const scopes = [...new Set(options.managementRoutes.map((r) => r.scope).filter((s): s is string => s !== undefined))].sort();
   const components = new SchemaComponents();
   const management = managementPaths(options.managementRoutes, options.managementOperations ?? [], components);
-  // The hand-written lists and records that `fields` projects.
-  components.projectionRef('UserRecord', UserRecordSchema);
-  components.projectionRef('TenantLog', TenantLogSchema);
   return {
     // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
     // vocabulary, what the schemas are; naming plain 2020-12 made Swagger UI warn on every page.
