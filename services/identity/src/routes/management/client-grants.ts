@@ -5,14 +5,11 @@ import {
   ClientGrantUpdateSchema,
 } from '@smsauth/contracts';
 import type { Operation } from '@smsauth/service-kit';
-import { z } from 'zod';
 import * as clientGrants from '../../domain/management/client-grants';
 import * as lists from '../../domain/management/lists';
 import type { ManagementDependencies, ManagementWrite } from './context';
-import { managementOperation } from './declare';
+import { byId, managementOperation } from './declare';
 import { PAGING_DESCRIPTIONS, pagedList, record } from './responses';
-
-const byId = z.object({ id: z.string() });
 
 /** `/client-grants`: which client may get tokens for which API, with which scopes. */
 export function clientGrantOperations({ store }: ManagementDependencies, write: ManagementWrite): Operation[] {

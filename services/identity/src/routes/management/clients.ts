@@ -15,10 +15,9 @@ import * as clients from '../../domain/management/clients';
 import * as lists from '../../domain/management/lists';
 import { projectionOf } from '../../domain/management/paging';
 import type { ManagementDependencies, ManagementWrite } from './context';
-import { managementOperation } from './declare';
-import { arrayOf, PAGING_DESCRIPTIONS, pagedList, projectedRecord, record } from './responses';
+import { byId, managementOperation } from './declare';
+import { arrayOf, PAGING_DESCRIPTIONS, pagedList, projectedRecord, PROJECTION_DESCRIPTIONS, record } from './responses';
 
-const byId = z.object({ id: z.string() });
 const byCredential = z.object({ id: z.string(), credential_id: z.string() });
 
 /** `/clients` and their private_key_jwt public keys (`/clients/{id}/credentials`, as Auth0's). */
@@ -56,7 +55,7 @@ export function clientOperations({ store }: ManagementDependencies, write: Manag
       scope: 'read:clients',
       params: byId,
       query: RecordProjectionQuerySchema,
-      queryDescriptions: { fields: PAGING_DESCRIPTIONS.fields, include_fields: PAGING_DESCRIPTIONS.include_fields },
+      queryDescriptions: PROJECTION_DESCRIPTIONS,
       status: '200',
       response: projectedRecord('ClientRecord', ClientRecordSchema),
       errors: ['400', '404'],

@@ -16,11 +16,9 @@ import { projectionOf } from '../../domain/management/paging';
 import * as smsFraudBlocks from '../../domain/management/sms-fraud-blocks';
 import * as smsTemplate from '../../domain/management/sms-template';
 import type { ManagementDependencies, ManagementWrite } from './context';
-import { managementOperation } from './declare';
+import { byId, managementOperation } from './declare';
 import { CONNECTION_EXAMPLES, SMS_TEMPLATE_TEST_EXAMPLES } from './examples';
-import { PAGING_DESCRIPTIONS, pagedList, projectedRecord, record } from './responses';
-
-const byId = z.object({ id: z.string() });
+import { PAGING_DESCRIPTIONS, pagedList, projectedRecord, PROJECTION_DESCRIPTIONS, record } from './responses';
 
 /** `/connections`: SMS connections, their template test and the SMS fraud guard's blocks. */
 export function connectionOperations({ store, clock, connectionRules: rules }: ManagementDependencies, write: ManagementWrite): Operation[] {
@@ -59,7 +57,7 @@ export function connectionOperations({ store, clock, connectionRules: rules }: M
       scope: 'read:connections',
       params: byId,
       query: RecordProjectionQuerySchema,
-      queryDescriptions: { fields: PAGING_DESCRIPTIONS.fields, include_fields: PAGING_DESCRIPTIONS.include_fields },
+      queryDescriptions: PROJECTION_DESCRIPTIONS,
       status: '200',
       response: projectedRecord('ConnectionRecord', ConnectionRecordSchema),
       errors: ['400', '404'],

@@ -1,6 +1,9 @@
 import { defineOperation, type HttpMethod, type Operation, type OperationBody, type OperationInput, type OperationResponse } from '@smsauth/service-kit';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { managementResponses, type ManagementErrorStatus } from './responses';
+
+/** The path parameters of a record's own operations, `/<group>/:id`. */
+export const byId = z.object({ id: z.string() });
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 

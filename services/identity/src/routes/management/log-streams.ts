@@ -1,12 +1,9 @@
 import { LogStreamCreatedSchema, LogStreamCreateSchema, LogStreamRecordSchema, LogStreamUpdateSchema } from '@smsauth/contracts';
 import type { Operation } from '@smsauth/service-kit';
-import { z } from 'zod';
 import * as logStreams from '../../domain/log-streams/management';
 import type { ManagementDependencies, ManagementWrite } from './context';
-import { managementOperation } from './declare';
+import { byId, managementOperation } from './declare';
 import { arrayOf, record } from './responses';
-
-const byId = z.object({ id: z.string() });
 
 /** `/log-streams`, as Auth0's (http sinks only); the POST answer alone shows the signing secret. */
 export function logStreamOperations({ store, logStreamRules: rules }: ManagementDependencies, write: ManagementWrite): Operation[] {

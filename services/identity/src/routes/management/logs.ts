@@ -1,12 +1,9 @@
 import { LogsListQuerySchema, TenantLogSchema } from '@smsauth/contracts';
 import type { Operation } from '@smsauth/service-kit';
-import { z } from 'zod';
 import * as logs from '../../domain/logs/list';
 import type { ManagementDependencies } from './context';
-import { managementOperation } from './declare';
+import { byId, managementOperation } from './declare';
 import { PAGING_DESCRIPTIONS, pagedList, record } from './responses';
-
-const byId = z.object({ id: z.string() });
 
 const SEARCH_DESCRIPTIONS = {
   q:

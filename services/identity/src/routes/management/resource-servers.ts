@@ -6,15 +6,12 @@ import {
   ResourceServerUpdateSchema,
 } from '@smsauth/contracts';
 import type { Operation } from '@smsauth/service-kit';
-import { z } from 'zod';
 import * as lists from '../../domain/management/lists';
 import { projectionOf } from '../../domain/management/paging';
 import * as resourceServers from '../../domain/management/resource-servers';
 import type { ManagementDependencies, ManagementWrite } from './context';
-import { managementOperation } from './declare';
-import { PAGING_DESCRIPTIONS, pagedList, projectedRecord, record } from './responses';
-
-const byId = z.object({ id: z.string() });
+import { byId, managementOperation } from './declare';
+import { PAGING_DESCRIPTIONS, pagedList, projectedRecord, PROJECTION_DESCRIPTIONS, record } from './responses';
 
 /** `/resource-servers`: the APIs tokens are issued for (the management API among them, unchangeable). */
 export function resourceServerOperations({ store }: ManagementDependencies, write: ManagementWrite): Operation[] {
@@ -50,7 +47,7 @@ export function resourceServerOperations({ store }: ManagementDependencies, writ
       scope: 'read:resource_servers',
       params: byId,
       query: RecordProjectionQuerySchema,
-      queryDescriptions: { fields: PAGING_DESCRIPTIONS.fields, include_fields: PAGING_DESCRIPTIONS.include_fields },
+      queryDescriptions: PROJECTION_DESCRIPTIONS,
       status: '200',
       response: projectedRecord('ResourceServerRecord', ResourceServerRecordSchema),
       errors: ['400', '404'],

@@ -113,6 +113,12 @@ export function pagedList(
   };
 }
 
+/** `fields` / `include_fields` on a single-record GET, as on the lists. */
+export const PROJECTION_DESCRIPTIONS = {
+  fields: 'Comma-separated fields to keep (or drop, with include_fields=false); the record is then a projection (`<Record>Projection`: any field may be missing).',
+  include_fields: 'false: drop the named fields instead of keeping only them.',
+};
+
 /** What the paging and projection parameters mean, for every list. */
 export const PAGING_DESCRIPTIONS = {
   page: 'Zero-based page (offset paging).',

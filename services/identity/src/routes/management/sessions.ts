@@ -1,12 +1,9 @@
 import { SessionRecordSchema } from '@smsauth/contracts';
 import type { Operation } from '@smsauth/service-kit';
-import { z } from 'zod';
 import * as sessions from '../../domain/management/sessions';
 import type { ManagementDependencies, ManagementWrite } from './context';
-import { managementOperation } from './declare';
+import { byId, managementOperation } from './declare';
 import { record } from './responses';
-
-const byId = z.object({ id: z.string() });
 
 /**
  * Login sessions of the hosted login; ending one stops its single sign-on and silent

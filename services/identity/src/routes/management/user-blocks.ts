@@ -1,13 +1,11 @@
 import { UserBlocksQuerySchema, UserBlocksResponseSchema } from '@smsauth/contracts';
 import type { Operation } from '@smsauth/service-kit';
-import { z } from 'zod';
 import type { WriteTarget } from '../../domain/logs/management-events';
 import * as userBlocks from '../../domain/management/user-blocks';
 import type { ManagementDependencies, ManagementWrite } from './context';
-import { managementOperation } from './declare';
+import { byId, managementOperation } from './declare';
 import { record } from './responses';
 
-const byId = z.object({ id: z.string() });
 const IDENTIFIER = { identifier: 'The phone number (encode `+` as `%2B`).' };
 
 /** An unblock's log record (`ublkdu`) names the number, and the user when reached through one. */

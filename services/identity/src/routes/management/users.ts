@@ -1,15 +1,12 @@
 import { RecordProjectionQuerySchema, UserCreateSchema, UserRecordSchema, UsersListQuerySchema, UserUpdateSchema } from '@smsauth/contracts';
 import type { Operation } from '@smsauth/service-kit';
-import { z } from 'zod';
 import * as lists from '../../domain/management/lists';
 import * as managedUsers from '../../domain/management/managed-users';
 import { projectionOf } from '../../domain/management/paging';
 import * as users from '../../domain/management/users';
 import type { ManagementDependencies, ManagementWrite } from './context';
-import { managementOperation } from './declare';
-import { PAGING_DESCRIPTIONS, pagedList, projectedRecord, record } from './responses';
-
-const byId = z.object({ id: z.string() });
+import { byId, managementOperation } from './declare';
+import { PAGING_DESCRIPTIONS, pagedList, projectedRecord, PROJECTION_DESCRIPTIONS, record } from './responses';
 
 /** `/users`: search, create (the only way in with disable_signup), update, delete. */
 export function userOperations({ store, clock }: ManagementDependencies, write: ManagementWrite): Operation[] {
@@ -66,7 +63,7 @@ export function userOperations({ store, clock }: ManagementDependencies, write: 
       scope: 'read:users',
       params: byId,
       query: RecordProjectionQuerySchema,
-      queryDescriptions: { fields: PAGING_DESCRIPTIONS.fields, include_fields: PAGING_DESCRIPTIONS.include_fields },
+      queryDescriptions: PROJECTION_DESCRIPTIONS,
       status: '200',
       response: projectedRecord('UserRecord', UserRecordSchema),
       errors: ['400', '404'],
