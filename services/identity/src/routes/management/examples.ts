@@ -1,4 +1,4 @@
-// Request examples of the management API, from the README's flows.
+// Request examples, from the README's flows: the management API's and the authentication endpoints'.
 
 export const EXAMPLE_PHONE = '+14155552671';
 export const EXAMPLE_CLIENT = 'Dq1jB1f2kPq1nUzZsq3aT8Qx';

@@ -23,11 +23,11 @@ import type { ManagementRoute } from '../management';
 import { COMMON_ERRORS, errorBodySchema, errorResponse, NO_BODY_ERRORS } from '../management/responses';
 import { EXAMPLE_CLIENT, EXAMPLE_CONNECTION, EXAMPLE_PHONE } from '../management/examples';
 
-// The identity service's OpenAPI 3.1 document. Operations declared with the service kit
-// (routes/management/<group>.ts) publish themselves: their schemas are the ones that validate.
-// The rest are described here, each with the zod schema of @smsauth/contracts the route
-// validates with (or answers with), so changing a schema changes the document. Their scopes
-// come from the management router itself (managementRoutesOf).
+// The identity service's OpenAPI 3.1 document. The management API is declared once per
+// operation with the service kit (routes/management/<group>.ts) and publishes itself: the
+// schemas shown are the ones that validate. The authentication, discovery, hosted login and
+// kit routes are still described here, each with the zod schema of @smsauth/contracts its
+// route validates with (or answers with), so changing a schema changes the document.
 
 export interface IdentityOpenApiOptions {
   version: string;
@@ -74,16 +74,12 @@ const E = ErrorCodes;
 const error = errorResponse;
 
 /** JSON and form bodies with one schema (the token endpoints and start accept both). */
-function body(name: SchemaName, examples?: Json, forms = true): Json {
+function body(name: SchemaName, examples?: Json): Json {
   const media = { schema: ref(name), ...(examples ? { examples } : {}) };
-  return {
-    required: true,
-    content: { 'application/json': media, ...(forms ? { 'application/x-www-form-urlencoded': { schema: ref(name) } } : {}) },
-  };
+  return { required: true, content: { 'application/json': media, 'application/x-www-form-urlencoded': { schema: ref(name) } } };
 }
 
 // --- Examples, from the README's flows -------------------------------------------------------
-
 
 const EXAMPLES = {
   start: {
