@@ -3,7 +3,7 @@
  * comment are what a failing lint prints, so each says what the rule keeps and what to do.
  *
  * The shape: services talk to each other only over HTTP; packages are below services; inside a
- * service, routes → domain → store, adapters (identity's delivery/, the delivery gateway's
+ * service, routes → domain → store (routes import only the store's types), adapters (identity's delivery/, the delivery gateway's
  * providers) implement interfaces the domain declares, config.ts is the only reader of the
  * environment (eslint enforces that part), and app.ts / main.ts assemble everything from above. No circles anywhere.
  */
@@ -34,6 +34,13 @@ function serviceLayers(service, { adapters }) {
       severity: 'error',
       from: { path: `${root}routes/` },
       to: { path: `${root}(${adapterFolders}|config\\.ts|${SERVICE_ENTRY})` },
+    },
+    {
+      name: `${service}: routes reach the store only through the domain`,
+      comment: `routes/ may name the store's types (to hand the store to the domain) but import nothing from store/ that runs: a read or write a route needs is a domain function (e.g. domain/authorize/transaction.ts's applicationNameOf).`,
+      severity: 'error',
+      from: { path: `${root}routes/` },
+      to: { path: `${root}store/`, dependencyTypesNot: ['type-only'] },
     },
     {
       name: `${service}: adapters implement ports, they do not call up`,

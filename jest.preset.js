@@ -6,12 +6,19 @@ const path = require('node:path');
 // Dependencies that jest's CommonJS VM cannot load as published, so swc transforms them too:
 // jose (under jwks-rsa) ships ES modules only; PGlite's .cjs build loads Node built-ins with
 // dynamic import(), which the VM rejects without --experimental-vm-modules. openid-client and
-// oauth4webapi (under @auth0/auth0-auth-js, used by test-compat) are ES modules only too.
-const TRANSFORMED_DEPENDENCIES = ['jose', '@electric-sql/pglite', 'openid-client', 'oauth4webapi'];
+// oauth4webapi (under @auth0/auth0-auth-js, used by test-compat) are ES modules only too, and
+// so is json-schema-faker (the OpenAPI fuzz suites' sampler).
+const TRANSFORMED_DEPENDENCIES = ['jose', '@electric-sql/pglite', 'openid-client', 'oauth4webapi', 'json-schema-faker'];
 const pnpmDir = (name) => name.replace('/', '\\+');
 const transformIgnorePatterns = [
   `/node_modules/(?!(\\.pnpm/(${TRANSFORMED_DEPENDENCIES.map(pnpmDir).join('|')})@[^/]+/node_modules/)?(${TRANSFORMED_DEPENDENCIES.join('|')})/)`,
 ];
+
+// json-schema-faker publishes an `import` entry only, which jest's CommonJS resolver does not
+// look for: point it at that file (swc transforms it, above).
+const ESM_ONLY_ENTRIES = {
+  '^json-schema-faker$': path.join(__dirname, 'packages/test-support/node_modules/json-schema-faker/dist/index.js'),
+};
 
 module.exports = function preset(dir, overrides = {}) {
   return {
@@ -33,6 +40,7 @@ module.exports = function preset(dir, overrides = {}) {
     // jest's default 5 s (receipts, the API docs bundle) while doing nothing wrong. A hung test
     // still fails, after 30 s; a suite that needs more says so itself.
     testTimeout: 30_000,
+    moduleNameMapper: ESM_ONLY_ENTRIES,
     ...overrides,
   };
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Hunts flaky tests: runs the property and fault suites SOAK_ROUNDS times, each round with a
-// fresh fast-check seed (FC_SEED) and FC_NUM_RUNS runs per property (default 5x the suites'
-// own counts), and prints the seed of every round and the replay line of every failure.
+// Hunts flaky tests: runs the property, fault and OpenAPI fuzz suites SOAK_ROUNDS times, each
+// round with a fresh fast-check seed (FC_SEED) and FC_NUM_RUNS runs per property (default 5x the
+// suites' own counts; the fuzz suites take both as FUZZ_SEED and a scaled FUZZ_RUNS), and prints
+// the seed of every round and the replay line of every failure.
 // Closes with a plain "N passed, N failed" line counting rounds.
 //   SOAK_ROUNDS=10 FC_NUM_RUNS=600 pnpm test:soak
 //   pnpm test:soak -- services/sms-delivery-gateway/test/property   (only these paths)
@@ -19,7 +20,7 @@ const fixedSeed = process.env.FC_SEED?.trim() || undefined;
 const paths = process.argv.slice(2).filter((arg) => arg !== '--');
 if (paths.length === 0) {
   for (const service of readdirSync('services')) {
-    for (const dir of ['property', 'faults']) {
+    for (const dir of ['property', 'faults', 'fuzz']) {
       if (existsSync(join('services', service, 'test', dir))) paths.push(join('services', service, 'test', dir));
     }
   }

@@ -11,10 +11,16 @@ const require = createRequire(import.meta.url);
 const load = (path) => require(join(root, path));
 
 const { renderApiReferencePage, renderConfigurationPage } = load('packages/service-kit/dist/index.js');
-const { managementRouter, managementRoutesOf } = load('services/identity/dist/routes/management/index.js');
+const { managementOperations, managementRouter, managementRoutesOf } = load('services/identity/dist/routes/management/index.js');
 const { buildIdentityOpenApiDocument } = load('services/identity/dist/routes/openapi/index.js');
 const { buildOpenApiDocument } = load('services/sms-delivery-gateway/dist/domain/openapi.js');
 const { renderOpenApiDocument } = load('services/airport-api/dist/domain/openapi-document.js');
+
+/** Identity's document as the service builds it: the management router and its declared operations. */
+function identityDocument() {
+  const operations = managementOperations({});
+  return buildIdentityOpenApiDocument({ version: '0', managementRoutes: managementRoutesOf(managementRouter({}, operations)), managementOperations: operations });
+}
 
 // Every optional route on, so that the list is complete (test-architecture renders the same).
 const pages = {
@@ -23,7 +29,7 @@ const pages = {
       name: 'identity',
       served: 'GET /openapi.json',
       page: 'identity.md',
-      document: buildIdentityOpenApiDocument({ version: '0', managementRoutes: managementRoutesOf(managementRouter({})) }),
+      document: identityDocument(),
     },
     {
       name: 'sms-delivery-gateway',

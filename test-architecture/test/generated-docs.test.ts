@@ -5,7 +5,7 @@ import { environmentVariablesOf, renderConfigurationPage } from '../../packages/
 import { configSchema as airportConfig } from '../../services/airport-api/src/config';
 import { renderOpenApiDocument } from '../../services/airport-api/src/domain/openapi-document';
 import { configSchema as identityConfig } from '../../services/identity/src/config';
-import { managementRouter, managementRoutesOf, type ManagementDependencies } from '../../services/identity/src/routes/management';
+import { managementOperations, managementRouter, managementRoutesOf, type ManagementDependencies } from '../../services/identity/src/routes/management';
 import { buildIdentityOpenApiDocument } from '../../services/identity/src/routes/openapi';
 import { configSchema as gatewayConfig } from '../../services/sms-delivery-gateway/src/config';
 import { buildOpenApiDocument as buildGatewayOpenApiDocument } from '../../services/sms-delivery-gateway/src/domain/openapi';
@@ -35,7 +35,12 @@ describe('docs/configuration.md, generated from the environment schemas', () => 
 
 describe('docs/api-reference.md, generated from the OpenAPI documents the services serve', () => {
   // As scripts/docs/generate.mjs builds them: every optional route on, so the list is complete.
-  const identity = buildIdentityOpenApiDocument({ version: '0', managementRoutes: managementRoutesOf(managementRouter({} as ManagementDependencies)) });
+  const operations = managementOperations({} as ManagementDependencies);
+  const identity = buildIdentityOpenApiDocument({
+    version: '0',
+    managementRoutes: managementRoutesOf(managementRouter({} as ManagementDependencies, operations)),
+    managementOperations: operations,
+  });
   const gateway = buildGatewayOpenApiDocument({ version: '0', authEnabled: true, outboxRoutes: true, outboxTokenRequired: false, receiptRoutes: true });
   const airport = renderOpenApiDocument({ authUrl: 'http://localhost:4000', audience: 'https://airport-api.example.com' }).document;
   const page = renderApiReferencePage([

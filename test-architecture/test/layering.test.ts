@@ -65,6 +65,22 @@ describe('import rules (pnpm lint)', () => {
     expect(output).toContain('identity: the domain declares its ports: services/identity/src/domain/start.ts → services/identity/src/config.ts');
   });
 
+  it('refuse a route that calls the store itself, and accept one that only names its types to hand it to the domain', () => {
+    const refused = cruise({
+      ...layeredIdentity,
+      'services/identity/src/routes/start.ts': "import { save } from '../store/codes';\nexport const route = save;\n",
+    });
+    expect(refused.status).not.toBe(0);
+    expect(refused.output).toContain('identity: routes reach the store only through the domain: services/identity/src/routes/start.ts → services/identity/src/store/codes.ts');
+    const accepted = cruise({
+      ...layeredIdentity,
+      'services/identity/src/store/index.ts': 'export interface Store { save(): void }\n',
+      'services/identity/src/routes/start.ts': "import type { Store } from '../store';\nimport { start } from '../domain/start';\nexport const route = (store: Store) => [start, store];\n",
+    });
+    expect(accepted.output).toMatch(/no dependency violations found/);
+    expect(accepted.status).toBe(0);
+  });
+
   it('refuse a delivery gateway provider that reads the whole configuration', () => {
     const { status, output } = cruise({
       'services/sms-delivery-gateway/src/config.ts': "import { outbox } from './providers/outbox';\nexport const config = { outbox };\n",

@@ -92,7 +92,10 @@ export async function checkResponses(document: OpenApiDocument, responses: reado
       if (text !== '') problems.push(`${where}: documented without a body, got ${text.slice(0, 100)}`);
       continue;
     }
-    if (!jsonContent) continue; // HTML, CSS, text: the media type is all the document says.
+    // HTML, CSS, text: the media type is all the document says (a page's 400 may also be the
+    // input guard's JSON, so an answer in another documented type is checked as that type).
+    const mediaType = response.contentType.split(';')[0]!.trim();
+    if (!jsonContent || (mediaType !== 'application/json' && documented.content[mediaType])) continue;
     if (!response.contentType.includes('application/json')) {
       problems.push(`${where}: documented as JSON, got ${response.contentType}`);
       continue;

@@ -18,6 +18,18 @@ const document: OpenApiDocument = {
       },
       delete: { responses: { '204': { description: 'gone' } } },
     },
+    '/page': {
+      get: {
+        responses: {
+          '400': {
+            content: {
+              'text/html': { schema: { type: 'string' } },
+              'application/json': { schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
+            },
+          },
+        },
+      },
+    },
   },
 };
 
@@ -49,5 +61,14 @@ describe('checking responses against an OpenAPI document', () => {
       expect.stringContaining('no such operation'),
       expect.stringContaining('documented without a body'),
     ]);
+  });
+
+  it('checks an answer documented in two media types as the one it came in', async () => {
+    const page = (contentType: string, body: string) => ({ method: 'GET', url: 'http://identity.test/page', status: 400, contentType, body });
+    expect(await checkResponses(document, [page('text/html; charset=utf-8', '<p>Bad request</p>'), page('application/json', '{"error":"invalid_request"}')])).toEqual([]);
+    const problems = await checkResponses(document, [page('application/json', '{"message":"no error field"}'), page('text/plain', 'Bad request')]);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/body does not match the document/);
+    expect(problems[1]).toMatch(/documented as JSON, got text\/plain/);
   });
 });

@@ -17,7 +17,12 @@ export const ConnectionNameSchema = z
 const GatewayUrlSchema = z.url({ protocol: z.regexes.httpProtocol, message: 'must be an http: or https: URL' });
 
 /** What the template must contain is checked per syntax (checkTemplateForSyntax). */
-const TemplateSchema = z.string().min(1);
+const TemplateSchema = z
+  .string()
+  .min(1)
+  .describe(
+    'The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits.',
+  );
 
 /** Auth0's `syntax` enum for sms connections; `md_with_macros` stays the default. */
 export const MESSAGE_SYNTAXES = ['md_with_macros', 'liquid'] as const;
@@ -70,7 +75,7 @@ const WebOtpOriginSchema = z.string().refine(
     }
   },
   { message: 'must be an https origin (no path, port or trailing slash), such as https://login.example.com' },
-);
+).describe('An https origin with no path, port or trailing slash, such as https://login.example.com.');
 
 /** Domain-bound codes: the origin-bound line (WebOTP, iOS autofill) and Android SMS Retriever hashes. */
 export const WebOtpOptionsSchema = z.strictObject({

@@ -71,7 +71,13 @@ export const ClientCredentialCreateSchema = z.strictObject({
   credential_type: z.literal('public_key', { message: 'only public_key credentials are supported' }),
   name: z.string().trim().min(1).max(128).optional(),
   /** PEM of an SPKI public key or of an X.509 certificate; never a private key. */
-  pem: z.string().min(1).max(20_000),
+  pem: z
+    .string()
+    .min(1)
+    .max(20_000)
+    .describe(
+      'PEM of a public key (SPKI) or an X.509 certificate, never a private key: an RSA key of at least 2048 bits for RS256, RS384 and PS256, an EC P-256 key for ES256. parse_expiry_from_cert needs a certificate.',
+    ),
   alg: ClientAssertionAlgorithmSchema.default('RS256'),
   /** With a certificate: take expires_at from its notAfter. */
   parse_expiry_from_cert: z.boolean().optional(),
@@ -162,10 +168,17 @@ const clientFields = {
   app_type: AppTypeSchema,
   callbacks: z.array(HttpUrlSchema).max(100),
   allowed_origins: z.array(HttpUrlSchema).max(100),
-  grant_types: z.array(GrantTypeSchema).max(GRANT_TYPES.length),
+  grant_types: z
+    .array(GrantTypeSchema)
+    .max(GRANT_TYPES.length)
+    .describe(
+      'client_credentials needs a confidential app_type (regular_web or non_interactive) that authenticates (token_endpoint_auth_method other than none); a non_interactive client cannot have authorization_code or implicit.',
+    ),
   default_audience: z.string().min(1).max(600),
   /** Auth0 sends `null` when private_key_jwt is configured through client_authentication_methods. */
-  token_endpoint_auth_method: TokenEndpointAuthMethodSchema.nullable(),
+  token_endpoint_auth_method: TokenEndpointAuthMethodSchema.nullable().describe(
+    'A public app_type (spa, native) can only use none. With client_authentication_methods it must be null or private_key_jwt.',
+  ),
   /** Where `GET /v2/logout` may send the browser back to (compared exactly). */
   allowed_logout_urls: z.array(HttpUrlSchema).max(100),
   /** Origins whose pages may run silent authentication (response_mode=web_message) and call the token endpoint (CORS). */
@@ -246,13 +259,17 @@ export const ResourceServerScopeSchema = z.strictObject({
   description: z.string().max(500).default(''),
 });
 
-const ScopesSchema = z.array(ResourceServerScopeSchema).max(500).superRefine((scopes, ctx) => {
-  const seen = new Set<string>();
-  scopes.forEach((scope, index) => {
-    if (seen.has(scope.value)) ctx.addIssue({ code: 'custom', path: [index, 'value'], message: 'duplicate scope' });
-    seen.add(scope.value);
-  });
-});
+const ScopesSchema = z
+  .array(ResourceServerScopeSchema)
+  .max(500)
+  .superRefine((scopes, ctx) => {
+    const seen = new Set<string>();
+    scopes.forEach((scope, index) => {
+      if (seen.has(scope.value)) ctx.addIssue({ code: 'custom', path: [index, 'value'], message: 'duplicate scope' });
+      seen.add(scope.value);
+    });
+  })
+  .describe('Each scope value at most once.');
 
 const resourceServerFields = {
   name: z.string().trim().min(1).max(200),
@@ -293,7 +310,7 @@ export const ResourceServerRecordSchema = z.object({
 });
 export type ResourceServerRecord = z.infer<typeof ResourceServerRecordSchema>;
 
-const GrantScopeSchema = z.array(z.string().min(1)).max(500);
+const GrantScopeSchema = z.array(z.string().min(1)).max(500).describe('Each a scope the API (audience) defines.');
 
 export const ClientGrantCreateSchema = z.strictObject({
   client_id: z.string().min(1),
@@ -341,6 +358,7 @@ export type UserRecord = z.infer<typeof UserRecordSchema>;
 
 /** `GET|DELETE /api/v2/user-blocks?identifier=<phone number>`. */
 export const UserBlocksQuerySchema = z.object({ identifier: z.string().min(1).max(32) });
+export type UserBlocksQuery = z.output<typeof UserBlocksQuerySchema>;
 
 /**
  * Also the answer of `GET /api/v2/user-blocks/{user id}`: the blocks on the user's phone number,

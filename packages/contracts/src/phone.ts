@@ -14,7 +14,14 @@ export type PhoneNumber = z.infer<typeof PhoneNumberSchema>;
  * service reads it with libphonenumber, requires it to be valid and keeps only its E.164 form.
  * The length bound only keeps arbitrary text out.
  */
-export const PhoneNumberInputSchema = z.string().trim().min(1, { message: 'is required' }).max(64, { message: 'must be at most 64 characters' });
+export const PhoneNumberInputSchema = z
+  .string()
+  .trim()
+  .min(1, { message: 'is required' })
+  .max(64, { message: 'must be at most 64 characters' })
+  .describe(
+    'A phone number: E.164 (`+` and the country code) or, with the connection\'s default_country, national. It must be a valid number (libphonenumber) of a country and type the connection\'s SMS policy enables; it is kept in E.164.',
+  );
 
 /** ISO 3166-1 alpha-2, upper case (`GB`); the identity service also checks it names a country it knows numbers of. */
 export const CountryCodeSchema = z.string().regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 country code in upper case, like GB' });

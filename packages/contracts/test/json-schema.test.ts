@@ -13,11 +13,12 @@ describe('JSON Schema', () => {
     expect(options.required).toEqual(['gateway_url', 'template']);
   });
 
-  it("shows syntax as Auth0's enum and the template as a non-empty string (its rules depend on syntax)", () => {
+  it("shows syntax as Auth0's enum and the template as a non-empty string whose description states the rules of each syntax", () => {
     const options = toJsonSchema(ConnectionCreateSchema).properties?.options as {
       properties: Record<string, Record<string, unknown>>;
     };
     expect(options.properties.syntax).toMatchObject({ type: 'string', enum: ['md_with_macros', 'liquid'] });
-    expect(options.properties.template).toEqual({ type: 'string', minLength: 1 });
+    expect(options.properties.template).toMatchObject({ type: 'string', minLength: 1 });
+    expect(options.properties.template!.description).toMatch(/md_with_macros .*@@password@@.*liquid: must output the code/);
   });
 });

@@ -13,6 +13,7 @@ export * from './input-guard';
 export * from './lifecycle';
 export * from './logger';
 export * from './mask';
+export * from './operation';
 export * from './memory-logger';
 export * from './metrics';
 export * from './ports';

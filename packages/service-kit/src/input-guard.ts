@@ -68,3 +68,36 @@ export const guardQueryAndBody: RequestHandler = (req, _res, next) => {
   if (inBody) throw refused(inBody.path ? `Body field ${inBody.path}` : 'The body', inBody.path, inBody.problem);
   next();
 };
+
+type Json = Record<string, unknown>;
+
+/** What the guard's 400 means, for API documents. */
+export const INPUT_GUARD_REFUSAL =
+  'Text no service accepts, refused before the operation runs: a NUL character or an unpaired UTF-16 surrogate in the path, the query or the body, or a path segment that is not valid percent-encoding of UTF-8; `details` names the field.';
+
+/**
+ * The guard answers every route, so every operation of a document can answer its 400: added
+ * where an operation lists no 400, and as JSON beside a 400 that lists only another type (an HTML page).
+ * `schema` is the service's error body.
+ */
+export function withInputGuardRefusals(paths: Record<string, unknown>, schema: Json): Record<string, unknown> {
+  const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item as Json).map(([method, operation]) => {
+          if (!methods.includes(method)) return [method, operation];
+          const responses = ((operation as Json).responses ?? {}) as Record<string, Json>;
+          const existing = responses['400'];
+          const content = (existing?.content ?? {}) as Json;
+          if (existing && content['application/json']) return [method, operation];
+          const refusal = existing
+            ? { ...existing, description: `${String(existing.description)} ${INPUT_GUARD_REFUSAL}`, content: { ...content, 'application/json': { schema } } }
+            : { description: INPUT_GUARD_REFUSAL, content: { 'application/json': { schema } } };
+          return [method, { ...(operation as Json), responses: { ...responses, '400': refusal } }];
+        }),
+      ),
+    ]),
+  );
+}

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createServiceApp, unacceptableTextProblem } from '../src';
+import { createServiceApp, INPUT_GUARD_REFUSAL, unacceptableTextProblem, withInputGuardRefusals } from '../src';
 import { capturingLogger } from './helpers';
 
 function buildGuardedApp() {
@@ -107,5 +107,27 @@ describe('every route of a service app', () => {
     expect(path.body).toEqual({ id: 'café 😀', q: '+14155552671' });
     const body = await request(app).post('/items').send({ name: 'ok 😀', nested: { list: ['a', 1, null] } });
     expect(body.status).toBe(200);
+  });
+});
+
+describe('the input guard in API documents', () => {
+  const errorBody = { $ref: '#/components/schemas/ErrorBody' };
+
+  it('adds its 400 to every operation that lists none, as JSON beside a page 400, and leaves a JSON 400 alone', () => {
+    const jsonBadRequest = { description: 'Bad body.', content: { 'application/json': { schema: { type: 'object' } } } };
+    const pageBadRequest = { description: 'An error page.', content: { 'text/html': { schema: { type: 'string' } } } };
+    const paths = withInputGuardRefusals(
+      {
+        '/a': { get: { responses: { '200': { description: 'ok' } } }, parameters: [] },
+        '/b': { post: { responses: { '400': jsonBadRequest } } },
+        '/c': { post: { responses: { '400': pageBadRequest } } },
+      },
+      errorBody,
+    ) as Record<string, Record<string, { responses: Record<string, { description: string; content: Record<string, unknown> }> }>>;
+    expect(paths['/a']!.get!.responses['400']).toEqual({ description: INPUT_GUARD_REFUSAL, content: { 'application/json': { schema: errorBody } } });
+    expect((paths['/a'] as unknown as { parameters: unknown[] }).parameters).toEqual([]);
+    expect(paths['/b']!.post!.responses['400']).toBe(jsonBadRequest);
+    expect(paths['/c']!.post!.responses['400']!.content).toEqual({ 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: errorBody } });
+    expect(paths['/c']!.post!.responses['400']!.description).toBe(`An error page. ${INPUT_GUARD_REFUSAL}`);
   });
 });

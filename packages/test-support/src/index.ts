@@ -4,3 +4,4 @@ export * from './jwt-craft';
 export * from './service-process';
 export * from './http-stubs';
 export * from './key-pairs';
+export * from './openapi-fuzz';

@@ -37,7 +37,7 @@ import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { authorizeRouter } from './routes/authorize';
 import { CORS_PATHS, corsForWebOrigins } from './routes/cors';
-import { managementRouter, managementRoutesOf } from './routes/management';
+import { managementOperations, managementRouter, managementRoutesOf } from './routes/management';
 import { logoutRouter } from './routes/logout';
 import { oauthRevokeRouter } from './routes/oauth-revoke';
 import { oauthRoRouter } from './routes/oauth-ro';
@@ -198,7 +198,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
       app.use(oauthRevokeRouter({ store, clock, clientAuthenticator }));
       app.use(logoutRouter({ store, clock, verifier, secureCookies }));
       app.use(userinfoRouter({ store, verifier, clock }));
-      const management = managementRouter({
+      const managementDependencies = {
         store,
         keyRing,
         verifier,
@@ -206,10 +206,17 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         audience: managementAudienceOf(config),
         connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost), testNumbersAllowed: smsPolicy.testNumbersAllowed },
         logStreamRules: { checkSinkUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost, 'sink.httpEndpoint') },
-      });
+      };
+      const operations = managementOperations(managementDependencies);
+      const management = managementRouter(managementDependencies, operations);
       app.use('/api/v2', management);
       app.use(
-        openApiRouter({ version: IDENTITY_VERSION, managementRoutes: managementRoutesOf(management), managementAudience: managementAudienceOf(config) }),
+        openApiRouter({
+          version: IDENTITY_VERSION,
+          managementRoutes: managementRoutesOf(management),
+          managementOperations: operations,
+          managementAudience: managementAudienceOf(config),
+        }),
       );
     },
   });

@@ -7,7 +7,8 @@ import {
   toJsonSchema,
 } from '@smsauth/contracts';
 import request from 'supertest';
-import { managementRouter, managementRoutesOf, type ManagementDependencies } from '../src/routes/management';
+import { z } from 'zod';
+import { managementOperations, managementRouter, managementRoutesOf, type ManagementDependencies } from '../src/routes/management';
 import { buildIdentityOpenApiDocument, toOpenApiPath } from '../src/routes/openapi';
 import { adminToken, startTestIdentity, type TestIdentity } from './helpers';
 import { declaredRoutes } from './support/express-routes';
@@ -137,7 +138,93 @@ describe('GET /openapi.json', () => {
     expect(() =>
       buildIdentityOpenApiDocument({ version: '0', managementRoutes: [{ method: 'get', path: '/nope', scope: 'read:nope' }] }),
     ).toThrow(/does not describe the management route GET \/nope/);
-    const routes = managementRoutesOf(managementRouter({} as ManagementDependencies));
-    expect(() => buildIdentityOpenApiDocument({ version: '0', managementRoutes: routes.slice(1) })).toThrow(/do not exist/);
+    const operations = managementOperations({} as ManagementDependencies);
+    const routes = managementRoutesOf(managementRouter({} as ManagementDependencies, operations));
+    expect(() => buildIdentityOpenApiDocument({ version: '0', managementRoutes: routes.slice(1), managementOperations: operations })).toThrow(/do not exist/);
+    const declaredRoute = routes.find((route) => route.path === '/clients' && route.method === 'post')!;
+    expect(() =>
+      buildIdentityOpenApiDocument({ version: '0', managementRoutes: routes.filter((route) => route !== declaredRoute), managementOperations: operations }),
+    ).toThrow(/do not exist: POST \/clients/);
+  });
+});
+
+describe('the management operations declared once (service kit defineOperation)', () => {
+  const operations = managementOperations({} as ManagementDependencies);
+  const build = (declared = operations) =>
+    buildIdentityOpenApiDocument({
+      version: '0',
+      managementRoutes: managementRoutesOf(managementRouter({} as ManagementDependencies, declared)),
+      managementOperations: declared,
+    }) as unknown as Document;
+
+  it('declares every management operation once, and the router serves exactly those', () => {
+    const keys = operations.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys.length).toBeGreaterThanOrEqual(50);
+    const served = managementRoutesOf(managementRouter({} as ManagementDependencies, operations)).map((route) => `${route.method.toUpperCase()} ${route.path}`);
+    expect(served.sort()).toEqual([...keys].sort());
+  });
+
+  it('puts every declared operation in the document with its scope, parameters, body and answers', () => {
+    const document = build();
+    for (const operation of operations) {
+      const published = document.paths[`/api/v2${toOpenApiPath(operation.path)}`]?.[operation.method];
+      expect(published).toBeDefined();
+      expect(published.security).toEqual([{ managementApi: [...operation.scopes!] }]);
+      expect(published.summary).toBe(operation.summary);
+      expect(Object.keys(published.responses)).toEqual(expect.arrayContaining([String(operation.successStatus), '401', '403']));
+      const pathParameters = published.parameters?.filter((p: { in: string }) => p.in === 'path').map((p: { name: string }) => p.name) ?? [];
+      expect(pathParameters).toEqual([...operation.path.matchAll(/:(\w+)/g)].map((m) => m[1]));
+      if (operation.body) {
+        expect(published.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${operation.body.component}` });
+        expect(document.components.schemas[operation.body.component!]).toEqual(withoutDialect(toJsonSchema(operation.body.schema)));
+        expect(Object.keys(published.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
+      } else {
+        expect(published.requestBody).toBeUndefined();
+      }
+    }
+  });
+
+  it('builds a document that swagger-parser validates, with every $ref resolved', async () => {
+    await expect(SwaggerParser.validate(structuredClone(build()) as never)).resolves.toBeDefined();
+  });
+
+  it('changes the document when a declared schema changes, with no other edit', () => {
+    const changed = operations.map((operation) =>
+      operation.method === 'post' && operation.path === '/client-grants'
+        ? { ...operation, body: { schema: z.strictObject({ client_id: z.string().max(7) }), component: 'ClientGrantCreate' } }
+        : operation,
+    );
+    expect(build(changed).components.schemas.ClientGrantCreate).toEqual({
+      type: 'object',
+      properties: { client_id: { type: 'string', maxLength: 7 } },
+      required: ['client_id'],
+      additionalProperties: false,
+    });
+  });
+
+  it.each([
+    ['ConnectionCreate', 'must contain the @@password@@ macro'],
+    ['ConnectionCreate', 'An https origin with no path, port or trailing slash'],
+    ['ConnectionUpdate', 'must output the code'],
+    ['ClientCreate', 'client_credentials needs a confidential app_type'],
+    ['ClientUpdate', 'A public app_type (spa, native) can only use none'],
+    ['ResourceServerCreate', 'Each scope value at most once'],
+    ['ClientGrantCreate', 'Each a scope the API (audience) defines'],
+    ['ClientCredentialCreate', 'never a private key'],
+    ['UserCreate', 'It must be a valid number (libphonenumber)'],
+  ])('states in %s the rule the server refuses by: "%s"', (component, rule) => {
+    expect(JSON.stringify(build().components.schemas[component])).toContain(rule);
+  });
+
+  it('describes fields projections and closed include_totals envelopes', () => {
+    const document = build();
+    const list = document.paths['/api/v2/clients']!.get.responses['200'].content['application/json'].schema;
+    expect(list.oneOf).toHaveLength(2);
+    expect(list.oneOf[1]).toMatchObject({ required: ['start', 'limit', 'total', 'clients'], additionalProperties: false });
+    expect(list.oneOf[0].items.anyOf).toEqual([{ $ref: '#/components/schemas/ClientRecord' }, { $ref: '#/components/schemas/ClientRecordProjection' }]);
+    const projection = document.components.schemas.ClientRecordProjection as { required?: string[]; properties: object };
+    expect(projection.required).toBeUndefined();
+    expect(Object.keys(projection.properties)).toEqual(Object.keys((document.components.schemas.ClientRecord as { properties: object }).properties));
   });
 });

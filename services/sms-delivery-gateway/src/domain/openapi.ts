@@ -9,6 +9,7 @@ import {
   WebhookDeliverySchema,
   toJsonSchema,
 } from '@smsauth/contracts';
+import { withInputGuardRefusals } from '@smsauth/service-kit';
 import type { z } from 'zod';
 
 export interface OpenApiOptions {
@@ -166,7 +167,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
       ...(options.receiptRoutes ? [{ name: 'Delivery receipts', description: 'What SMS providers call (GATEWAY_PUBLIC_URL is set).' }] : []),
       ...(options.outboxRoutes ? [{ name: 'Outbox (development)', description: 'The outbox provider’s kept messages (SMS_PROVIDER=outbox).' }] : []),
     ],
-    paths,
+    // The kit's input guard answers every route before it runs: its 400 is every operation's.
+    paths: withInputGuardRefusals(paths, ref('ErrorBody')),
     components: {
       schemas: {
         DeliveryRequest: component(DeliveryRequestSchema),

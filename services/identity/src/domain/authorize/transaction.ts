@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IdentityStore, StoredAuthorizeTransaction } from '../../store';
+import type { IdentityStore, StoredAuthorizeTransaction, StoredConnection } from '../../store';
 import { AuthorizePageError, type AuthorizeParameters, type AuthorizeRequest } from './request';
 
 /** How long a browser has from opening /authorize to entering the code. */
@@ -141,4 +141,19 @@ export function resendCooldownSeconds(transaction: StoredAuthorizeTransaction, n
   if (!transaction.code_sent_at) return 0;
   const readyAt = transaction.code_sent_at.getTime() + RESEND_COOLDOWN_SECONDS * 1000;
   return Math.max(0, Math.ceil((readyAt - now.getTime()) / 1000));
+}
+
+/** Cancelled: the transaction is gone (the route clears its cookie and answers the application). */
+export async function cancelTransaction(store: IdentityStore, transactionId: string): Promise<void> {
+  await store.authorizeTransactions.delete(transactionId);
+}
+
+/** The name of the application a login page is for, when the client still exists. */
+export async function applicationNameOf(store: IdentityStore, clientId: string): Promise<string | undefined> {
+  return (await store.clients.findById(clientId))?.name;
+}
+
+/** The connection a transaction signs in with, for its pages (code length, default country, WebOTP). */
+export async function connectionOfTransaction(store: IdentityStore, connectionName: string): Promise<StoredConnection | undefined> {
+  return (await store.connections.findByName(connectionName)) ?? undefined;
 }

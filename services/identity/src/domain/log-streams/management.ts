@@ -1,7 +1,7 @@
-import { LogStreamCreateSchema, LogStreamUpdateSchema, withoutUndefined, type LogStreamCreated, type LogStreamRecord } from '@smsauth/contracts';
+import { withoutUndefined, type LogStreamCreate, type LogStreamCreated, type LogStreamRecord, type LogStreamUpdate } from '@smsauth/contracts';
 import type { IdentityStore, StoredLogStream } from '../../store';
 import { newId } from '../ids';
-import { notFound, parseBody } from '../management/validation';
+import { notFound } from '../management/validation';
 import { newSigningSecret } from './signature';
 
 /** What stream validation needs besides the store. */
@@ -30,8 +30,7 @@ export function toLogStreamRecord(stream: StoredLogStream): LogStreamRecord {
 }
 
 /** Creates an active stream that delivers every record from now on; answers its signing secret this once. */
-export async function createLogStream(store: IdentityStore, rules: LogStreamRules, body: unknown): Promise<LogStreamCreated> {
-  const input = parseBody(LogStreamCreateSchema, body);
+export async function createLogStream(store: IdentityStore, rules: LogStreamRules, input: LogStreamCreate): Promise<LogStreamCreated> {
   await rules.checkSinkUrl(input.sink.httpEndpoint);
   const { httpAuthorization, ...sink } = input.sink;
   const signingSecret = newSigningSecret();
@@ -50,8 +49,7 @@ export async function listLogStreams(store: IdentityStore): Promise<LogStreamRec
 }
 
 /** Sink fields are merged into the stored sink; `status: "active"` resumes from the cursor. */
-export async function updateLogStream(store: IdentityStore, rules: LogStreamRules, id: string, body: unknown): Promise<LogStreamRecord> {
-  const patch = parseBody(LogStreamUpdateSchema, body);
+export async function updateLogStream(store: IdentityStore, rules: LogStreamRules, id: string, patch: LogStreamUpdate): Promise<LogStreamRecord> {
   // Before the transaction: DNS may be slow, and the row lock should not wait for it.
   if (patch.sink?.httpEndpoint !== undefined) await rules.checkSinkUrl(patch.sink.httpEndpoint);
   const updated = await store.transaction(async (tx) => {

@@ -1,7 +1,7 @@
-import { DEFAULT_LOG_PAGE_SIZE, LogsListQuerySchema, MAX_LOG_SEARCH_WINDOW, type TenantLog } from '@smsauth/contracts';
+import { DEFAULT_LOG_PAGE_SIZE, MAX_LOG_SEARCH_WINDOW, type LogsListQuery, type TenantLog } from '@smsauth/contracts';
 import type { IdentityStore, StoredTenantLog, TenantLogCondition } from '../../store';
 import { projectFields } from '../management/paging';
-import { invalidField, notFound, parseBody } from '../management/validation';
+import { invalidField, notFound } from '../management/validation';
 import { parseLogSearch } from './log-search';
 
 /** A stored record as the API shows it: unknown fields left out, the date as ISO text. */
@@ -28,8 +28,7 @@ export interface LogsAnswer {
  * - Search: `q`, `sort` (newest first by default), `page`/`per_page` within the first
  *   1,000 records, `include_totals` (`{start, limit, length, total, logs}`), `fields`.
  */
-export async function listLogs(store: IdentityStore, query: unknown, userId?: string): Promise<LogsAnswer> {
-  const input = parseBody(LogsListQuerySchema, query);
+export async function listLogs(store: IdentityStore, input: LogsListQuery, userId?: string): Promise<LogsAnswer> {
   if (userId === undefined && (input.from !== undefined || input.take !== undefined)) {
     const rows = await store.tenantLogs.after(input.from, input.take ?? DEFAULT_LOG_PAGE_SIZE);
     if (!rows) throw invalidField('from', 'no log with this id (never issued, or older than the retention period)');

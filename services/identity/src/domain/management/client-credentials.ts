@@ -1,9 +1,9 @@
 import { createHash, X509Certificate, type KeyObject } from 'node:crypto';
-import { ClientCredentialCreateSchema, ClientCredentialUpdateSchema, type ClientCredentialCreate, type ClientCredentialRecord } from '@smsauth/contracts';
+import type { ClientCredentialCreate, ClientCredentialRecord, ClientCredentialUpdate } from '@smsauth/contracts';
 import type { IdentityStore, StoredClientCredential } from '../../store';
 import { newId } from '../ids';
 import { credentialPublicKey } from '../oauth/client-assertion';
-import { invalidField, notFound, parseBody } from './validation';
+import { invalidField, notFound } from './validation';
 
 /** Keys a client may hold at once (Auth0 keeps a handful, enough to roll one over). */
 export const MAX_CREDENTIALS_PER_CLIENT = 10;
@@ -85,8 +85,7 @@ async function requireClient(store: IdentityStore, clientId: string): Promise<vo
 }
 
 /** `POST /api/v2/clients/{id}/credentials`. */
-export async function createClientCredential(store: IdentityStore, clientId: string, body: unknown): Promise<ClientCredentialRecord> {
-  const input = parseBody(ClientCredentialCreateSchema, body);
+export async function createClientCredential(store: IdentityStore, clientId: string, input: ClientCredentialCreate): Promise<ClientCredentialRecord> {
   return store.transaction(async (tx) => {
     await requireClient(tx, clientId);
     await tx.lockForTransaction(`client-credentials:${clientId}`);
@@ -110,9 +109,8 @@ export async function updateClientCredential(
   store: IdentityStore,
   clientId: string,
   credentialId: string,
-  body: unknown,
+  patch: ClientCredentialUpdate,
 ): Promise<ClientCredentialRecord> {
-  const patch = parseBody(ClientCredentialUpdateSchema, body);
   const updated = await store.clientCredentials.setExpiry(clientId, credentialId, patch.expires_at ? new Date(patch.expires_at) : null);
   if (!updated) throw notFound('Credential');
   return toClientCredentialRecord(updated);

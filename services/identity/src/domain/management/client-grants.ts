@@ -1,7 +1,7 @@
-import { ClientGrantCreateSchema, ClientGrantUpdateSchema, type ClientGrantRecord } from '@smsauth/contracts';
+import type { ClientGrantCreate, ClientGrantRecord, ClientGrantUpdate } from '@smsauth/contracts';
 import { MissingReferenceError, UniqueViolationError, type IdentityStore, type StoredClientGrant, type StoredResourceServer } from '../../store';
 import { newId } from '../ids';
-import { conflict, invalidField, notFound, parseBody } from './validation';
+import { conflict, invalidField, notFound } from './validation';
 
 export function toClientGrantRecord(grant: StoredClientGrant): ClientGrantRecord {
   return { id: grant.id, client_id: grant.client_id, audience: grant.audience, scope: grant.scope };
@@ -15,8 +15,7 @@ function checkScopes(api: StoredResourceServer, scope: readonly string[]): void 
 }
 
 /** Unknown client or audience: 404, as in the reference product; an existing pair: 409. */
-export async function createClientGrant(store: IdentityStore, body: unknown): Promise<ClientGrantRecord> {
-  const input = parseBody(ClientGrantCreateSchema, body);
+export async function createClientGrant(store: IdentityStore, input: ClientGrantCreate): Promise<ClientGrantRecord> {
   if (!(await store.clients.findById(input.client_id))) throw notFound('Client');
   const api = await store.resourceServers.findByIdentifier(input.audience);
   if (!api) throw notFound('Resource server (audience)');
@@ -37,8 +36,7 @@ export async function getClientGrant(store: IdentityStore, id: string): Promise<
   return grant;
 }
 
-export async function updateClientGrant(store: IdentityStore, id: string, body: unknown): Promise<ClientGrantRecord> {
-  const patch = parseBody(ClientGrantUpdateSchema, body);
+export async function updateClientGrant(store: IdentityStore, id: string, patch: ClientGrantUpdate): Promise<ClientGrantRecord> {
   const grant = await getClientGrant(store, id);
   const api = await store.resourceServers.findByIdentifier(grant.audience);
   if (api) checkScopes(api, patch.scope);

@@ -1,10 +1,10 @@
 import {
-  ClientCreateSchema,
-  ClientUpdateSchema,
   CONFIDENTIAL_APP_TYPES,
   DEFAULT_GRANT_TYPES,
   DEFAULT_REFRESH_TOKEN_SETTINGS,
   type AppType,
+  type ClientCreate,
+  type ClientUpdate,
   type ClientRecord,
   type TokenEndpointAuthMethod,
 } from '@smsauth/contracts';
@@ -12,7 +12,7 @@ import type { IdentityStore, StoredClient, StoredClientCredential } from '../../
 import { generateClientSecret, hashClientSecret } from '../crypto/client-secret';
 import { newClientId } from '../ids';
 import { registerCredential } from './client-credentials';
-import { forbidden, invalidField, notFound, parseBody } from './validation';
+import { forbidden, invalidField, notFound } from './validation';
 
 export const BOOTSTRAP_ADMIN_ROLE = 'bootstrap_admin';
 
@@ -119,8 +119,7 @@ function checkAuthMethod(appType: AppType, method: TokenEndpointAuthMethod, gran
  * private_key_jwt, so switching to a secret method later needs no rotation). Credentials in
  * `client_authentication_methods` are registered with the client, in one transaction.
  */
-export async function createClient(store: IdentityStore, body: unknown): Promise<ClientRecord> {
-  const input = parseBody(ClientCreateSchema, body);
+export async function createClient(store: IdentityStore, input: ClientCreate): Promise<ClientRecord> {
   const grantTypes = input.grant_types ?? [...DEFAULT_GRANT_TYPES[input.app_type]];
   checkGrantTypes(input.app_type, grantTypes);
   const method = requestedAuthMethod(input) ?? defaultAuthMethod(input.app_type);
@@ -164,8 +163,7 @@ export async function getClient(store: IdentityStore, clientId: string): Promise
  * `client_authentication_methods.private_key_jwt.credentials` names credentials registered
  * on this client (`POST /clients/{id}/credentials`); every registered key then verifies.
  */
-export async function updateClient(store: IdentityStore, clientId: string, body: unknown): Promise<ClientRecord> {
-  const patch = parseBody(ClientUpdateSchema, body);
+export async function updateClient(store: IdentityStore, clientId: string, patch: ClientUpdate): Promise<ClientRecord> {
   return store.transaction(async (tx) => {
     const current = await getClient(tx, clientId);
     const appType = patch.app_type ?? current.app_type;

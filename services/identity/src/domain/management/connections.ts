@@ -1,10 +1,10 @@
 import {
   applyConnectionOptionsPatch,
   connectionWarnings,
-  ConnectionCreateSchema,
-  ConnectionUpdateSchema,
   NEW_CONNECTION_PASSKEYS,
   redactConnectionOptions,
+  type ConnectionCreate,
+  type ConnectionUpdate,
   type ConnectionOptions,
   type ConnectionRecord,
 } from '@smsauth/contracts';
@@ -13,7 +13,7 @@ import { newId } from '../ids';
 import { isKnownCountry } from '../phone/canonical-number';
 import { checkConnectionTemplate } from './sms-template';
 import { smsPolicyOptionsProblem, withNewConnectionSmsPolicy } from '../sms-policy/options';
-import { conflict, invalidField, notFound, parseBody, validationFailed } from './validation';
+import { conflict, invalidField, notFound, validationFailed } from './validation';
 
 export function toConnectionRecord(connection: StoredConnection): ConnectionRecord {
   return {
@@ -71,8 +71,7 @@ function checkSmsPolicyOptions(options: ConnectionOptions, rules: ConnectionRule
   if (problem) throw invalidField(`options.${problem[0]}`, problem[1]);
 }
 
-export async function createConnection(store: IdentityStore, rules: ConnectionRules, body: unknown): Promise<ConnectionRecord> {
-  const input = parseBody(ConnectionCreateSchema, body);
+export async function createConnection(store: IdentityStore, rules: ConnectionRules, input: ConnectionCreate): Promise<ConnectionRecord> {
   checkDefaultCountry(input.options);
   checkConnectionTemplate(input.options);
   checkSmsPolicyOptions(input.options, rules);
@@ -107,8 +106,7 @@ export async function getConnection(store: IdentityStore, id: string): Promise<S
 }
 
 /** Options are merged into the stored ones (see applyConnectionOptionsPatch); enabled_clients replaces the list. */
-export async function updateConnection(store: IdentityStore, rules: ConnectionRules, id: string, body: unknown): Promise<ConnectionRecord> {
-  const patch = parseBody(ConnectionUpdateSchema, body);
+export async function updateConnection(store: IdentityStore, rules: ConnectionRules, id: string, patch: ConnectionUpdate): Promise<ConnectionRecord> {
   if (patch.options) checkDefaultCountry(patch.options);
   // Before the transaction: DNS may be slow, and the row lock should not wait for it.
   if (patch.options?.gateway_url !== undefined) {

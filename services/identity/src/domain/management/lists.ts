@@ -1,9 +1,9 @@
-import {
-  ClientGrantsListQuerySchema,
-  ClientsListQuerySchema,
-  ConnectionsListQuerySchema,
-  ResourceServersListQuerySchema,
-  UsersListQuerySchema,
+import type {
+  ClientGrantsListQuery,
+  ClientsListQuery,
+  ConnectionsListQuery,
+  ResourceServersListQuery,
+  UsersListQuery,
 } from '@smsauth/contracts';
 import type { IdentityStore, UserCondition } from '../../store';
 import { toClientGrantRecord } from './client-grants';
@@ -13,13 +13,11 @@ import { listPagingOf, listResponse, needsTotal, offsetPagingOf, projectFields, 
 import { toResourceServerRecord } from './resource-servers';
 import { parseUserSearch } from './user-search';
 import { toUserRecord } from './users';
-import { parseBody } from './validation';
 
 // Every GET list of /api/v2: query string -> store page (+ count for include_totals) -> answer.
 
 /** `name`, `strategy` (repeatable), offset or checkpoint paging, projection. */
-export async function listConnections(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(ConnectionsListQuerySchema, query);
+export async function listConnections(store: IdentityStore, input: ConnectionsListQuery): Promise<unknown> {
   const paging = listPagingOf(input);
   const filter = { name: input.name, strategies: input.strategy };
   const [slice, total] = await Promise.all([
@@ -31,8 +29,7 @@ export async function listConnections(store: IdentityStore, query: unknown): Pro
 }
 
 /** `app_type` filter, offset paging, projection. */
-export async function listClients(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(ClientsListQuerySchema, query);
+export async function listClients(store: IdentityStore, input: ClientsListQuery): Promise<unknown> {
   const paging = offsetPagingOf(input);
   const filter = { app_types: input.app_type };
   const [slice, total] = await Promise.all([
@@ -44,8 +41,7 @@ export async function listClients(store: IdentityStore, query: unknown): Promise
 }
 
 /** `identifiers` filter (exact audiences), offset paging, projection. */
-export async function listResourceServers(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(ResourceServersListQuerySchema, query);
+export async function listResourceServers(store: IdentityStore, input: ResourceServersListQuery): Promise<unknown> {
   const paging = offsetPagingOf(input);
   const filter = { identifiers: input.identifiers };
   const [slice, total] = await Promise.all([
@@ -57,8 +53,7 @@ export async function listResourceServers(store: IdentityStore, query: unknown):
 }
 
 /** `client_id`, `audience`, offset or checkpoint paging. */
-export async function listClientGrants(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(ClientGrantsListQuerySchema, query);
+export async function listClientGrants(store: IdentityStore, input: ClientGrantsListQuery): Promise<unknown> {
   const paging = listPagingOf(input);
   const filter = { client_id: input.client_id, audience: input.audience };
   const [slice, total] = await Promise.all([
@@ -73,8 +68,7 @@ export async function listClientGrants(store: IdentityStore, query: unknown): Pr
  * v3 are answered by the one engine; `primary_order` changes nothing (the order is always
  * deterministic: user_id breaks ties).
  */
-export async function listUsers(store: IdentityStore, query: unknown): Promise<unknown> {
-  const input = parseBody(UsersListQuerySchema, query);
+export async function listUsers(store: IdentityStore, input: UsersListQuery): Promise<unknown> {
   const search = parseUserSearch(input.q);
   const byConnection: UserCondition | undefined = input.connection ? { field: 'connection', equals: input.connection } : undefined;
   const where = search && byConnection ? { all: [search, byConnection] } : (search ?? byConnection);

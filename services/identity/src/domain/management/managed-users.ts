@@ -1,9 +1,9 @@
-import { MAX_METADATA_BYTES, UserCreateSchema, UserUpdateSchema, type UserRecord } from '@smsauth/contracts';
+import { MAX_METADATA_BYTES, type UserCreate, type UserRecord, type UserUpdate } from '@smsauth/contracts';
 import type { Clock } from '@smsauth/service-kit';
 import { UniqueViolationError, type IdentityStore, type StoredConnection, type UserChanges } from '../../store';
 import { newUserIdPart } from '../ids';
 import { toUserRecord, userPhoneNumber } from './users';
-import { conflict, invalidField, notFound, parseBody } from './validation';
+import { conflict, invalidField, notFound } from './validation';
 
 /* Users created and changed through the management API (`POST /users`, `PATCH /users/{id}`). */
 
@@ -42,8 +42,7 @@ async function smsConnectionNamed(store: IdentityStore, name: string): Promise<S
 }
 
 /** 201 with the record; 409 when the connection already has a user with that number. */
-export async function createUser(store: IdentityStore, clock: Clock, body: unknown): Promise<UserRecord> {
-  const input = parseBody(UserCreateSchema, body);
+export async function createUser(store: IdentityStore, clock: Clock, input: UserCreate): Promise<UserRecord> {
   const phoneNumber = userPhoneNumber(input.phone_number);
   const connection = await smsConnectionNamed(store, input.connection);
   try {
@@ -69,8 +68,7 @@ export async function createUser(store: IdentityStore, clock: Clock, body: unkno
  * different properties both land. A new number must be free on the connection (409) and
  * is unverified unless `phone_verified` says otherwise.
  */
-export async function updateUser(store: IdentityStore, clock: Clock, userId: string, body: unknown): Promise<UserRecord> {
-  const input = parseBody(UserUpdateSchema, body);
+export async function updateUser(store: IdentityStore, clock: Clock, userId: string, input: UserUpdate): Promise<UserRecord> {
   const phoneNumber = input.phone_number === undefined ? undefined : userPhoneNumber(input.phone_number);
   try {
     return await store.transaction(async (tx) => {

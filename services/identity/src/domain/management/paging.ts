@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, RecordProjectionQuerySchema } from '@smsauth/contracts';
+import { DEFAULT_PAGE_SIZE, RecordProjectionQuerySchema, type RecordProjectionQuery } from '@smsauth/contracts';
 import type { Checkpoint, ListSlice, ListWindow } from '../../store';
 import { invalidField, parseBody } from './validation';
 
@@ -82,8 +82,12 @@ export function projectFields<T extends object>(record: T, fields: readonly stri
  * 400 naming it, checked before the record is looked up.
  */
 export function recordProjectionOf(query: unknown): <T extends object>(record: T) => Partial<T> {
-  const input = parseBody(RecordProjectionQuerySchema, query);
-  return (record) => projectFields(record, input.fields, input.include_fields);
+  return projectionOf(parseBody(RecordProjectionQuerySchema, query));
+}
+
+/** The projection a parsed `fields` / `include_fields` query asks for. */
+export function projectionOf(query: RecordProjectionQuery): <T extends object>(record: T) => Partial<T> {
+  return (record) => projectFields(record, query.fields, query.include_fields);
 }
 
 /** The answer to a list request: bare array, offset envelope or checkpoint page. */

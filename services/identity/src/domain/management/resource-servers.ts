@@ -1,11 +1,7 @@
-import {
-  ResourceServerCreateSchema,
-  ResourceServerUpdateSchema,
-  type ResourceServerRecord,
-} from '@smsauth/contracts';
+import type { ResourceServerCreate, ResourceServerRecord, ResourceServerUpdate } from '@smsauth/contracts';
 import { UniqueViolationError, type IdentityStore, type StoredResourceServer } from '../../store';
 import { newId } from '../ids';
-import { conflict, forbidden, invalidField, notFound, parseBody } from './validation';
+import { conflict, forbidden, invalidField, notFound } from './validation';
 
 export function toResourceServerRecord(rs: StoredResourceServer): ResourceServerRecord {
   return {
@@ -19,8 +15,7 @@ export function toResourceServerRecord(rs: StoredResourceServer): ResourceServer
   };
 }
 
-export async function createResourceServer(store: IdentityStore, body: unknown): Promise<ResourceServerRecord> {
-  const input = parseBody(ResourceServerCreateSchema, body);
+export async function createResourceServer(store: IdentityStore, input: ResourceServerCreate): Promise<ResourceServerRecord> {
   try {
     const created = await store.resourceServers.insert({ id: newId('rs'), ...input, is_system: false });
     return toResourceServerRecord(created);
@@ -43,8 +38,7 @@ function assertNotSystem(rs: StoredResourceServer): void {
 }
 
 /** `identifier` is immutable: it is what issued tokens carry as `aud`. */
-export async function updateResourceServer(store: IdentityStore, idOrIdentifier: string, body: unknown): Promise<ResourceServerRecord> {
-  const patch = parseBody(ResourceServerUpdateSchema, body);
+export async function updateResourceServer(store: IdentityStore, idOrIdentifier: string, patch: ResourceServerUpdate): Promise<ResourceServerRecord> {
   const rs = await getResourceServer(store, idOrIdentifier);
   assertNotSystem(rs);
   if (patch.identifier !== undefined && patch.identifier !== rs.identifier) {

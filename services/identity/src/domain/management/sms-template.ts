@@ -7,15 +7,15 @@
  */
 import {
   applyConnectionOptionsPatch,
-  SmsTemplateTestRequestSchema,
   type ConnectionOptions,
+  type SmsTemplateTestRequest,
   type SmsTemplateTestResponse,
 } from '@smsauth/contracts';
 import type { IdentityStore } from '../../store';
 import { LiquidTemplateError } from '../passwordless/liquid-template';
 import { messageBody, type MessageVariables } from '../passwordless/sms-message';
 import { countSmsSegments } from '../passwordless/sms-segments';
-import { invalidField, notFound, parseBody, validationFailed } from './validation';
+import { invalidField, notFound, validationFailed } from './validation';
 
 /** Digits of the connection's code length: the code itself is never known in advance. */
 function sampleCode(length: number): string {
@@ -52,8 +52,7 @@ export function checkConnectionTemplate(options: ConnectionOptions): void {
   if (options.syntax === 'liquid') renderOrRefuse(options, sampleVariables(options));
 }
 
-export async function testSmsTemplate(store: IdentityStore, id: string, body: unknown): Promise<SmsTemplateTestResponse> {
-  const request = parseBody(SmsTemplateTestRequestSchema, body);
+export async function testSmsTemplate(store: IdentityStore, id: string, request: SmsTemplateTestRequest): Promise<SmsTemplateTestResponse> {
   const connection = await store.connections.findById(id);
   if (!connection) throw notFound('Connection');
   const { variables = {}, ...draft } = request;

@@ -1,11 +1,11 @@
 import type { Clock } from '@smsauth/service-kit';
-import { UserBlocksQuerySchema, type UserBlocksResponse } from '@smsauth/contracts';
+import type { UserBlocksQuery, UserBlocksResponse } from '@smsauth/contracts';
 import type { IdentityStore } from '../../store';
 import { lookupPhone } from './users';
-import { notFound, parseBody } from './validation';
+import { notFound } from './validation';
 
-function identifierOf(query: unknown): string {
-  return lookupPhone(parseBody(UserBlocksQuerySchema, query).identifier);
+function identifierOf(query: UserBlocksQuery): string {
+  return lookupPhone(query.identifier);
 }
 
 /**
@@ -20,7 +20,7 @@ async function blocksOn(store: IdentityStore, clock: Clock, identifier: string, 
 }
 
 /** `GET /user-blocks?identifier=`. */
-export async function listUserBlocks(store: IdentityStore, clock: Clock, query: unknown): Promise<UserBlocksResponse> {
+export async function listUserBlocks(store: IdentityStore, clock: Clock, query: UserBlocksQuery): Promise<UserBlocksResponse> {
   return blocksOn(store, clock, identifierOf(query));
 }
 
@@ -31,7 +31,7 @@ export interface LiftedBlocks {
 }
 
 /** Lifts every block on the number and resets its failure counters; idempotent. */
-export async function clearUserBlocks(store: IdentityStore, query: unknown): Promise<LiftedBlocks> {
+export async function clearUserBlocks(store: IdentityStore, query: UserBlocksQuery): Promise<LiftedBlocks> {
   const phoneNumber = identifierOf(query);
   await store.userBlocks.clear(phoneNumber);
   return { phoneNumber };

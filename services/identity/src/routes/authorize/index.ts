@@ -12,7 +12,10 @@ import {
   resolveAuthorizeRequest,
 } from '../../domain/authorize/request';
 import {
+  applicationNameOf,
   beginTransaction,
+  cancelTransaction,
+  connectionOfTransaction,
   csrfTokenFor,
   loadBoundTransaction,
   resendCooldownSeconds,
@@ -22,7 +25,7 @@ import type { PasswordlessExchangeDependencies } from '../../domain/oauth/passwo
 import { loginPageCountry, phoneCountries } from '../../domain/phone/countries';
 import type { StartDependencies } from '../../domain/passwordless/start';
 import type { IdentityStore } from '../../store';
-import { DatabaseUnavailableError } from '../../store/availability';
+import { isDatabaseUnavailable } from '../../domain/availability';
 import {
   clearBindingCookie,
   requestCookies,
@@ -78,7 +81,7 @@ function page(handler: Handler): Handler {
       } else if (err instanceof AuthorizeRedirectError) {
         req.log.info({ error: err.error, response_mode: err.target.mode }, 'authorize error sent to the redirect_uri');
         sendAuthorizationResponse(res, errorResponse(err.target, err.error, err.description, err.state));
-      } else if (err instanceof DatabaseUnavailableError) {
+      } else if (isDatabaseUnavailable(err)) {
         req.log.warn({ err }, 'authorize request failed: database unavailable');
         res.setHeader('Retry-After', '5');
         sendPage(res, 503, errorPage('Temporarily unavailable', 'Sign-in is briefly unavailable. Wait a few seconds, then reload this page.'));
@@ -120,8 +123,8 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
   const passkeysOn = async (connectionName: string) => passkeySettingsOf((await store.connections.findByName(connectionName))?.options).enabled;
 
   const formContext = async ({ transaction, bindingSecret }: BegunTransaction): Promise<FormContext> => {
-    const client = await store.clients.findById(transaction.client_id);
-    return { transactionId: transaction.id, csrfToken: csrfTokenFor(bindingSecret, transaction.id), appName: client?.name ?? 'the application' };
+    const appName = await applicationNameOf(store, transaction.client_id);
+    return { transactionId: transaction.id, csrfToken: csrfTokenFor(bindingSecret, transaction.id), appName: appName ?? 'the application' };
   };
 
   /** A GET page of a transaction: the cookie must match, no CSRF token needed (changes nothing). */
@@ -137,7 +140,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
 
   const renderCode = async (req: Request, res: Response, status: number, begun: BegunTransaction, view: Partial<CodeView>) => {
     const { transaction } = begun;
-    const connection = await store.connections.findByName(transaction.connection_name);
+    const connection = await connectionOfTransaction(store, transaction.connection_name);
     const webOtp = isBoundOrigin(connection?.options.webotp, req.host);
     const passkeys = passkeySettingsOf(connection?.options).enabled;
     const scripts = [passkeys ? "'self'" : undefined, webOtp ? WEBOTP_SCRIPT_SOURCE : undefined].filter(Boolean).join(' ');
@@ -165,7 +168,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
 
   /** The phone page's country choice: what the user chose, else the connection's default_country or the browser's region. */
   const phoneView = async (req: Request, connectionName: string, view: Omit<PhoneView, 'countries'>): Promise<PhoneView> => {
-    const connection = view.country === undefined ? await store.connections.findByName(connectionName) : undefined;
+    const connection = view.country === undefined ? await connectionOfTransaction(store, connectionName) : undefined;
     const country = view.country ?? loginPageCountry(connection?.options.default_country, req.headers['accept-language']);
     return { ...view, countries: phoneCountries(), country };
   };
@@ -289,7 +292,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
     '/authorize/cancel',
     page(async (req, res) => {
       const { transaction } = await posted(req);
-      await store.authorizeTransactions.delete(transaction.id);
+      await cancelTransaction(store, transaction.id);
       clearBindingCookie(res, transaction.id, deps.secureCookies);
       sendAuthorizationResponse(res, transactionError(transaction, 'access_denied', 'The user cancelled the sign-in.'));
     }),

@@ -1,36 +1,57 @@
-import type { Request, Response, Router } from 'express';
+import { AuthenticationMethodRecordSchema } from '@smsauth/contracts';
+import type { Operation } from '@smsauth/service-kit';
+import { z } from 'zod';
 import * as authenticationMethods from '../../domain/management/authentication-methods';
-import type { IdentityStore } from '../../store';
-import { requireScope } from './auth';
+import type { ManagementDependencies, ManagementWrite } from './context';
+import { byId, managementOperation } from './declare';
+import { arrayOf, record } from './responses';
 
-/** How the management router records a write (one transaction with its tenant log record). */
-export type RecordedWrite = <T>(
-  req: Request,
-  res: Response,
-  description: string,
-  change: (tx: IdentityStore) => Promise<T>,
-  target?: (result: T) => { userId?: string },
-) => Promise<T>;
+const byMethod = z.object({ id: z.string(), method_id: z.string() });
 
 /**
  * A user's passkeys, as Auth0's authentication methods (`type: passkey`): read with read:users,
  * deleted with update:users (deleting one changes the user's sign-in, not the user).
  */
-export function mountAuthenticationMethodRoutes(router: Router, store: IdentityStore, write: RecordedWrite): void {
-  router.get('/users/:id/authentication-methods', requireScope('read:users'), async (req, res) => {
-    res.json(await authenticationMethods.listAuthenticationMethods(store, String(req.params.id)));
-  });
-  router.get('/users/:id/authentication-methods/:method_id', requireScope('read:users'), async (req, res) => {
-    res.json(await authenticationMethods.getAuthenticationMethod(store, String(req.params.id), String(req.params.method_id)));
-  });
-  router.delete('/users/:id/authentication-methods/:method_id', requireScope('update:users'), async (req, res) => {
-    await write(
-      req,
-      res,
-      'Delete an authentication method of a user',
-      (tx) => authenticationMethods.deleteAuthenticationMethod(tx, String(req.params.id), String(req.params.method_id)),
-      ({ userId }) => ({ userId }),
-    );
-    res.status(204).end();
-  });
+export function authenticationMethodOperations({ store }: ManagementDependencies, write: ManagementWrite): Operation[] {
+  return [
+    managementOperation({
+      method: 'get',
+      path: '/users/:id/authentication-methods',
+      summary: "A user's passkeys, as Auth0 lists authentication methods (type `passkey`), oldest first",
+      scope: 'read:users',
+      params: byId,
+      status: '200',
+      response: arrayOf('AuthenticationMethodRecord', AuthenticationMethodRecordSchema),
+      errors: ['404'],
+      handle: ({ params }) => authenticationMethods.listAuthenticationMethods(store, params.id),
+    }),
+    managementOperation({
+      method: 'get',
+      path: '/users/:id/authentication-methods/:method_id',
+      summary: 'Get one passkey of a user',
+      scope: 'read:users',
+      params: byMethod,
+      status: '200',
+      response: record('AuthenticationMethodRecord', AuthenticationMethodRecordSchema),
+      errors: ['404'],
+      handle: ({ params }) => authenticationMethods.getAuthenticationMethod(store, params.id, params.method_id),
+    }),
+    managementOperation({
+      method: 'delete',
+      path: '/users/:id/authentication-methods/:method_id',
+      summary: 'Delete a passkey of a user: it stops signing in at once (SMS still works)',
+      scope: 'update:users',
+      params: byMethod,
+      status: '204',
+      errors: ['404'],
+      handle: ({ params, req, res }) =>
+        write(
+          req,
+          res,
+          'Delete an authentication method of a user',
+          (tx) => authenticationMethods.deleteAuthenticationMethod(tx, params.id, params.method_id),
+          ({ userId }) => ({ userId }),
+        ),
+    }),
+  ];
 }

@@ -1,26 +1,5 @@
 import {
-  ClientCreateSchema,
-  ClientCredentialCreateSchema,
-  ClientCredentialRecordSchema,
-  ClientCredentialUpdateSchema,
   ClientCredentialsRequestSchema,
-  ClientGrantCreateSchema,
-  ClientGrantsListQuerySchema,
-  ClientsListQuerySchema,
-  ClientGrantRecordSchema,
-  ClientGrantUpdateSchema,
-  ClientRecordSchema,
-  AuthenticationMethodRecordSchema,
-  SessionRecordSchema,
-  ClientUpdateSchema,
-  ConnectionCreateSchema,
-  LogStreamCreatedSchema,
-  LogStreamCreateSchema,
-  LogStreamRecordSchema,
-  LogStreamUpdateSchema,
-  ConnectionRecordSchema,
-  ConnectionsListQuerySchema,
-  ConnectionUpdateSchema,
   ErrorCodes,
   JwksSchema,
   OAuthErrorBodySchema,
@@ -30,46 +9,33 @@ import {
   OtpGrantRequestSchema,
   PASSWORDLESS_OTP_GRANT,
   RefreshTokenRequestSchema,
-  ResourceServerCreateSchema,
-  ResourceServerRecordSchema,
-  RecordProjectionQuerySchema,
-  ResourceServersListQuerySchema,
-  ResourceServerUpdateSchema,
   RevokeRequestSchema,
   RoTokenRequestSchema,
   RoTokenResponseSchema,
-  SigningKeyRecordSchema,
-  SigningKeyRotationSchema,
-  SmsTemplateTestRequestSchema,
-  SmsTemplateTestResponseSchema,
-  SmsFraudBlockListSchema,
-  LogsListQuerySchema,
-  TenantLogSchema,
   StartRequestSchema,
   StartResponseSchema,
-  toJsonSchema,
-  UserBlocksQuerySchema,
-  UserBlocksResponseSchema,
-  UserCreateSchema,
   UserInfoResponseSchema,
-  UserRecordSchema,
-  UsersListQuerySchema,
-  UserUpdateSchema,
 } from '@smsauth/contracts';
+import { jsonSchemaOf, openApiPathsOf, SchemaComponents, withInputGuardRefusals, type Operation } from '@smsauth/service-kit';
 import type { z } from 'zod';
 import { AUTHORIZE_PARAMETER_NAMES } from '../../domain/authorize/request';
 import type { ManagementRoute } from '../management';
-import { PASSKEY_MANAGEMENT_OPERATIONS, passkeyHostedLoginPaths } from './passkey-paths';
+import { COMMON_ERRORS, errorBodySchema, errorResponse, NO_BODY_ERRORS } from '../management/responses';
+import { EXAMPLE_CLIENT, EXAMPLE_CONNECTION, EXAMPLE_PHONE } from '../management/examples';
+import { passkeyHostedLoginPaths } from './passkey-paths';
 
-// The identity service's OpenAPI 3.1 document. Every request and response schema is the zod
-// schema of @smsauth/contracts the route validates with (or answers with), turned into JSON
-// Schema here, so changing a route's schema changes the document. The management API's
-// per-route scopes come from the management router itself (managementRoutesOf).
+// The identity service's OpenAPI 3.1 document. The management API is declared once per
+// operation with the service kit (routes/management/<group>.ts) and publishes itself: the
+// schemas shown are the ones that validate. The authentication, discovery, hosted login and
+// kit routes are still described here, each with the zod schema of @smsauth/contracts its
+// route validates with (or answers with), so changing a schema changes the document.
 
 export interface IdentityOpenApiOptions {
   version: string;
   /** The management router's routes and scopes (paths relative to /api/v2). */
   managementRoutes: readonly ManagementRoute[];
+  /** The management operations declared with the service kit: they describe themselves. */
+  managementOperations?: readonly Operation[];
   /** The management API's audience, named in the client-credentials flow. */
   managementAudience?: string;
 }
@@ -77,10 +43,7 @@ export interface IdentityOpenApiOptions {
 type Json = Record<string, unknown>;
 
 /** A component schema: the contracts JSON Schema without its `$schema` marker. */
-function component(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema, io) as Json;
-  return rest;
-}
+const component = jsonSchemaOf;
 
 /** What callers send (input form: defaulted fields optional, unknown fields as each schema says). */
 const REQUEST_SCHEMAS = {
@@ -91,21 +54,6 @@ const REQUEST_SCHEMAS = {
   ClientCredentialsRequest: ClientCredentialsRequestSchema,
   RefreshTokenRequest: RefreshTokenRequestSchema,
   RevokeRequest: RevokeRequestSchema,
-  ConnectionCreate: ConnectionCreateSchema,
-  ConnectionUpdate: ConnectionUpdateSchema,
-  SmsTemplateTestRequest: SmsTemplateTestRequestSchema,
-  ClientCreate: ClientCreateSchema,
-  ClientUpdate: ClientUpdateSchema,
-  ClientCredentialCreate: ClientCredentialCreateSchema,
-  ClientCredentialUpdate: ClientCredentialUpdateSchema,
-  ResourceServerCreate: ResourceServerCreateSchema,
-  ResourceServerUpdate: ResourceServerUpdateSchema,
-  ClientGrantCreate: ClientGrantCreateSchema,
-  ClientGrantUpdate: ClientGrantUpdateSchema,
-  UserCreate: UserCreateSchema,
-  UserUpdate: UserUpdateSchema,
-  LogStreamCreate: LogStreamCreateSchema,
-  LogStreamUpdate: LogStreamUpdateSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** What the service answers (output form: closed objects, so an undocumented field is an error). */
@@ -117,114 +65,22 @@ const RESPONSE_SCHEMAS = {
   UserInfoResponse: UserInfoResponseSchema,
   Jwks: JwksSchema,
   OpenIdConfiguration: OpenIdConfigurationSchema,
-  ConnectionRecord: ConnectionRecordSchema,
-  SmsTemplateTestResponse: SmsTemplateTestResponseSchema,
-  ClientRecord: ClientRecordSchema,
-  SessionRecord: SessionRecordSchema,
-  AuthenticationMethodRecord: AuthenticationMethodRecordSchema,
-  ClientCredentialRecord: ClientCredentialRecordSchema,
-  ResourceServerRecord: ResourceServerRecordSchema,
-  ClientGrantRecord: ClientGrantRecordSchema,
-  UserRecord: UserRecordSchema,
-  UserBlocksResponse: UserBlocksResponseSchema,
-  SigningKeyRecord: SigningKeyRecordSchema,
-  SigningKeyRotation: SigningKeyRotationSchema,
-  SmsFraudBlockList: SmsFraudBlockListSchema,
-  TenantLog: TenantLogSchema,
-  LogStreamRecord: LogStreamRecordSchema,
-  LogStreamCreated: LogStreamCreatedSchema,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof REQUEST_SCHEMAS | keyof typeof RESPONSE_SCHEMAS;
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json, extra: Json = {}) => ({ content: { 'application/json': { schema, ...extra } } });
-const listOf = (name: SchemaName) => ({ type: 'array', items: ref(name) });
-
-/**
- * A management list's answers: a bare array; with include_totals=true the envelope
- * `{start, limit, total, <plural>}` (users add `length`); with from/take `{<plural>, next}`.
- * `fields` projection can leave out any field of the items.
- */
-function pagedListOf(name: SchemaName, plural: string, options: { checkpoint?: boolean; withLength?: boolean } = {}): Json {
-  const count = { type: 'integer', minimum: 0 };
-  const envelope = {
-    type: 'object',
-    description: 'include_totals=true',
-    required: ['start', 'limit', 'total', plural, ...(options.withLength ? ['length'] : [])],
-    properties: { start: count, limit: count, ...(options.withLength ? { length: count } : {}), total: count, [plural]: listOf(name) },
-  };
-  const checkpoint = {
-    type: 'object',
-    description: 'from/take (checkpoint paging); no `next` on the last page',
-    required: [plural],
-    properties: { [plural]: listOf(name), next: { type: 'string' } },
-  };
-  return { oneOf: [listOf(name), envelope, ...(options.checkpoint ? [checkpoint] : [])] };
-}
-
-/** What the paging and projection parameters mean, for every list. */
-const PAGING_DESCRIPTIONS = {
-  page: 'Zero-based page (offset paging).',
-  per_page: 'Page size, 1-100 (default 50).',
-  include_totals: 'true: answer `{start, limit, total, <plural>}` instead of a bare array.',
-  from: 'Checkpoint paging: the `next` of the previous page (omit for the first).',
-  take: 'Checkpoint paging: page size, 1-100 (default 50); the answer is `{<plural>, next}`.',
-  fields: 'Comma-separated fields to keep (or drop, with include_fields=false).',
-  include_fields: 'false: drop the named fields instead of keeping only them.',
-};
-
-/** `fields` / `include_fields` on a single-record GET, as on the lists. */
-const RECORD_PROJECTION = queryParameters(RecordProjectionQuerySchema, {
-  fields: PAGING_DESCRIPTIONS.fields,
-  include_fields: PAGING_DESCRIPTIONS.include_fields,
-});
-
-/** An error response: the common error body with `error` limited to the codes this status carries. */
-function error(description: string, codes: readonly string[]): Json {
-  return {
-    description: `${description} \`error\`: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-    ...json({ allOf: [ref('ErrorBody'), { type: 'object', properties: { error: { enum: [...codes] } } }] }),
-  };
-}
 
 const E = ErrorCodes;
-/** Answers any route can give: body problems (the kit's parsers), the database down, a bug. */
-const COMMON_ERRORS = {
-  '413': error('Request body over the size limit.', [E.PAYLOAD_TOO_LARGE]),
-  '415': error('Unsupported request body encoding.', [E.INVALID_REQUEST]),
-  '500': error('Unexpected server error (no internals in the body).', [E.SERVER_ERROR]),
-  '503': error('The database is unreachable (with `Retry-After: 5`).', [E.SERVICE_UNAVAILABLE]),
-};
-const NO_BODY_ERRORS = { '500': COMMON_ERRORS['500'], '503': COMMON_ERRORS['503'] };
+const error = errorResponse;
 
 /** JSON and form bodies with one schema (the token endpoints and start accept both). */
-function body(name: SchemaName, examples?: Json, forms = true): Json {
+function body(name: SchemaName, examples?: Json): Json {
   const media = { schema: ref(name), ...(examples ? { examples } : {}) };
-  return {
-    required: true,
-    content: { 'application/json': media, ...(forms ? { 'application/x-www-form-urlencoded': { schema: ref(name) } } : {}) },
-  };
+  return { required: true, content: { 'application/json': media, 'application/x-www-form-urlencoded': { schema: ref(name) } } };
 }
 
-/** zod object schema -> query parameters, each with its field's JSON Schema. */
-function queryParameters(schema: z.ZodType, descriptions: Record<string, string> = {}): Json[] {
-  const jsonSchema = component(schema) as { properties?: Record<string, Json>; required?: string[] };
-  return Object.entries(jsonSchema.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: 'query',
-    required: jsonSchema.required?.includes(name) ?? false,
-    schema: property,
-    ...(descriptions[name] ? { description: descriptions[name] } : {}),
-  }));
-}
-
-const pathParameter = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
-
-// --- Examples, from the flows of docs/identity.md -------------------------------------------------------
-
-const EXAMPLE_PHONE = '+14155552671';
-const EXAMPLE_CLIENT = 'Dq1jB1f2kPq1nUzZsq3aT8Qx';
-const EXAMPLE_CONNECTION = 'sms';
+// --- Examples, from the README's flows -------------------------------------------------------
 
 const EXAMPLES = {
   start: {
@@ -268,47 +124,6 @@ const EXAMPLES = {
       },
     },
   }),
-  connection: {
-    smsConnection: {
-      summary: 'An SMS connection delivering through the gateway',
-      value: {
-        options: {
-          name: EXAMPLE_CONNECTION,
-          strategy: 'sms',
-          provider: 'sms_gateway',
-          gateway_url: 'http://localhost:4001/sms',
-          from: '+14155550100',
-          syntax: 'md_with_macros',
-          template: 'Your code is @@password@@',
-          totp: { time_step: 300, length: 6 },
-          brute_force_protection: true,
-          disable_signup: false,
-          default_country: 'US',
-        },
-        enabled_clients: [EXAMPLE_CLIENT],
-      },
-    },
-    liquidConnection: {
-      summary: 'A Liquid template by language, with domain-bound codes',
-      value: {
-        options: {
-          name: 'sms-liquid',
-          strategy: 'sms',
-          provider: 'sms_gateway',
-          gateway_url: 'http://localhost:4001/sms',
-          syntax: 'liquid',
-          template:
-            "{% case request_language | slice: 0, 2 %}{% when 'es' %}Tu código de {{ application.name }} es {{ code }}{% when 'fr' %}Votre code {{ application.name }} est {{ code }}{% else %}Your {{ application.name }} code is {{ code }}{% endcase %}",
-          webotp: { origin: 'https://login.example.com', app_hashes: ['FA+9qCX9VSu'] },
-        },
-        enabled_clients: [EXAMPLE_CLIENT],
-      },
-    },
-  },
-  smsTemplateTest: {
-    stored: { summary: 'The stored template, in Spanish', value: { variables: { request_language: 'es-ES' } } },
-    draft: { summary: 'A draft template', value: { syntax: 'liquid', template: 'Your code is {{ code }}' } },
-  },
 };
 
 // --- Authentication and discovery -------------------------------------------------------------
@@ -654,378 +469,22 @@ function operationsPaths(): Json {
 
 // --- Management API ------------------------------------------------------------------------------
 
-interface ManagementOperation {
-  summary: string;
-  request?: SchemaName;
-  requestExamples?: Json;
-  query?: Json[];
-  status: '200' | '201' | '202' | '204';
-  response?: Json;
-  /** Error statuses besides 401/403 that the operation answers. */
-  errors: Array<'400' | '403' | '404' | '409'>;
-}
-
-const ERROR_400 = error('Validation failed; `details` names each field.', [E.INVALID_REQUEST]);
-const ERROR_404 = error('Unknown id.', [E.NOT_FOUND]);
-const ERROR_409 = error('Conflict with an existing record.', [E.CONFLICT]);
-const ERROR_401 = error('Missing or invalid token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]);
-const ERROR_403 = error('The token lacks the route\'s scope, or the record may not be changed.', [E.INSUFFICIENT_SCOPE, E.FORBIDDEN]);
-
-const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
-  ':kid': 'Key id.',
-  ':prefix': 'A blocked prefix: `+`, the country calling code and the next digits (encode `+` as `%2B`).',
-};
-
-/** What each management route takes and answers, keyed `METHOD /path` as the router declares it. */
-const MANAGEMENT_OPERATIONS: Record<string, ManagementOperation> = {
-  'GET /connections': {
-    summary: 'List connections',
-    query: queryParameters(ConnectionsListQuerySchema, {
-      ...PAGING_DESCRIPTIONS,
-      name: 'Only the connection of this name.',
-      strategy: 'Only connections of these strategies (repeat the parameter or separate with commas).',
-    }),
-    status: '200',
-    response: pagedListOf('ConnectionRecord', 'connections', { checkpoint: true }),
-    errors: ['400'],
-  },
-  'POST /connections': {
-    summary: 'Create a connection (spec 2.1, or the reference product\'s top-level name and strategy; both must agree)',
-    request: 'ConnectionCreate',
-    requestExamples: EXAMPLES.connection,
-    status: '201',
-    response: ref('ConnectionRecord'),
-    errors: ['400', '404', '409'],
-  },
-  'GET /connections/:id': {
-    summary: 'Get a connection (fields projected as on the list)',
-    query: RECORD_PROJECTION,
-    status: '200',
-    response: ref('ConnectionRecord'),
-    errors: ['400', '404'],
-  },
-  'PATCH /connections/:id': {
-    summary: 'Update a connection (options are merged)',
-    request: 'ConnectionUpdate',
-    status: '200',
-    response: ref('ConnectionRecord'),
-    errors: ['400', '404', '409'],
-  },
-  'POST /connections/:id/sms-template/test': {
-    summary:
-      'Render the connection\'s SMS (or a draft syntax/template/webotp, merged as a PATCH would be, not saved) with sample variables, and count its SMS segments ' +
-      '(GSM-7: 160 septets in one segment, 153 per part beyond; UCS-2: 70 / 67 UTF-16 units). A Liquid template that does not parse or is cut off is a 400 naming the line.',
-    request: 'SmsTemplateTestRequest',
-    requestExamples: EXAMPLES.smsTemplateTest,
-    status: '200',
-    response: ref('SmsTemplateTestResponse'),
-    errors: ['400', '404'],
-  },
-  'DELETE /connections/:id': { summary: 'Delete a connection', status: '204', errors: ['404'] },
-  'GET /connections/:id/sms-fraud-blocks': {
-    summary: 'Number prefixes the SMS fraud guard blocks now on this connection (options.sms_fraud_guard), soonest expiry first',
-    status: '200',
-    response: ref('SmsFraudBlockList'),
-    errors: ['404'],
-  },
-  'DELETE /connections/:id/sms-fraud-blocks/:prefix': {
-    summary: 'Lift a fraud-guard block before it expires (the prefix\'s send and verification counts start again from zero)',
-    status: '204',
-    errors: ['404'],
-  },
-  'GET /clients': {
-    summary: 'List clients',
-    query: queryParameters(ClientsListQuerySchema, { ...PAGING_DESCRIPTIONS, app_type: 'Only clients of these app types (comma-separated or repeated).' }),
-    status: '200',
-    response: pagedListOf('ClientRecord', 'clients'),
-    errors: ['400'],
-  },
-  'POST /clients': { summary: 'Create a client', request: 'ClientCreate', status: '201', response: ref('ClientRecord'), errors: ['400'] },
-  'GET /clients/:id': {
-    summary: 'Get a client (fields projected as on the list)',
-    query: RECORD_PROJECTION,
-    status: '200',
-    response: ref('ClientRecord'),
-    errors: ['400', '404'],
-  },
-  'PATCH /clients/:id': { summary: 'Update a client', request: 'ClientUpdate', status: '200', response: ref('ClientRecord'), errors: ['400', '404'] },
-  'POST /clients/:id/rotate-secret': {
-    summary: 'Rotate a confidential client\'s secret',
-    status: '200',
-    response: ref('ClientRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /clients/:id': { summary: 'Delete a client (not the bootstrap admin)', status: '204', errors: ['403', '404'] },
-  'GET /clients/:id/credentials': { summary: 'List a client\'s private_key_jwt public keys', status: '200', response: listOf('ClientCredentialRecord'), errors: ['404'] },
-  'POST /clients/:id/credentials': {
-    summary: 'Register a public key for private_key_jwt (Auth0\'s shape)',
-    request: 'ClientCredentialCreate',
-    status: '201',
-    response: ref('ClientCredentialRecord'),
-    errors: ['400', '404'],
-  },
-  'GET /clients/:id/credentials/:credential_id': { summary: 'Get a client credential', status: '200', response: ref('ClientCredentialRecord'), errors: ['404'] },
-  'PATCH /clients/:id/credentials/:credential_id': {
-    summary: 'Change a client credential\'s expiry (`null` removes it)',
-    request: 'ClientCredentialUpdate',
-    status: '200',
-    response: ref('ClientCredentialRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /clients/:id/credentials/:credential_id': { summary: 'Delete a client credential (its key stops verifying at once)', status: '204', errors: ['404'] },
-  'GET /resource-servers': {
-    summary: 'List APIs',
-    query: queryParameters(ResourceServersListQuerySchema, { ...PAGING_DESCRIPTIONS, identifiers: 'Only these identifiers (repeat the parameter, at most 10).' }),
-    status: '200',
-    response: pagedListOf('ResourceServerRecord', 'resource_servers'),
-    errors: ['400'],
-  },
-  'POST /resource-servers': {
-    summary: 'Create an API',
-    request: 'ResourceServerCreate',
-    status: '201',
-    response: ref('ResourceServerRecord'),
-    errors: ['400', '409'],
-  },
-  'GET /resource-servers/:id': {
-    summary: 'Get an API by id or URL-encoded identifier (fields projected as on the list)',
-    query: RECORD_PROJECTION,
-    status: '200',
-    response: ref('ResourceServerRecord'),
-    errors: ['400', '404'],
-  },
-  'PATCH /resource-servers/:id': {
-    summary: 'Update an API',
-    request: 'ResourceServerUpdate',
-    status: '200',
-    response: ref('ResourceServerRecord'),
-    errors: ['400', '403', '404'],
-  },
-  'DELETE /resource-servers/:id': { summary: 'Delete an API (not the management API)', status: '204', errors: ['403', '404'] },
-  'GET /client-grants': {
-    summary: 'List client grants',
-    query: queryParameters(ClientGrantsListQuerySchema, {
-      ...PAGING_DESCRIPTIONS,
-      client_id: 'Only this client\'s grants.',
-      audience: 'Only grants for this API.',
-    }),
-    status: '200',
-    response: pagedListOf('ClientGrantRecord', 'client_grants', { checkpoint: true }),
-    errors: ['400'],
-  },
-  'POST /client-grants': {
-    summary: 'Grant a client access to an API',
-    request: 'ClientGrantCreate',
-    status: '201',
-    response: ref('ClientGrantRecord'),
-    errors: ['400', '404', '409'],
-  },
-  'GET /client-grants/:id': { summary: 'Get a client grant', status: '200', response: ref('ClientGrantRecord'), errors: ['404'] },
-  'PATCH /client-grants/:id': {
-    summary: 'Change a client grant\'s scopes',
-    request: 'ClientGrantUpdate',
-    status: '200',
-    response: ref('ClientGrantRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /client-grants/:id': { summary: 'Delete a client grant', status: '204', errors: ['404'] },
-  'GET /users': {
-    summary: 'Search users (Lucene subset of user search v3), paged',
-    query: queryParameters(UsersListQuerySchema, {
-      ...PAGING_DESCRIPTIONS,
-      q:
-        '`field:value` / `field:"quoted"` on phone_number, name (the number), user_id, identities.connection, phone_verified; ' +
-        '`*` wildcards; AND, OR, parentheses (side by side is OR). Bare text matches inside phone numbers (an un-encoded `+` too).',
-      search_engine: 'v3 (v2 is answered the same way; v1 is refused).',
-      sort: '`field:1` or `field:-1` on created_at (default), last_login, phone_number or user_id; user_id breaks ties.',
-      connection: 'Only users of this connection.',
-      primary_order: 'Accepted; the order is always deterministic.',
-    }),
-    status: '200',
-    response: pagedListOf('UserRecord', 'users', { withLength: true }),
-    errors: ['400'],
-  },
-  'POST /users': {
-    summary: 'Create a user of an sms connection (the only way in when the connection has `disable_signup`)',
-    request: 'UserCreate',
-    status: '201',
-    response: ref('UserRecord'),
-    errors: ['400', '409'],
-  },
-  'PATCH /users/:id': {
-    summary: 'Update a user: number (must be free), phone_verified, blocked; metadata merged at the top level, null removes',
-    request: 'UserUpdate',
-    status: '200',
-    response: ref('UserRecord'),
-    errors: ['400', '404', '409'],
-  },
-  'GET /users/:id': {
-    summary: 'Get a user (fields projected as on the list)',
-    query: RECORD_PROJECTION,
-    status: '200',
-    response: ref('UserRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /users/:id': { summary: 'Delete a user and its tokens', status: '204', errors: ['404'] },
-  'GET /users/:id/sessions': {
-    summary: "A user's live login sessions (hosted login single sign-on), newest first",
-    status: '200',
-    response: { type: 'object', required: ['sessions'], properties: { sessions: listOf('SessionRecord') } },
-    errors: ['404'],
-  },
-  'DELETE /users/:id/sessions': {
-    summary: "End every login session of a user: single sign-on and silent authentication stop at once (refresh tokens are not revoked)",
-    status: '202',
-    errors: ['404'],
-  },
-  'GET /sessions/:id': { summary: 'Get a live login session', status: '200', response: ref('SessionRecord'), errors: ['404'] },
-  'DELETE /sessions/:id': { summary: 'End a login session', status: '202', errors: ['404'] },
-  'GET /user-blocks': {
-    summary: 'Brute-force blocks of a phone number',
-    query: queryParameters(UserBlocksQuerySchema, { identifier: 'The phone number (encode `+` as `%2B`).' }),
-    status: '200',
-    response: ref('UserBlocksResponse'),
-    errors: ['400'],
-  },
-  'DELETE /user-blocks': {
-    summary: 'Lift every brute-force block of a phone number',
-    query: queryParameters(UserBlocksQuerySchema, { identifier: 'The phone number (encode `+` as `%2B`).' }),
-    status: '204',
-    errors: ['400'],
-  },
-  'GET /user-blocks/:id': {
-    summary: 'Brute-force blocks of a user\'s phone number (by user id), each naming the user\'s connection',
-    status: '200',
-    response: ref('UserBlocksResponse'),
-    errors: ['404'],
-  },
-  'DELETE /user-blocks/:id': {
-    summary: 'Lift every brute-force block of a user\'s phone number (by user id)',
-    status: '204',
-    errors: ['404'],
-  },
-  'GET /logs': {
-    summary: 'Tenant log events: search (newest first) or read by checkpoint',
-    query: queryParameters(LogsListQuerySchema, {
-      q:
-        '`field:value` / `field:"quoted"` on type, user_id, client_id, connection, ip; `date:[from TO to]` (inclusive) or ' +
-        '`date:{from TO to}` (exclusive), `*` for an open end, ISO 8601 dates; terms joined by AND.',
-      page: 'Zero-based page; search reaches the first 1,000 logs.',
-      per_page: 'Page size, 1-100 (default 50).',
-      include_totals: 'true: answer `{start, limit, length, total, logs}` instead of a bare array.',
-      sort: '`date:-1` (newest first, the default) or `date:1`.',
-      fields: PAGING_DESCRIPTIONS.fields,
-      include_fields: PAGING_DESCRIPTIONS.include_fields,
-      from:
-        'Checkpoint: a log_id; the answer is the logs after it in stream order (a bare array; every other parameter ignored) ' +
-        'and a `Link: <...>; rel="next"` header for the next request.',
-      take: 'Checkpoint page size, 1-100 (default 50); alone, reads from the oldest retained log.',
-    }),
-    status: '200',
-    response: pagedListOf('TenantLog', 'logs', { withLength: true }),
-    errors: ['400'],
-  },
-  'GET /logs/:id': { summary: 'Get a tenant log event by log_id', status: '200', response: ref('TenantLog'), errors: ['404'] },
-  'GET /users/:id/logs': {
-    summary: "A user's log events (search paging, newest first)",
-    query: queryParameters(LogsListQuerySchema.pick({ page: true, per_page: true, include_totals: true, sort: true }), {
-      page: 'Zero-based page; reaches the first 1,000 logs.',
-      per_page: 'Page size, 1-100 (default 50).',
-      include_totals: 'true: answer `{start, limit, length, total, logs}`.',
-      sort: '`date:-1` (default) or `date:1`.',
-    }),
-    status: '200',
-    response: pagedListOf('TenantLog', 'logs', { withLength: true }),
-    errors: ['400'],
-  },
-  'GET /keys/signing': { summary: 'List signing keys', status: '200', response: listOf('SigningKeyRecord'), errors: [] },
-  'POST /keys/signing/rotate': {
-    summary: 'Rotate: the next key becomes current, a new next key is made; answers the new next key',
-    status: '201',
-    response: ref('SigningKeyRotation'),
-    errors: [],
-  },
-  'GET /keys/signing/:kid': { summary: 'Get a signing key', status: '200', response: ref('SigningKeyRecord'), errors: ['404'] },
-  'PUT /keys/signing/:kid/revoke': {
-    summary: 'Revoke a signing key (not the current or the next one)',
-    status: '200',
-    response: ref('SigningKeyRecord'),
-    errors: ['404', '409'],
-  },
-  'GET /log-streams': { summary: 'List log streams', status: '200', response: listOf('LogStreamRecord'), errors: [] },
-  'POST /log-streams': {
-    summary:
-      'Create an http log stream: it delivers every tenant log record from now on, signed (X-Smsauth-Signature). ' +
-      'The answer alone shows `signing_secret`; `sink.httpAuthorization` is write-only. The endpoint must satisfy GATEWAY_URL_POLICY.',
-    request: 'LogStreamCreate',
-    status: '201',
-    response: ref('LogStreamCreated'),
-    errors: ['400'],
-  },
-  'GET /log-streams/:id': {
-    summary: 'Get a log stream, with its delivery state (failures, why it was suspended)',
-    status: '200',
-    response: ref('LogStreamRecord'),
-    errors: ['404'],
-  },
-  'PATCH /log-streams/:id': {
-    summary: 'Update a log stream: name, sink fields (merged; httpAuthorization null removes it), status active (resume from the cursor) or paused',
-    request: 'LogStreamUpdate',
-    status: '200',
-    response: ref('LogStreamRecord'),
-    errors: ['400', '404'],
-  },
-  'DELETE /log-streams/:id': { summary: 'Delete a log stream', status: '204', errors: ['404'] },
-  ...PASSKEY_MANAGEMENT_OPERATIONS,
-};
-
-/** `/connections/:id` -> `/connections/{id}`. */
-export function toOpenApiPath(expressPath: string): string {
-  return expressPath.replace(/:(\w+)/g, '{$1}');
-}
-
-function managementPaths(routes: readonly ManagementRoute[]): Json {
-  const paths: Record<string, Json> = {};
+/**
+ * The management API's paths, from its declared operations. Start-up check: the router serves
+ * exactly the declared operations, each behind its scope (a route added without a declaration,
+ * or a declaration the router does not serve, stops the service from starting).
+ */
+function managementPaths(routes: readonly ManagementRoute[], declared: readonly Operation[], components: SchemaComponents): Json {
+  const declaredKeys = new Set(declared.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`));
   for (const route of routes) {
     const key = `${route.method.toUpperCase()} ${route.path}`;
-    const operation = MANAGEMENT_OPERATIONS[key];
-    if (!operation) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
+    if (!declaredKeys.has(key)) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
     if (!route.scope) throw new Error(`The management route ${key} names no scope`);
-    const path = `/api/v2${toOpenApiPath(route.path)}`;
-    const parameters = [...(route.path.match(/:(\w+)/g) ?? [])].map((p) => pathParameter(p.slice(1), PATH_PARAMETER_DESCRIPTIONS[p] ?? 'Record id.'));
-    const responses: Json = {
-      [operation.status]: {
-        description: operation.status === '204' || operation.status === '202' ? 'Done; no body.' : 'Success.',
-        ...(operation.response ? json(operation.response) : {}),
-      },
-      ...Object.fromEntries(
-        operation.errors.map((status) => [
-          status,
-          status === '400' ? ERROR_400 : status === '403' ? ERROR_403 : status === '404' ? ERROR_404 : ERROR_409,
-        ]),
-      ),
-      '401': ERROR_401,
-      '403': ERROR_403,
-      ...(operation.request ? COMMON_ERRORS : NO_BODY_ERRORS),
-    };
-    if (operation.request && !operation.errors.includes('400')) responses['400'] = ERROR_400;
-    paths[path] = {
-      ...paths[path],
-      [route.method]: {
-        tags: ['Management'],
-        operationId: `${route.method}${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
-        summary: operation.summary,
-        security: [{ managementApi: [route.scope] }],
-        ...(parameters.length || operation.query ? { parameters: [...parameters, ...(operation.query ?? [])] } : {}),
-        ...(operation.request ? { requestBody: body(operation.request, operation.requestExamples, false) } : {}),
-        responses,
-      },
-    };
   }
-  const described = new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
-  const stale = Object.keys(MANAGEMENT_OPERATIONS).filter((key) => !described.has(key));
+  const served = new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+  const stale = [...declaredKeys].filter((key) => !served.has(key));
   if (stale.length) throw new Error(`The OpenAPI document describes management routes that do not exist: ${stale.join(', ')}`);
-  return paths;
+  return openApiPathsOf(declared, { prefix: '/api/v2', securityScheme: 'managementApi', components, defaultParamDescription: 'Record id.' });
 }
 
 // --- The document --------------------------------------------------------------------------------
@@ -1034,6 +493,8 @@ function managementPaths(routes: readonly ManagementRoute[]): Json {
 export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): Json {
   const managementAudience = options.managementAudience ?? 'http://localhost:4000/api/v2/';
   const scopes = [...new Set(options.managementRoutes.map((r) => r.scope).filter((s): s is string => s !== undefined))].sort();
+  const components = new SchemaComponents();
+  const management = managementPaths(options.managementRoutes, options.managementOperations ?? [], components);
   return {
     // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
     // vocabulary, what the schemas are; naming plain 2020-12 made Swagger UI warn on every page.
@@ -1051,18 +512,22 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
       { name: 'Hosted login', description: 'The browser login pages (HTML).' },
       { name: 'Operations', description: 'Health, readiness and metrics.' },
     ],
-    paths: {
-      ...managementPaths(options.managementRoutes),
-      ...authenticationPaths(managementAudience),
-      ...discoveryPaths(),
-      ...hostedLoginPaths(),
-      ...passkeyHostedLoginPaths(),
-      ...operationsPaths(),
-    },
+    paths: withInputGuardRefusals(
+      {
+        ...management,
+        ...authenticationPaths(managementAudience),
+        ...discoveryPaths(),
+        ...hostedLoginPaths(),
+        ...passkeyHostedLoginPaths(),
+        ...operationsPaths(),
+      },
+      errorBodySchema([E.INVALID_REQUEST]),
+    ),
     components: {
       schemas: {
         ...Object.fromEntries(Object.entries(REQUEST_SCHEMAS).map(([name, schema]) => [name, component(schema, 'input')])),
         ...Object.fromEntries(Object.entries(RESPONSE_SCHEMAS).map(([name, schema]) => [name, component(schema, 'output')])),
+        ...components.toJson(),
       },
       securitySchemes: {
         managementApi: {

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { buildIdentityOpenApiDocument, type IdentityOpenApiOptions } from './document';
 
-export { buildIdentityOpenApiDocument, toOpenApiPath } from './document';
+export { toOpenApiPath } from '@smsauth/service-kit';
+export { buildIdentityOpenApiDocument } from './document';
 
 /** `GET /openapi.json`: the document is built once, when the app is built, from the routes' own schemas. */
 export function openApiRouter(options: IdentityOpenApiOptions): Router {

@@ -1,30 +1,7 @@
-// The passkey parts of the OpenAPI document (issue 29), kept in their own file: the management
-// operations of a user's authentication methods, and the hosted login's passkey routes.
+// The hosted login's passkey routes in the OpenAPI document (issue 29). The management
+// operations on a user's passkeys are declared in routes/management/authentication-methods.ts.
 
 type Json = Record<string, unknown>;
-
-const AUTHENTICATION_METHOD = { $ref: '#/components/schemas/AuthenticationMethodRecord' };
-
-/** Management operations, keyed `METHOD /path` as the router declares them. */
-export const PASSKEY_MANAGEMENT_OPERATIONS = {
-  'GET /users/:id/authentication-methods': {
-    summary: "A user's passkeys, as Auth0 lists authentication methods (type `passkey`), oldest first",
-    status: '200' as const,
-    response: { type: 'array', items: AUTHENTICATION_METHOD },
-    errors: ['404' as const],
-  },
-  'GET /users/:id/authentication-methods/:method_id': {
-    summary: 'Get one passkey of a user',
-    status: '200' as const,
-    response: AUTHENTICATION_METHOD,
-    errors: ['404' as const],
-  },
-  'DELETE /users/:id/authentication-methods/:method_id': {
-    summary: 'Delete a passkey of a user: it stops signing in at once (SMS still works)',
-    status: '204' as const,
-    errors: ['404' as const],
-  },
-};
 
 /** The hosted login's passkey routes (HTML pages and the ceremonies' JSON options). */
 export function passkeyHostedLoginPaths(): Json {

@@ -1,0 +1,274 @@
+import { toJsonSchema } from '@smsauth/contracts';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import { type HttpError, validationError } from './errors';
+
+// One declaration per HTTP operation: the schemas that validate a request are the ones the
+// OpenAPI document publishes, and the handler only ever sees values those schemas parsed.
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Json = Record<string, unknown>;
+
+/** A request body: its schema (published in input form, under `component` when named). */
+export interface OperationBody<B extends z.ZodType> {
+  schema: B;
+  component?: string;
+  examples?: Record<string, { summary: string; value: unknown }>;
+  /** Media types the body may come in; application/json when absent. */
+  mediaTypes?: readonly string[];
+}
+
+/** One documented answer. `schema` (zod, output form) or `jsonSchema` describes its body; neither: no body. */
+export interface OperationResponse {
+  description: string;
+  schema?: z.ZodType;
+  /** Publish `schema` under components/schemas with this name and refer to it. */
+  component?: string;
+  jsonSchema?: Json;
+  /** Components `jsonSchema` refers to, published with it (with `projection`: also `<name>Projection`). */
+  uses?: ReadonlyArray<{ component: string; schema: z.ZodType; projection?: boolean }>;
+  contentType?: string;
+  headers?: Json;
+}
+
+export interface OperationInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  req: Request;
+  res: Response;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface OperationDeclaration<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+  method: HttpMethod;
+  /** Express form, `/clients/:id`; the document shows `/clients/{id}`. */
+  path: string;
+  operationId?: string;
+  summary: string;
+  description?: string;
+  tags?: readonly string[];
+  /** The OAuth scopes the caller needs (all of them). */
+  scopes?: readonly string[];
+  /** Path parameters as an object schema; every `:name` of the path is a string otherwise. */
+  params?: P;
+  paramDescriptions?: Record<string, string>;
+  query?: Q;
+  queryDescriptions?: Record<string, string>;
+  body?: B extends z.ZodType ? OperationBody<B> : undefined;
+  /** Exactly one 2xx (the handler's answer goes out with it) and any refusals, by status. */
+  responses: Record<string, OperationResponse | Json>;
+  handle(input: OperationInput<Parsed<P>, Parsed<Q>, Parsed<B>>): Promise<unknown> | unknown;
+}
+
+/** A declared operation with its types erased, as routers and documents hold them. */
+export interface Operation {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly operationId?: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  readonly scopes?: readonly string[];
+  readonly params?: z.ZodType;
+  readonly paramDescriptions?: Record<string, string>;
+  readonly query?: z.ZodType;
+  readonly queryDescriptions?: Record<string, string>;
+  readonly body?: OperationBody<z.ZodType>;
+  readonly responses: Record<string, OperationResponse | Json>;
+  /** The status of the answer the handler's value goes out with. */
+  readonly successStatus: number;
+  handle(input: OperationInput<unknown, unknown, unknown>): Promise<unknown> | unknown;
+}
+
+const pathParameterNames = (path: string): string[] => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+
+/** Checks a declaration once, at start-up: one success status, documented path parameters. */
+export function defineOperation<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  declaration: OperationDeclaration<P, Q, B>,
+): Operation {
+  const key = `${declaration.method.toUpperCase()} ${declaration.path}`;
+  const successes = Object.keys(declaration.responses).filter((status) => /^2\d\d$/.test(status));
+  if (successes.length !== 1) throw new Error(`${key} must declare exactly one 2xx response, not ${successes.length}`);
+  if (declaration.params) {
+    const declared = Object.keys((toJsonSchema(declaration.params) as { properties?: Json }).properties ?? {}).sort();
+    const inPath = pathParameterNames(declaration.path).sort();
+    if (declared.join() !== inPath.join()) throw new Error(`${key} declares params ${declared.join(', ')} but its path has ${inPath.join(', ')}`);
+  }
+  return { ...(declaration as unknown as Omit<Operation, 'successStatus'>), successStatus: Number(successes[0]) };
+}
+
+export interface MountOptions {
+  /** Handlers run before validation, given the operation (scope checks: a 403 comes before a 400). */
+  guards?: (operation: Operation) => RequestHandler[];
+  /** The 400 for input a schema refused; the kit's validationError when absent. */
+  invalid?: (issues: readonly z.core.$ZodIssue[]) => HttpError;
+}
+
+/** Adds each operation to the router: guards, then params, query and body parsed by their schemas, then the handler. */
+export function mountOperations(router: Router, operations: readonly Operation[], options: MountOptions = {}): Router {
+  const refuse = (error: z.ZodError) => (options.invalid ? options.invalid(error.issues) : validationError(error));
+  const parse = (schema: z.ZodType | undefined, value: unknown) => {
+    if (!schema) return undefined;
+    const result = schema.safeParse(value);
+    if (!result.success) throw refuse(result.error);
+    return result.data;
+  };
+  for (const operation of operations) {
+    const bodyless = !responseHasBody(operation.responses[String(operation.successStatus)]);
+    const handler: RequestHandler = async (req, res) => {
+      const params = operation.params ? parse(operation.params, { ...req.params }) : { ...req.params };
+      const query = parse(operation.query, req.query);
+      const body = parse(operation.body?.schema, req.body ?? {});
+      const answer = await operation.handle({ params, query, body, req, res });
+      if (res.headersSent) return;
+      res.status(operation.successStatus);
+      if (bodyless) res.end();
+      else res.json(answer);
+    };
+    router[operation.method](operation.path, ...(options.guards?.(operation) ?? []), handler);
+  }
+  return router;
+}
+
+function isDeclaredResponse(response: OperationResponse | Json | undefined): response is OperationResponse {
+  return response !== undefined && !('content' in response);
+}
+
+function responseHasBody(response: OperationResponse | Json | undefined): boolean {
+  if (!response) return false;
+  if ('content' in response) return true;
+  const declared = response as OperationResponse;
+  return declared.schema !== undefined || declared.jsonSchema !== undefined;
+}
+
+/** components/schemas built from the operations' named schemas; one name, one schema. */
+export class SchemaComponents {
+  private readonly schemas = new Map<string, { schema: z.ZodType; io: 'input' | 'output'; json: Json }>();
+
+  /** Publishes `schema` under `name` (input: what callers send; output: closed objects) and answers its `$ref`. */
+  ref(name: string, schema: z.ZodType, io: 'input' | 'output'): Json {
+    const known = this.schemas.get(name);
+    if (known && (known.schema !== schema || known.io !== io)) throw new Error(`Two different schemas are published as ${name}`);
+    if (!known) this.schemas.set(name, { schema, io, json: jsonSchemaOf(schema, io) });
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  /**
+   * `name` and `<name>Projection`: the record's properties with none required, what a
+   * `fields` / `include_fields` projection answers. Answers the `$ref` of the projection.
+   */
+  projectionRef(name: string, schema: z.ZodType): Json {
+    this.ref(name, schema, 'output');
+    const projection = `${name}Projection`;
+    if (!this.schemas.has(projection)) {
+      const { required: _all, ...whole } = jsonSchemaOf(schema, 'output');
+      const description = `${name} projected by \`fields\` / \`include_fields\`: any of its fields may be left out.`;
+      this.schemas.set(projection, { schema, io: 'output', json: { ...whole, description } });
+    }
+    return { $ref: `#/components/schemas/${projection}` };
+  }
+
+  has(name: string): boolean {
+    return this.schemas.has(name);
+  }
+
+  toJson(): Record<string, Json> {
+    return Object.fromEntries([...this.schemas].map(([name, { json }]) => [name, json]));
+  }
+}
+
+/** A zod schema as an OpenAPI 3.1 schema (JSON Schema 2020-12 without its `$schema` marker). */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema, io) as Json;
+  return rest;
+}
+
+/** `/connections/:id` -> `/connections/{id}`. */
+export function toOpenApiPath(expressPath: string): string {
+  return expressPath.replace(/:(\w+)/g, '{$1}');
+}
+
+/** An object schema's fields as OpenAPI parameters (query or path), each with its JSON Schema. */
+export function parametersOf(schema: z.ZodType, where: 'query' | 'path', descriptions: Record<string, string> = {}): Json[] {
+  const jsonSchema = jsonSchemaOf(schema) as { properties?: Record<string, Json>; required?: string[] };
+  return Object.entries(jsonSchema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (jsonSchema.required?.includes(name) ?? false),
+    schema: property,
+    ...(descriptions[name] ? { description: descriptions[name] } : {}),
+  }));
+}
+
+export interface OpenApiPathOptions {
+  /** Mount point of the router the operations are on (`/api/v2`). */
+  prefix?: string;
+  /** The security scheme the operations' scopes belong to. */
+  securityScheme?: string;
+  components: SchemaComponents;
+  /** Path parameter description when the declaration gives none. */
+  defaultParamDescription?: string;
+}
+
+/** `get` + `/api/v2/clients/{id}` -> `getApiV2ClientsId`. */
+function defaultOperationId(method: string, path: string): string {
+  return `${method}${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`;
+}
+
+function responseObject(response: OperationResponse | Json, components: SchemaComponents): Json {
+  if (!isDeclaredResponse(response)) return response;
+  const { description, schema, component, jsonSchema, uses = [], contentType = 'application/json', headers } = response;
+  for (const used of uses) {
+    if (used.projection) components.projectionRef(used.component, used.schema);
+    else components.ref(used.component, used.schema, 'output');
+  }
+  const body = schema ? (component ? components.ref(component, schema, 'output') : jsonSchemaOf(schema, 'output')) : jsonSchema;
+  return { description, ...(headers ? { headers } : {}), ...(body ? { content: { [contentType]: { schema: body } } } : {}) };
+}
+
+/** The OpenAPI `paths` of the operations, their schemas added to `components`. */
+export function openApiPathsOf(operations: readonly Operation[], options: OpenApiPathOptions): Record<string, Json> {
+  const paths: Record<string, Json> = {};
+  const { components } = options;
+  for (const operation of operations) {
+    const path = `${options.prefix ?? ''}${toOpenApiPath(operation.path)}`;
+    if ((paths[path] as Json | undefined)?.[operation.method]) throw new Error(`${operation.method.toUpperCase()} ${path} is declared twice`);
+    const pathParameters: Json[] = operation.params
+      ? parametersOf(operation.params, 'path', operation.paramDescriptions)
+      : pathParameterNames(operation.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    const described = pathParameters.map((parameter) =>
+      parameter.description || !options.defaultParamDescription
+        ? parameter
+        : { ...parameter, description: operation.paramDescriptions?.[parameter.name as string] ?? options.defaultParamDescription },
+    );
+    const parameters = [...described, ...(operation.query ? parametersOf(operation.query, 'query', operation.queryDescriptions) : [])];
+    const body = operation.body;
+    const bodySchema = body ? (body.component ? components.ref(body.component, body.schema, 'input') : jsonSchemaOf(body.schema, 'input')) : undefined;
+    const mediaTypes = body?.mediaTypes ?? ['application/json'];
+    paths[path] = {
+      ...paths[path],
+      [operation.method]: {
+        ...(operation.tags ? { tags: [...operation.tags] } : {}),
+        operationId: operation.operationId ?? defaultOperationId(operation.method, path),
+        summary: operation.summary,
+        ...(operation.description ? { description: operation.description } : {}),
+        ...(operation.scopes && options.securityScheme ? { security: [{ [options.securityScheme]: [...operation.scopes] }] } : {}),
+        ...(parameters.length ? { parameters } : {}),
+        ...(body
+          ? {
+              requestBody: {
+                required: true,
+                content: Object.fromEntries(
+                  mediaTypes.map((type, index) => [type, { schema: bodySchema, ...(index === 0 && body.examples ? { examples: body.examples } : {}) }]),
+                ),
+              },
+            }
+          : {}),
+        responses: Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, responseObject(response, components)])),
+      },
+    };
+  }
+  return paths;
+}
