@@ -131,8 +131,11 @@ export async function startTcpProxy(target: TcpProxyTarget): Promise<TcpProxy> {
 }
 
 function reset(socket: net.Socket): void {
-  // An RST, as a crashed peer or a dropped route produces, rather than a polite FIN.
-  if (typeof socket.resetAndDestroy === 'function' && socket.readyState !== 'opening') socket.resetAndDestroy();
+  // An RST, as a crashed peer or a dropped route produces, rather than a polite FIN. Not on a
+  // socket already ending: libuv refuses to reset a handle with a shutdown under way (EINVAL),
+  // and Node then never closes that handle, which kept the test process alive after every suite.
+  const resettable = typeof socket.resetAndDestroy === 'function' && socket.readyState !== 'opening' && !socket.writableEnded;
+  if (resettable) socket.resetAndDestroy();
   else socket.destroy();
 }
 
