@@ -123,8 +123,8 @@ export const configSchema = z
         'PostgreSQL only: send each statement as a named prepared statement, so each pool connection parses and plans it once (about a third less PostgreSQL CPU per login, BENCHMARKS.md section 4). Set `false` behind a pooler that cannot keep prepared statements across transactions (PgBouncer in transaction mode before 1.21, or without `max_prepared_statements`).',
     }),
     /**
-     * How long the client_credentials lookups (client, API, grant, keys) may be served from this
-     * process's cache; every management write empties it on every replica (LISTEN/NOTIFY), so this
+     * How long the client_credentials lookups (client, API, grant, keys), and the client and API of
+     * the user-token endpoints, may be served from this process's cache; every management write empties it on every replica (LISTEN/NOTIFY), so this
      * only bounds a miss of that. 0 disables the cache.
      */
     M2M_CACHE_TTL_MS: z.coerce
@@ -135,7 +135,7 @@ export const configSchema = z
       .default(5_000)
       .meta({
         description:
-          '0..60000. How long a process may serve the `client_credentials` lookups (client, API, grant, `private_key_jwt` keys) from memory. Every write to them empties the cache of every instance at once (PostgreSQL `LISTEN/NOTIFY`, see "The M2M lookup cache" in docs/identity.md); the TTL only bounds how long a change could go unseen if the listening connection hung without dropping. `0` turns the cache off (every token reads the database).',
+          '0..60000. How long a process may serve the `client_credentials` lookups (client, API, grant, `private_key_jwt` keys), and the client and API of the user-token endpoints (code exchange, refresh, `/authorize`), from memory. Every write to them empties the cache of every instance at once (PostgreSQL `LISTEN/NOTIFY`, see "The M2M lookup cache" in docs/identity.md); the TTL only bounds how long a change could go unseen if the listening connection hung without dropping. `0` turns the cache off (every token reads the database).',
       }),
     ADMIN_CLIENT_ID: env
       .optionalString()
