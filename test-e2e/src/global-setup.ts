@@ -59,5 +59,7 @@ export default async function globalSetup(): Promise<void> {
     GATEWAY_AUTH_AUDIENCE: stack.urls.gatewayDeliveryUrl,
     GATEWAY_AUTH_SUBJECT,
     E2E_CONTROL_URL: `http://127.0.0.1:${controlPort}`,
+    // Suites that start stacks of their own (the README recipes) run only beside this one.
+    E2E_LAUNCHED_STACK: '1',
   });
 }
