@@ -89,9 +89,54 @@ describeOnEachDatabase('hosted login (/authorize)', (database) => {
       expect((res.headers['set-cookie'] as unknown as string[])[0]).toMatch(new RegExp(`^${cookieName}=; Path=/authorize; Max-Age=0`));
       saved.forEach((v, k) => session.cookies.set(k, v));
       const again = await session.submitCode(code);
-      expect(again.status).toBe(400);
       expect(again.headers.location).toBeUndefined();
-      expect(again.text).toContain('This sign-in has expired');
+      expect(again.text).toContain('This sign-in to Flow App is complete.');
+      expect(again.text).not.toContain('name="code"');
+    });
+  });
+
+  describe('Back after a completed sign-in', () => {
+    it("shows that the sign-in is done, with a link to the application's origin, instead of an expired page", async () => {
+      const { session, code } = await atCodeStep();
+      const transaction = session.fields!.transaction;
+      expect((await session.submitCode(code)).status).toBe(302);
+      const back = await session.get('/authorize/code', { transaction });
+      expect(back.status).toBe(200);
+      expect(back.text).toContain('<h1>You are signed in</h1>');
+      expect(back.text).toContain('This sign-in to Flow App is complete.');
+      expect(back.text).toContain(`<a class="button" href="${new URL(CALLBACK).origin}/">Return to Flow App</a>`);
+      expect(back.text).not.toContain('expired');
+    });
+
+    it("goes to the application's login route (initiate_login_uri) when it has one, as Auth0 does", async () => {
+      const withRoute = await h.loginSetup({}, { name: 'Routed App', callbacks: [CALLBACK], initiate_login_uri: 'https://app.example.com/login' });
+      const { session, code } = await atCodeStep({}, withRoute);
+      const transaction = session.fields!.transaction;
+      await session.submitCode(code);
+      const back = await session.get('/authorize/phone', { transaction });
+      expect(back.status).toBe(303);
+      expect(back.headers.location).toBe('https://app.example.com/login');
+    });
+
+    it('refuses every step of the completed transaction: no second code is sent', async () => {
+      const { session, code } = await atCodeStep();
+      await session.submitCode(code);
+      h.clock.advance(31); // past the resend cooldown
+      const sentBefore = h.gateway.requests.length;
+      const resend = await session.post('/authorize/resend');
+      expect(resend.status).toBe(200);
+      expect(resend.text).toContain('This sign-in to Flow App is complete.');
+      expect(h.gateway.requests).toHaveLength(sentBefore);
+    });
+
+    it('says the page expired once the completed sign-in is no longer kept (an hour)', async () => {
+      const { session, code } = await atCodeStep();
+      const transaction = session.fields!.transaction;
+      await session.submitCode(code);
+      h.clock.advance(60 * 60 + 1);
+      const back = await session.get('/authorize/code', { transaction });
+      expect(back.status).toBe(400);
+      expect(back.text).toContain('This sign-in has expired');
     });
 
     it('shows the code step with a numeric one-time-code input and a resend cooldown', async () => {

@@ -34,6 +34,22 @@ export class AuthorizePageError extends Error {
   }
 }
 
+/**
+ * A page of a transaction that already signed its user in (Back after the login): the browser
+ * goes to the application's login route when `redirect`, else sees a page linking to `returnTo`.
+ */
+export class SignInCompletedError extends Error {
+  constructor(
+    readonly appName: string,
+    /** The application's login route (`redirect`) or web origin; none for a native app. */
+    readonly returnTo: string | undefined,
+    readonly redirect: boolean,
+  ) {
+    super('This sign-in is complete');
+    this.name = 'SignInCompletedError';
+  }
+}
+
 /** A problem reported back to a validated redirect_uri, by the request's response mode, with its `state`. */
 export class AuthorizeRedirectError extends Error {
   constructor(

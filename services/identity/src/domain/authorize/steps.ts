@@ -11,7 +11,7 @@ import { completeAuthorization, implicitScopes, type CompletionDependencies } fr
 import { errorResponse, type AuthorizationResponse, type ResponseMode } from './response';
 import { isCodeFlow, includesAccessToken, resolveAuthorizeRequest } from './request';
 import { beginLoginSession, type BegunSession, type SessionLifetimes } from './session';
-import { parametersOf, resendCooldownSeconds } from './transaction';
+import { completeTransaction, parametersOf, resendCooldownSeconds } from './transaction';
 import { passkeyOfferDue } from '../passkeys/offer';
 import { passkeySettingsOf } from '../passkeys/settings';
 
@@ -276,7 +276,7 @@ export async function exchangeCodeForSignIn(
     });
     return { ok: true, offer: true, session };
   }
-  await deps.store.authorizeTransactions.delete(transaction.id);
+  await completeTransaction(deps.store, transaction.id, now);
   const session = await beginLoginSession(
     deps.store,
     deps.sessions,

@@ -1,11 +1,14 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IdentityStore, StoredAuthorizeTransaction, StoredConnection } from '../../store';
-import { AuthorizePageError, type AuthorizeParameters, type AuthorizeRequest } from './request';
+import { AuthorizePageError, SignInCompletedError, type AuthorizeParameters, type AuthorizeRequest } from './request';
 
 /** How long a browser has from opening /authorize to entering the code. */
 export const TRANSACTION_TTL_SECONDS = 30 * 60;
 /** Time between two codes sent from one login page (the per-number hourly limit applies too). */
 export const RESEND_COOLDOWN_SECONDS = 30;
+
+/** How long a completed transaction is remembered, so Back to its pages says the sign-in is done. */
+export const COMPLETED_KEPT_SECONDS = 60 * 60;
 
 const TRANSACTION_ID = /^[A-Za-z0-9_-]{22}$/;
 
@@ -126,7 +129,7 @@ export async function loadBoundTransaction(
   const id = proof.transactionId;
   if (typeof id !== 'string' || !TRANSACTION_ID.test(id)) throw expired();
   const transaction = await store.authorizeTransactions.findLive(id, now);
-  if (!transaction) throw expired();
+  if (!transaction) throw (await completedSignIn(store, id, now)) ?? expired();
   const bindingSecret = proof.cookies[bindingCookieName(id)];
   if (!bindingSecret || !sameString(sha256Hex(bindingSecret), transaction.binding_hash)) throw forged();
   if (proof.form) {
@@ -134,6 +137,36 @@ export async function loadBoundTransaction(
     if (typeof token !== 'string' || !sameString(token, csrfTokenFor(bindingSecret, id))) throw forged();
   }
   return { transaction, bindingSecret };
+}
+
+/**
+ * Back (or a second submit) after the sign-in completed: Auth0's answer, the application's
+ * login route (`initiate_login_uri`) when it has one, else a page saying the sign-in is done
+ * with a link back to the application. No cookie proof is needed: it reveals only the
+ * application's name and registered address, and changes nothing.
+ */
+async function completedSignIn(store: IdentityStore, id: string, now: Date): Promise<SignInCompletedError | undefined> {
+  const completed = await store.authorizeTransactions.findCompleted(id, now);
+  if (!completed) return undefined;
+  const client = await store.clients.findById(completed.client_id);
+  const appName = client?.name ?? 'the application';
+  if (client?.initiate_login_uri) return new SignInCompletedError(appName, client.initiate_login_uri, true);
+  return new SignInCompletedError(appName, webOriginOf(completed.redirect_uri), false);
+}
+
+/** The https/http origin of a redirect_uri ("https://app.example.com/"); none for a native app's custom scheme. */
+function webOriginOf(redirectUri: string): string | undefined {
+  try {
+    const url = new URL(redirectUri);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? `${url.origin}/` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The transaction signed its user in: it is kept a while (COMPLETED_KEPT_SECONDS) and refuses further steps. */
+export async function completeTransaction(store: IdentityStore, transactionId: string, now: Date): Promise<boolean> {
+  return store.authorizeTransactions.complete(transactionId, now, new Date(now.getTime() + COMPLETED_KEPT_SECONDS * 1000));
 }
 
 /** Seconds until another code may be sent from this transaction (0: now). */

@@ -6,7 +6,7 @@ import type { AuthorizationResponse } from '../authorize/response';
 import { beginLoginSession, type BegunSession } from '../authorize/session';
 import { flowOf } from '../authorize/single-sign-on';
 import { transactionError, type SignInDependencies, type StepEnd, type StepRefusal } from '../authorize/steps';
-import { parametersOf } from '../authorize/transaction';
+import { completeTransaction, parametersOf } from '../authorize/transaction';
 import { logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
 import {
   authenticationOptions,
@@ -79,9 +79,9 @@ async function completeSignIn(
   user: StoredUser,
   caller: PasskeyCaller,
 ): Promise<{ response: AuthorizationResponse; session: BegunSession }> {
-  // One completion per transaction: a second post of the same assertion finds it gone.
-  if (!(await deps.store.authorizeTransactions.delete(transaction.id))) throw offerEnded();
+  // One completion per transaction: a second post of the same assertion finds it completed.
   const now = deps.clock.now();
+  if (!(await completeTransaction(deps.store, transaction.id, now))) throw offerEnded();
   const session = await beginLoginSession(
     deps.store,
     deps.sessions,
@@ -168,8 +168,8 @@ export async function continueAfterOffer(
   const { offer, user } = await pendingOffer(deps, transaction);
   const request = await resolveAuthorizeRequest(deps.store, parametersOf(transaction));
   if (!(await deps.store.passkeys.deletePendingOffer(transaction.id))) throw offerEnded();
-  await deps.store.authorizeTransactions.delete(transaction.id);
   const now = deps.clock.now();
+  await completeTransaction(deps.store, transaction.id, now);
   if (choice === 'later') await deps.store.passkeys.snoozeOffer(user.user_id, passkeySettingsOf(request.connection.options).offer_after_sms_logins - 1, now);
   const session = await deps.store.loginSessions.findById(offer.session_id);
   if (!session) throw offerEnded();

@@ -7,6 +7,7 @@ import { authorizeFromSession } from '../../domain/authorize/single-sign-on';
 import { exchangeCodeForSignIn, sendLoginCode, transactionError, type Caller, type SignInDependencies } from '../../domain/authorize/steps';
 import {
   AuthorizePageError,
+  SignInCompletedError,
   AuthorizeRedirectError,
   readAuthorizeParameters,
   resolveAuthorizeRequest,
@@ -39,7 +40,7 @@ import {
 import { requestLanguage } from '../request-language';
 import { LOGIN_CSS } from './styles';
 import { isBoundOrigin } from '../../domain/passwordless/domain-bound-code';
-import { codePage, errorPage, phonePage, WEBOTP_SCRIPT_SOURCE, type CodeView, type FormContext, type PhoneView } from './views';
+import { codePage, errorPage, phonePage, signInCompletedPage, WEBOTP_SCRIPT_SOURCE, type CodeView, type FormContext, type PhoneView } from './views';
 import type { PasskeyMetrics } from '../../domain/passkeys/metrics';
 import { passkeySettingsOf, type RelyingParty } from '../../domain/passkeys/settings';
 import type { PasskeySignInDependencies } from '../../domain/passkeys/sign-in';
@@ -75,7 +76,11 @@ function page(handler: Handler): Handler {
     try {
       await handler(req, res);
     } catch (err) {
-      if (err instanceof AuthorizePageError) {
+      if (err instanceof SignInCompletedError) {
+        req.log.info({ login_route: err.redirect }, 'authorize page of a completed sign-in');
+        if (err.redirect && err.returnTo) return res.redirect(303, err.returnTo);
+        sendPage(res, 200, signInCompletedPage(err.appName, err.returnTo));
+      } else if (err instanceof AuthorizePageError) {
         req.log.info({ reason: err.title }, 'authorize request refused');
         sendPage(res, err.status, errorPage(err.title, err.description));
       } else if (err instanceof AuthorizeRedirectError) {

@@ -32,7 +32,8 @@ input[type="tel"], input[type="text"], select { display: block; width: 100%; max
 select { min-width: 0; text-overflow: ellipsis; font-size: 1.1rem; }
 input[aria-invalid="true"] { border-color: #b91c1c; }
 input:focus, select:focus, button:focus, a:focus { outline: 3px solid #2563eb; outline-offset: 2px; }
-button { display: block; width: 100%; font: inherit; font-size: 1.1rem; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #1d4ed8; color: #fff; cursor: pointer; }
+button, a.button { display: block; width: 100%; font: inherit; font-size: 1.1rem; padding: 0.7rem; border: 0; border-radius: 0.5rem; background: #1d4ed8; color: #fff; cursor: pointer; }
+a.button { text-align: center; text-decoration: none; box-sizing: border-box; }
 button.secondary { background: #fff; color: #1d4ed8; border: 2px solid #1d4ed8; }
 button.link { background: none; color: #1d4ed8; text-decoration: underline; padding: 0.25rem 0; width: auto; font-size: 0.95rem; }
 form + form, form + p, .passkey + form { margin-top: 1rem; }

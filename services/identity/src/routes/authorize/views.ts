@@ -223,6 +223,14 @@ ${PASSKEY_SCRIPTS}`,
   );
 }
 
+/** Back after the sign-in completed: nothing to do here, and the way back to the application. */
+export function signInCompletedPage(appName: string, returnTo: string | undefined): string {
+  const back = returnTo
+    ? `<p><a class="button" href="${escapeHtml(returnTo)}">Return to ${escapeHtml(appName)}</a></p>`
+    : `<p>Return to ${escapeHtml(appName)} to continue.</p>`;
+  return layout('You are signed in', `<h1>You are signed in</h1>\n<p>This sign-in to ${escapeHtml(appName)} is complete. There is nothing more to do on this page.</p>\n${back}`);
+}
+
 export function errorPage(title: string, description: string): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(description)}</p>`);
 }

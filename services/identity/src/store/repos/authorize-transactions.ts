@@ -61,13 +61,34 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
       );
     },
 
-    /** The transaction when it exists and has not expired at `now`. */
+    /** The transaction when it exists, has not expired at `now` and has not signed its user in yet. */
     async findLive(id: string, now: Date): Promise<StoredAuthorizeTransaction | undefined> {
       const { rows } = await db.query<StoredAuthorizeTransaction>(
-        'SELECT * FROM authorize_transactions WHERE id = $1 AND expires_at > $2',
+        'SELECT * FROM authorize_transactions WHERE id = $1 AND expires_at > $2 AND completed_at IS NULL',
         [id, now],
       );
       return rows[0];
+    },
+
+    /** The application of a transaction that signed its user in and is still kept (see `complete`). */
+    async findCompleted(id: string, now: Date): Promise<Pick<StoredAuthorizeTransaction, 'client_id' | 'redirect_uri'> | undefined> {
+      const { rows } = await db.query<Pick<StoredAuthorizeTransaction, 'client_id' | 'redirect_uri'>>(
+        'SELECT client_id, redirect_uri FROM authorize_transactions WHERE id = $1 AND expires_at > $2 AND completed_at IS NOT NULL',
+        [id, now],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Ends a transaction that signed its user in, keeping it until `keepUntil` (at least its own
+     * expiry) so Back to its pages can say so; true for the one caller that completed it.
+     */
+    async complete(id: string, at: Date, keepUntil: Date): Promise<boolean> {
+      const { rowCount } = await db.query(
+        'UPDATE authorize_transactions SET completed_at = $2, expires_at = GREATEST(expires_at, $3) WHERE id = $1 AND completed_at IS NULL',
+        [id, at, keepUntil],
+      );
+      return rowCount > 0;
     },
 
     /** Records the number a code was just sent to. */
@@ -75,7 +96,7 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
       await db.query('UPDATE authorize_transactions SET phone_number = $2, code_sent_at = $3 WHERE id = $1', [id, phoneNumber, at]);
     },
 
-    /** Ends the transaction; true for the one caller that deleted it. */
+    /** Ends the transaction (cancelled, or refused for the application); true for the one caller that deleted it. */
     async delete(id: string): Promise<boolean> {
       const { rowCount } = await db.query('DELETE FROM authorize_transactions WHERE id = $1', [id]);
       return rowCount > 0;
