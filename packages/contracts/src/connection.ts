@@ -22,7 +22,9 @@ const TemplateSchema = z
   .min(1)
   .describe(
     'The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits.',
-  );
+  )
+  // The part of the rule that needs no other field: one of the two ways of carrying the code.
+  .meta({ pattern: '@@password@@|\\{\\{-?\\s*(?:code|password)\\b' });
 
 /** Auth0's `syntax` enum for sms connections; `md_with_macros` stays the default. */
 export const MESSAGE_SYNTAXES = ['md_with_macros', 'liquid'] as const;
@@ -75,7 +77,10 @@ const WebOtpOriginSchema = z.string().refine(
     }
   },
   { message: 'must be an https origin (no path, port or trailing slash), such as https://login.example.com' },
-).describe('An https origin with no path, port or trailing slash, such as https://login.example.com.');
+)
+  .describe('An https origin with no path, port or trailing slash, such as https://login.example.com.')
+  // The refinement's rule, stated in the document: a host name (the WICG line cannot carry an IP address or a port).
+  .meta({ pattern: '^https://(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$' });
 
 /** Domain-bound codes: the origin-bound line (WebOTP, iOS autofill) and Android SMS Retriever hashes. */
 export const WebOtpOptionsSchema = z.strictObject({

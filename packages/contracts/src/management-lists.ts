@@ -16,7 +16,10 @@ export function queryInt(min: number, max: number) {
     .string()
     .regex(/^\d{1,9}$/, { message: 'must be a whole number' })
     .transform(Number)
-    .pipe(z.int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+    .pipe(z.int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
+    // Documented as what it is, an integer in range (a query string carries it as digits), so
+    // the bounds are in the API document; `pattern: undefined` drops the digit pattern there.
+    .meta({ type: 'integer', minimum: min, maximum: max, pattern: undefined });
 }
 
 export const queryBoolean = z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
@@ -98,6 +101,8 @@ export type UserSortField = (typeof USER_SORT_FIELDS)[number];
 const UserSortSchema = z
   .string()
   .regex(/^[a-z_]+:-?1$/, { message: 'must be field:1 (ascending) or field:-1 (descending)' })
+  // The document states the fields too (the refinement below cannot carry into it).
+  .meta({ pattern: `^(${USER_SORT_FIELDS.join('|')}):-?1$` })
   .transform((v) => {
     const [field, direction] = v.split(':') as [string, string];
     return { field, descending: direction === '-1' };

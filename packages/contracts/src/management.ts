@@ -115,6 +115,13 @@ const ClientAuthenticationMethodsUpdateSchema = z.strictObject({
   private_key_jwt: z.strictObject({ credentials: z.array(z.strictObject({ id: z.string().min(1) })).min(1).max(10) }),
 });
 
+/** A host as an origin spells it: lower-case DNS labels (the last not numeric) or dotted IPv4. */
+const ORIGIN_HOST =
+  '(?:(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))';
+const ORIGIN_PORT = '(?::(?:[1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5]))?';
+/** The rule WebOriginSchema's refinement checks, as the pattern the API document states (a default port is not part of an origin). */
+export const WEB_ORIGIN_PATTERN = `^(?:https://${ORIGIN_HOST}(?!:443(?:/|$))|http://${ORIGIN_HOST}(?!:80(?:/|$)))${ORIGIN_PORT}/?$`;
+
 /** A web origin: scheme, host and port, nothing else (`https://app.example.com`). */
 const WebOriginSchema = z
   .string()
@@ -129,7 +136,8 @@ const WebOriginSchema = z
       }
     },
     { message: 'must be an origin: http(s)://host[:port], without path, query or fragment' },
-  );
+  )
+  .meta({ pattern: WEB_ORIGIN_PATTERN });
 
 /** Seconds of a refresh token lifetime: 1 second to 3 years, as Auth0 bounds them. */
 const RefreshLifetimeSchema = z.int().min(1).max(94_608_000);

@@ -1,7 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
 import { installRequestPlumbing } from './access-log';
-import { errorHandler, notFoundHandler } from './errors';
+import { errorHandlerWith, notFoundHandler, type ClientErrorRenderer } from './errors';
 import { guardPath, guardQueryAndBody } from './input-guard';
 import { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
@@ -32,6 +32,8 @@ export interface ServiceAppOptions {
    * debug rather than info; the API docs (`/docs`) are always among them. Errors log as usual.
    */
   debugPaths?: readonly string[];
+  /** Writes client error bodies (the input guard's 400, body-parser errors, 404s) in the service's format; JSON by default. */
+  renderClientError?: ClientErrorRenderer;
 }
 
 const RAW_BODY = Symbol('rawBody');
@@ -108,7 +110,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   options.routes(app);
 
   app.use(options.notFound ?? notFoundHandler);
-  app.use(errorHandler);
+  app.use(errorHandlerWith(options.renderClientError));
   return { app, lifecycle, metrics };
 }
 

@@ -1,5 +1,5 @@
 import { type ErrorDetail, toErrorDetails } from '@smsauth/contracts';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 
 /**
@@ -92,26 +92,40 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new HttpError(404, 'not_found', `No route for ${req.method} ${req.path}`));
 };
 
-/** The one error renderer: client errors as they are, anything else a generic 500. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const httpError = toHttpError(err);
-  if (res.headersSent) {
-    req.log?.error({ err }, 'error after response started');
-    res.destroy();
-    return;
-  }
-  if (httpError && httpError.status < 500) {
-    for (const [name, value] of Object.entries(httpError.options.headers ?? {})) res.setHeader(name, value);
-    res.status(httpError.status).json(httpError.toBody());
-    return;
-  }
-  if (httpError) {
-    // A deliberate 5xx (503 while a dependency is down): public text, no internals.
-    req.log?.warn({ err }, 'request failed with a server-side error');
-    for (const [name, value] of Object.entries(httpError.options.headers ?? {})) res.setHeader(name, value);
-    res.status(httpError.status).json(httpError.toBody());
-    return;
-  }
-  req.log?.error({ err }, 'unhandled error');
-  res.status(500).json({ error: 'server_error', error_description: 'Internal server error' });
+/** How a service writes a client error (4xx) body; the default is the JSON `{error, error_description}`. */
+export type ClientErrorRenderer = (res: Response, error: HttpError) => void;
+
+const jsonClientError: ClientErrorRenderer = (res, error) => {
+  res.json(error.toBody());
 };
+
+/**
+ * The one error renderer: client errors as they are (in the service's format: the airport API
+ * answers text, as its document says), anything else a generic 500.
+ */
+export function errorHandlerWith(renderClientError: ClientErrorRenderer = jsonClientError): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const httpError = toHttpError(err);
+    if (res.headersSent) {
+      req.log?.error({ err }, 'error after response started');
+      res.destroy();
+      return;
+    }
+    if (httpError && httpError.status < 500) {
+      for (const [name, value] of Object.entries(httpError.options.headers ?? {})) res.setHeader(name, value);
+      renderClientError(res.status(httpError.status), httpError);
+      return;
+    }
+    if (httpError) {
+      // A deliberate 5xx (503 while a dependency is down): public text, no internals.
+      req.log?.warn({ err }, 'request failed with a server-side error');
+      for (const [name, value] of Object.entries(httpError.options.headers ?? {})) res.setHeader(name, value);
+      res.status(httpError.status).json(httpError.toBody());
+      return;
+    }
+    req.log?.error({ err }, 'unhandled error');
+    res.status(500).json({ error: 'server_error', error_description: 'Internal server error' });
+  };
+}
+
+export const errorHandler: ErrorRequestHandler = errorHandlerWith();

@@ -14,6 +14,8 @@ type Json = Record<string, unknown>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 export interface FuzzRequest {
+  /** Every part of it keeps to the document's schemas (nothing spoiled, the credential sent). */
+  allowed: boolean;
   method: string;
   /** Path and query string, encoded as sent. */
   path: string;
@@ -48,6 +50,23 @@ export interface FuzzOptions {
   headers?: (run: number) => Record<string, string>;
   /** Operations not fuzzed, keyed `METHOD /path` as in the document, each with its reason. */
   skip?: Record<string, string>;
+  /**
+   * Refusals (400) of requests the document's schemas allow that the document still states in
+   * words, because JSON Schema cannot say them: the service's state (an unknown transaction, a
+   * name already taken), a rule across fields, a check only a parser can make (a PEM key, a
+   * phone number's numbering plan). Any other 400 to such a request is a finding: a rule the
+   * document does not state.
+   */
+  documentedRefusals?: readonly DocumentedRefusal[];
+}
+
+export interface DocumentedRefusal {
+  /** `METHOD /path` as in the document, or a pattern over those. */
+  operation: string | RegExp;
+  /** Matches the answer's body (the error description, or the page's text). */
+  answer: RegExp;
+  /** Where the document states it, or why no schema can. */
+  reason: string;
 }
 
 /**
@@ -154,23 +173,37 @@ interface Parameter {
   schema?: Json;
 }
 
-function buildRequest(target: FuzzOperation, options: FuzzOptions, random: Random, sample: Sampler, run: number): FuzzRequest {
+function buildRequest(target: FuzzOperation, options: FuzzOptions, random: Random, sample: Sampler, run: number, keeps: Keeps): FuzzRequest {
   const spoil = random.chance(0.35);
+  // Whether the request keeps to the document: the sampler may miss a pattern or a format, so
+  // each value it made is checked against its schema rather than trusted.
+  let allowed = !spoil;
   const parameters = ((target.operation.parameters ?? []) as Parameter[]).filter(Boolean);
-  const valueOf = (parameter: Parameter) => sample(parameter.schema ?? { type: 'string' }, random.int(2 ** 31));
+  const valueOf = (parameter: Parameter) => {
+    const value = sample(parameter.schema ?? { type: 'string' }, random.int(2 ** 31));
+    if (!keeps(parameter.schema, value)) allowed = false;
+    return value;
+  };
   let path = target.path;
   for (const parameter of parameters.filter((p) => p.in === 'path')) {
     const known = options.knownValues?.[parameter.name] ?? [];
     let segment: string;
     if (spoil && random.chance(0.3)) segment = random.chance(0.5) ? random.pick(SPOILED_SEGMENTS) : percentEncode(random.pick(SPOILED_TEXT)) || 'x';
     else if (known.length && random.chance(0.6)) segment = percentEncode(random.pick(known));
-    else segment = percentEncode(scalarText(valueOf(parameter))) || 'x';
+    else {
+      const text = scalarText(valueOf(parameter));
+      // An empty segment is a different path: not the operation the document describes.
+      if (!text) allowed = false;
+      segment = percentEncode(text) || 'x';
+    }
     path = path.replace(`{${parameter.name}}`, segment);
   }
   const query: string[] = [];
   for (const parameter of parameters.filter((p) => p.in === 'query')) {
     if (!parameter.required && !random.chance(0.3)) continue;
     const value = spoil && random.chance(0.2) ? random.pick(SPOILED_TEXT) : valueOf(parameter);
+    // An array or object in a query string has a serialisation the document would have to name.
+    if (value !== null && typeof value === 'object') allowed = false;
     for (const item of Array.isArray(value) ? value : [value]) query.push(`${percentEncode(parameter.name)}=${percentEncode(scalarText(item))}`);
   }
   if (spoil && random.chance(0.15)) query.push(random.pick(['a=%E0%A4%A', 'fields=%00', 'page[x]=1', '__proto__[a]=1', 'include_totals=maybe']));
@@ -179,8 +212,14 @@ function buildRequest(target: FuzzOperation, options: FuzzOptions, random: Rando
   const scheme = security?.map((requirement) => Object.keys(requirement)[0]).find((name) => name !== undefined && options.credentials?.[name]);
   // Now and then without the credential: the 401 must be a documented answer too.
   if (scheme && !random.chance(0.05)) Object.assign(headers, options.credentials![scheme]);
+  else if (security?.length) allowed = false;
   for (const parameter of parameters.filter((p) => p.in === 'header')) {
-    if (parameter.required || random.chance(0.2)) headers[parameter.name] = scalarText(valueOf(parameter)).replace(/[^\x21-\x7e]/g, '') || 'x';
+    if (parameter.required || random.chance(0.2)) {
+      const text = scalarText(valueOf(parameter));
+      const sent = text.replace(/[^\x21-\x7e]/g, '') || 'x';
+      if (sent !== text) allowed = false;
+      headers[parameter.name] = sent;
+    }
   }
   let body: string | undefined;
   const requestBody = target.operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined;
@@ -188,6 +227,7 @@ function buildRequest(target: FuzzOperation, options: FuzzOptions, random: Rando
     const types = Object.keys(requestBody.content);
     const type = random.chance(0.8) ? types[0]! : random.pick(types);
     let value = sample(requestBody.content[type]?.schema ?? {}, random.int(2 ** 31));
+    if (!keeps(requestBody.content[type]?.schema, value)) allowed = false;
     if (spoil && value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const fields = Object.keys(value as Json);
       const field = fields.length && random.chance(0.7) ? random.pick(fields) : random.pick(['extra', '__proto__', 'a\u0000']);
@@ -196,7 +236,7 @@ function buildRequest(target: FuzzOperation, options: FuzzOptions, random: Rando
     headers['content-type'] = type;
     body = type.includes('json') ? JSON.stringify(value ?? {}) : type.includes('x-www-form-urlencoded') ? formEncode(value ?? {}).join('&') : scalarText(value);
   }
-  return { method: target.method.toUpperCase(), path: query.length ? `${path}?${query.join('&')}` : path, headers, ...(body !== undefined ? { body } : {}) };
+  return { allowed, method: target.method.toUpperCase(), path: query.length ? `${path}?${query.join('&')}` : path, headers, ...(body !== undefined ? { body } : {}) };
 }
 
 function send(baseUrl: string, request: FuzzRequest): Promise<FuzzResponse> {
@@ -216,16 +256,30 @@ function send(baseUrl: string, request: FuzzRequest): Promise<FuzzResponse> {
   });
 }
 
+/** Whether a generated value keeps to its schema (no schema: anything does). */
+type Keeps = (schema: unknown, value: unknown) => boolean;
+
 /** Why an answer breaks the document, or undefined when it keeps to it. */
-function checkAnswer(target: FuzzOperation, response: FuzzResponse, validatorOf: (schema: unknown) => ValidateFunction): string | undefined {
+function checkAnswer(
+  target: FuzzOperation,
+  request: FuzzRequest,
+  response: FuzzResponse,
+  validatorOf: (schema: unknown) => ValidateFunction,
+  documentedRefusals: readonly DocumentedRefusal[],
+): string | undefined {
   if (response.status >= 500) return `a ${response.status}: ${response.text.slice(0, 200)}`;
+  const documented = (refusal: DocumentedRefusal) =>
+    (typeof refusal.operation === 'string' ? refusal.operation === target.key : refusal.operation.test(target.key)) && refusal.answer.test(response.text);
+  if (response.status === 400 && request.allowed && !documentedRefusals.some(documented)) {
+    return `a request the document allows was refused by a rule it does not state: ${response.text.slice(0, 300)}`;
+  }
   const responses = (target.operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: unknown }> }>;
-  const documented = responses[String(response.status)] ?? responses[`${String(response.status)[0]}XX`] ?? responses.default;
-  if (!documented) return `status ${response.status} is not among the documented ${Object.keys(responses).join(', ')}: ${response.text.slice(0, 200)}`;
-  if (!documented.content || response.status === 204 || response.status === 304 || !response.text) return undefined;
+  const listed = responses[String(response.status)] ?? responses[`${String(response.status)[0]}XX`] ?? responses.default;
+  if (!listed) return `status ${response.status} is not among the documented ${Object.keys(responses).join(', ')}: ${response.text.slice(0, 200)}`;
+  if (!listed.content || response.status === 204 || response.status === 304 || !response.text) return undefined;
   const contentType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
-  const media = documented.content[contentType];
-  if (!media) return `content type ${contentType || '(none)'} where the document says ${Object.keys(documented.content).join(', ')}`;
+  const media = listed.content[contentType];
+  if (!media) return `content type ${contentType || '(none)'} where the document says ${Object.keys(listed.content).join(', ')}`;
   if (!contentType.includes('json') || media.schema === undefined) return undefined;
   let body: unknown;
   try {
@@ -249,8 +303,52 @@ export interface FuzzResult {
   statuses: Record<string, number>;
 }
 
+/** The keywords a Swagger 2.0 non-body parameter carries beside `in`, which are its schema. */
+const SWAGGER2_SCHEMA_KEYWORDS = ['type', 'format', 'pattern', 'enum', 'items', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'default'];
+
+/**
+ * A dereferenced Swagger 2.0 document in the shape the fuzzer reads (OpenAPI 3's): parameter
+ * keywords become each parameter's `schema`, the body parameter a `requestBody`, and each
+ * response's `schema` the content of every type the operation `produces`; `basePath` prefixes paths.
+ */
+function fromSwagger2(document: Json): Json {
+  const basePath = typeof document.basePath === 'string' && document.basePath !== '/' ? document.basePath.replace(/\/$/, '') : '';
+  const paths = Object.fromEntries(
+    Object.entries((document.paths ?? {}) as Record<string, Json>).map(([path, item]) => {
+      const shared = (item.parameters ?? []) as Json[];
+      const operations = METHODS.filter((method) => item[method]).map((method) => {
+        const operation = item[method] as Json;
+        const parameters = [...shared, ...((operation.parameters ?? []) as Json[])];
+        const consumes = (operation.consumes ?? document.consumes ?? ['application/json']) as string[];
+        const produces = (operation.produces ?? document.produces ?? ['application/json']) as string[];
+        const body = parameters.find((parameter) => parameter.in === 'body');
+        const responses = Object.fromEntries(
+          Object.entries((operation.responses ?? {}) as Record<string, Json>).map(([status, response]) => [
+            status,
+            response.schema === undefined ? response : { ...response, content: Object.fromEntries(produces.map((type) => [type, { schema: response.schema }])) },
+          ]),
+        );
+        return [
+          method,
+          {
+            ...operation,
+            parameters: parameters
+              .filter((parameter) => parameter.in !== 'body')
+              .map((parameter) => ({ ...parameter, schema: Object.fromEntries(SWAGGER2_SCHEMA_KEYWORDS.filter((k) => k in parameter).map((k) => [k, parameter[k]])) })),
+            ...(body ? { requestBody: { content: Object.fromEntries(consumes.map((type) => [type, { schema: body.schema }])) } } : {}),
+            responses,
+          },
+        ];
+      });
+      return [`${basePath}${path}`, Object.fromEntries(operations)];
+    }),
+  );
+  return { ...document, paths };
+}
+
 export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
-  const document = (await SwaggerParser.dereference(structuredClone(options.document) as never)) as unknown as Json;
+  const dereferenced = (await SwaggerParser.dereference(structuredClone(options.document) as never)) as unknown as Json;
+  const document = dereferenced.swagger === '2.0' ? fromSwagger2(dereferenced) : dereferenced;
   const operations = operationsOf(document, options.skip ?? {});
   if (!operations.length) throw new Error('the document has no operation to fuzz');
   const sample = await loadSampler();
@@ -262,15 +360,16 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
     if (!validate) validators.set(schema, (validate = ajv.compile(schema as object)));
     return validate;
   };
+  const keeps: Keeps = (schema, value) => schema === undefined || (value !== undefined && validatorOf(schema)(value));
   const random = randomSource(options.seed);
   const findings: FuzzFinding[] = [];
   const statuses: Record<string, number> = {};
   for (let run = 0; run < options.runs; run += 1) {
     const target = random.pick(operations);
-    const request = buildRequest(target, options, random, sample, run);
+    const request = buildRequest(target, options, random, sample, run, keeps);
     const response = await send(options.baseUrl, request);
     statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-    const problem = checkAnswer(target, response, validatorOf);
+    const problem = checkAnswer(target, request, response, validatorOf, options.documentedRefusals ?? []);
     if (problem) findings.push({ operation: target.key, request, status: response.status, problem });
   }
   return { findings, statuses };

@@ -62,6 +62,56 @@ describe('the OpenAPI fuzzer', () => {
     expect(fuzzReport(findings, 7)).toMatch(/seed 7; replay: FUZZ_SEED=7/);
   });
 
+  describe('refusals of requests the document allows', () => {
+    /** Refuses size 9 with a 400, a rule the document (1..9) does not state. */
+    const refusingNine = (path: string) =>
+      /size=9(&|$)/.test(path) ? { status: 400, body: '{"error":"invalid_request","error_description":"size: must be below 9"}' } : { status: 200, body: '{"name":"a"}' };
+    const withRefusal = { ...DOCUMENT, paths: { '/things/{id}': { get: { ...DOCUMENT.paths['/things/{id}'].get, responses: { ...DOCUMENT.paths['/things/{id}'].get.responses, '400': { description: 'Refused.' } } } } } };
+
+    it('reports a 400 to a request every part of which keeps to the schemas: a rule the document does not state', async () => {
+      const service = await serve(refusingNine);
+      const { findings } = await fuzzOpenApi({ baseUrl: service.baseUrl, document: withRefusal, seed: 3, runs: 200 });
+      await service.close();
+      const unstated = findings.filter((f) => /refused by a rule it does not state/.test(f.problem));
+      expect(unstated.length).toBeGreaterThan(0);
+      expect(unstated.every((f) => /size=9(&|$)/.test(f.request.path) && f.request.allowed)).toBe(true);
+      expect(unstated[0]!.problem).toContain('size: must be below 9');
+    });
+
+    it('accepts such a refusal when the suite names it as documented in words, for that operation and answer only', async () => {
+      const service = await serve(refusingNine);
+      const documented = { operation: 'GET /things/{id}', answer: /size: must be below 9/, reason: 'stated in the description' };
+      const { findings } = await fuzzOpenApi({ baseUrl: service.baseUrl, document: withRefusal, seed: 3, runs: 200, documentedRefusals: [documented] });
+      const { findings: otherAnswer } = await fuzzOpenApi({
+        baseUrl: service.baseUrl,
+        document: withRefusal,
+        seed: 3,
+        runs: 200,
+        documentedRefusals: [{ ...documented, answer: /something else/ }],
+      });
+      await service.close();
+      expect(findings).toEqual([]);
+      expect(otherAnswer.length).toBeGreaterThan(0);
+    });
+  });
+
+  it('reads a Swagger 2.0 document: parameter keywords as schemas, responses by what the operation produces', async () => {
+    const swagger = {
+      swagger: '2.0',
+      info: { title: 'things', version: '1' },
+      basePath: '/v1',
+      produces: ['text/plain'],
+      paths: { '/things': { get: { parameters: [{ name: 'code', in: 'query', required: true, type: 'string', pattern: '^[A-Z]{3}$' }], responses: { '200': { description: 'ok', schema: { type: 'string' } } } } } },
+    };
+    const service = await serve(() => ({ status: 200, body: 'a thing', type: 'text/plain' }));
+    const { findings } = await fuzzOpenApi({ baseUrl: service.baseUrl, document: swagger, seed: 5, runs: 20 });
+    const json = await fuzzOpenApi({ baseUrl: service.baseUrl, document: { ...swagger, produces: ['application/json'] }, seed: 5, runs: 3 });
+    await service.close();
+    expect(findings).toEqual([]);
+    expect(service.paths.every((path) => path.startsWith('/v1/things?code='))).toBe(true);
+    expect(json.findings[0]!.problem).toMatch(/content type text\/plain where the document says application\/json/);
+  });
+
   it('sends the same requests for the same seed, and others for another', async () => {
     const service = await serve(() => ({ status: 200, body: '{"name":"a"}' }));
     await fuzzOpenApi({ baseUrl: service.baseUrl, document: DOCUMENT, seed: 11, runs: 15 });

@@ -83,6 +83,13 @@ describe('GET /airportName', () => {
     expect(res.text).toBe('IATA code not found : QQQ');
   });
 
+  it('answers 400 in text, as its document says, for text no service accepts in any query parameter', async () => {
+    const res = await get('?iataCode=SFO&fields=a%00b');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe('Query parameter fields contains a NUL character');
+  });
+
   it('rejects a call without a token with the spec 2.8 body', async () => {
     const res = await request(app).get('/airportName?iataCode=SFO');
     expect(res.status).toBe(401);
