@@ -97,6 +97,11 @@ export const configSchema = z
     }),
     /** GET /docs, the API reference page: on unless NODE_ENV=production; API_DOCS=true|false decides. */
     API_DOCS: env.apiDocs(),
+    /** GET /console, the operator console (packages/console's build). */
+    CONSOLE: env.boolean(true).meta({
+      description:
+        '`true` or `false`: serve the operator console (the built `packages/console` single-page app) at `/console`, under its own strict CSP. It signs operators in through the hosted login with the SPA client whose callback is `{AUTH_URL}/console/` (seeded by `pnpm start`); docs/console.md.',
+    }),
     /** Public base URL; the issuer is `${AUTH_URL}/`. Default http://localhost:{PORT}. */
     AUTH_URL: env
       .url()
