@@ -22,7 +22,7 @@ interface Screen {
 export const SCREENS: Screen[] = [
   { path: 'overview', label: 'Overview', needs: ['read:stats', 'read:connections'], render: () => <Overview /> },
   { path: 'users', label: 'Find a login', needs: ['read:users', 'read:logs'], render: (r) => <Users route={r} /> },
-  { path: 'fraud', label: 'Fraud guard', needs: ['read:connections'], render: () => <FraudGuard /> },
+  { path: 'fraud', label: 'Fraud guard', needs: ['read:connections', 'read:sms_fraud_blocks'], render: () => <FraudGuard /> },
   { path: 'connections', label: 'Connections', needs: ['read:connections'], render: (r) => <Connections route={r} /> },
   { path: 'applications', label: 'Applications and APIs', needs: ['read:clients', 'read:resource_servers'], render: () => <Applications /> },
   { path: 'keys', label: 'Signing keys', needs: ['read:signing_keys'], render: () => <Keys /> },

@@ -13,7 +13,7 @@ export interface ConsoleSettings {
  * The management scopes the console may use. With the API's RBAC the token carries those of
  * them the operator's roles grant; the console then hides what the token does not allow.
  */
-const RESOURCES = ['users', 'user_blocks', 'sessions', 'connections', 'clients', 'client_grants', 'resource_servers', 'signing_keys', 'log_streams', 'roles'];
+const RESOURCES = ['users', 'user_blocks', 'sms_fraud_blocks', 'sessions', 'connections', 'clients', 'client_grants', 'resource_servers', 'signing_keys', 'log_streams', 'roles'];
 export const CONSOLE_SCOPES = [
   ...RESOURCES.flatMap((resource) => ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`)),
   'read:logs',
@@ -35,10 +35,9 @@ export interface Operator {
 
 function scopesOf(accessToken: string): Set<string> {
   try {
-    const payload = JSON.parse(atob(accessToken.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { scope?: unknown; permissions?: unknown };
-    const fromScope = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
-    const fromPermissions = Array.isArray(payload.permissions) ? payload.permissions.map(String) : [];
-    return new Set([...fromScope, ...fromPermissions].filter((s) => s.includes(':')));
+    const payload = JSON.parse(atob(accessToken.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { scope?: unknown };
+    // `scope`, not `permissions`: the management API checks the scopes (those requested that the roles grant).
+    return new Set((typeof payload.scope === 'string' ? payload.scope.split(' ') : []).filter((s) => s.includes(':')));
   } catch {
     return new Set();
   }

@@ -2,7 +2,7 @@
 // `pnpm start`: the whole stack on this machine, each service in its own process.
 import { join } from 'node:path';
 import { launchStack } from './launcher';
-import { demoAppCallbackUrl } from './seed';
+import { consoleUrl, demoAppCallbackUrl } from './seed';
 import { repoRoot } from './processes';
 import { tryItInstructions } from './try-it';
 
@@ -45,6 +45,7 @@ smsauth is up.
   sms-delivery-gateway  ${urls.gatewayUrl}   ${delivery}
   airport-api           ${urls.baseUrl}   (GET /airportName?iataCode=SFO)
   demo web app          ${urls.demoAppUrl}   (open it in a browser: "Sign in with your phone")
+  operator console      ${consoleUrl(urls.authUrl)}   (sign in with an operator's phone number: a user with a role)
 
   API reference pages   ${urls.authUrl}/docs
                         ${urls.gatewayUrl}/docs
@@ -52,6 +53,7 @@ smsauth is up.
 
   demo client id        ${tenant.demoClientId}
   demo web app client   ${tenant.demoAppClientId}   (SPA, callback ${demoAppCallbackUrl(urls.demoAppUrl)})
+  console client        ${tenant.consoleClientId}   (SPA, callback ${consoleUrl(urls.authUrl)}callback)
   connection            ${tenant.connectionName}
   API audience          ${stack.apiAudience}
   admin client id       ${stack.adminClientId}   (its secret: "adminClientSecret" in ${join(repoRoot, '.data', 'stack.json')})

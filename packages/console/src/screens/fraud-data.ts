@@ -43,8 +43,9 @@ export async function blocksOf(api: Api, connection: Connection): Promise<FraudB
 }
 
 export function useBlockedPrefixes() {
-  const { api } = useConsole();
+  const { api, operator } = useConsole();
   return useLoad(async () => {
+    if (!operator.scopes.has('read:sms_fraud_blocks')) return [];
     const connections = await smsConnections(api);
     const lists = await Promise.all(connections.map(async (connection) => (await blocksOf(api, connection)).map((block) => ({ ...block, connection }))));
     return lists.flat();

@@ -38,7 +38,9 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
   const { api } = useConsole();
   const can = useCan();
   const [confirm, dialog] = useConfirm();
-  const blocks = useLoad(() => blocksOf(api, connection), [connection.id]);
+  const canReadBlocks = can('read:sms_fraud_blocks');
+  const canUnblock = can('delete:sms_fraud_blocks');
+  const blocks = useLoad(() => (canReadBlocks ? blocksOf(api, connection) : Promise.resolve([])), [connection.id]);
   const period = useMemo(() => periodOf('24h'), []);
   const canStats = can('read:stats');
   const prefixes = useLoad(
@@ -86,7 +88,9 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
       {canUpdate && <ModeForm connection={connection} current={mode} confirm={confirm} done={reloadConnections} />}
 
       <h3>Blocked prefixes</h3>
-      {blocks.loading ? (
+      {!canReadBlocks ? (
+        <p>Your role cannot read the fraud guard's blocks.</p>
+      ) : blocks.loading ? (
         <Loading what="blocked prefixes" />
       ) : blocks.error ? (
         <ErrorMessage error={blocks.error} />
@@ -102,7 +106,7 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
                 <th scope="col">Sends</th>
                 <th scope="col">Verified</th>
                 <th scope="col">Blocked until</th>
-                {canUpdate && <th scope="col">Action</th>}
+                {canUnblock && <th scope="col">Action</th>}
               </tr>
             </thead>
             <tbody>
@@ -112,7 +116,7 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
                   <td>{b.sends}</td>
                   <td>{b.verified}</td>
                   <td>{formatDate(b.blocked_until)}</td>
-                  {canUpdate && (
+                  {canUnblock && (
                     <td>
                       <button type="button" onClick={() => unblock(b)}>
                         Unblock {b.prefix}
