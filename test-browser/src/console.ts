@@ -1,0 +1,64 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { consoleUrl, type LaunchedStack, type ManagementClient } from '@smsauth/stack';
+import { codeFromInboxPage } from './stack';
+
+export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
+
+interface Role {
+  id: string;
+  name: string;
+}
+
+/** A user of the SMS connection holding the named built-in roles (none: a user without a role). */
+export async function createOperator(api: ManagementClient, stack: LaunchedStack, phone: string, roleNames: string[]): Promise<string> {
+  const user = await api.call<{ user_id: string }>('POST', '/users', { connection: stack.tenant.connectionName, phone_number: phone });
+  if (roleNames.length > 0) {
+    const roles = await api.call<Role[]>('GET', '/roles');
+    const ids = roleNames.map((name) => {
+      const role = roles.find((r) => r.name === name);
+      if (!role) throw new Error(`no role named ${name} (roles: ${roles.map((r) => r.name).join(', ')})`);
+      return role.id;
+    });
+    await api.call('POST', `/users/${encodeURIComponent(user.user_id)}/roles`, { roles: ids });
+  }
+  return user.user_id;
+}
+
+/** Every console error (CSP violations included) and uncaught error while the tab shows the console. */
+export function recordConsoleProblems(page: Page, stack: LaunchedStack): string[] {
+  const problems: string[] = [];
+  const onConsole = () => page.url().startsWith(consoleUrl(stack.urls.authUrl));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && onConsole()) problems.push(`${message.location().url}: ${message.text()}`);
+  });
+  page.on('pageerror', (err) => {
+    if (onConsole()) problems.push(err.message);
+  });
+  return problems;
+}
+
+/**
+ * Opens the console, signs in through the hosted login by SMS (the code read off the gateway's
+ * inbox page), declines the passkey offer if the login page makes one, and waits until the
+ * console shows either its navigation or why it cannot.
+ */
+export async function signInToConsole(context: BrowserContext, stack: LaunchedStack, phone: string, screenshotDir: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(consoleUrl(stack.urls.authUrl));
+  const signIn = page.getByRole('button', { name: 'Sign in', exact: true });
+  await Promise.all([page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)), signIn.click()]);
+  await page.getByLabel('Mobile phone number').fill(phone);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('Code', { exact: true }).waitFor();
+  const code = await codeFromInboxPage(context, stack.urls.gatewayUrl, phone, `${screenshotDir}/inbox-${phone.replace('+', '')}.png`);
+  await page.bringToFront();
+  await page.getByLabel('Code', { exact: true }).fill(code);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const landed = page.locator('nav[aria-label="Console"], main.gate h1, button:text-is("Not now")').first();
+  await landed.waitFor();
+  if (await page.getByRole('button', { name: 'Not now' }).isVisible()) {
+    await page.getByRole('button', { name: 'Not now' }).click();
+    await page.locator('nav[aria-label="Console"], main.gate h1').first().waitFor();
+  }
+  return page;
+}
