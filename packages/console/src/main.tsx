@@ -6,6 +6,8 @@ import { ErrorMessage } from './components/ui';
 import './styles.css';
 
 const root = document.getElementById('app')!;
+// The page's "Loading…" line is plain HTML, not Preact's: render replaces it rather than diffing against it.
+root.replaceChildren();
 
 function Page({ title, children }: { title: string; children: preact.ComponentChildren }) {
   return (
