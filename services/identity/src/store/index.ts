@@ -16,6 +16,7 @@ import { passwordlessLoginsRepo } from './repos/passwordless-logins';
 import { rateLimitsRepo } from './repos/rate-limits';
 import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
+import { rolesRepo } from './repos/roles';
 import { signingKeysRepo } from './repos/signing-keys';
 import { smsFraudGuardRepo } from './repos/sms-fraud-guard';
 import { tenantLogsRepo } from './repos/tenant-logs';
@@ -34,6 +35,8 @@ export interface IdentityStore {
   /** findClientCredentialsContext is served from the M2M lookup cache when there is one (outside transactions). */
   readonly clientGrants: ReturnType<typeof clientGrantsRepo>;
   readonly users: ReturnType<typeof usersRepo>;
+  /** Roles, their permissions and members, and users' direct permissions (RBAC). */
+  readonly roles: ReturnType<typeof rolesRepo>;
   readonly userBlocks: ReturnType<typeof userBlocksRepo>;
   readonly signingKeys: ReturnType<typeof signingKeysRepo>;
   readonly rateLimits: ReturnType<typeof rateLimitsRepo>;
@@ -121,6 +124,7 @@ function bindStore(
         }
       : clientGrants,
     users: usersRepo(db),
+    roles: rolesRepo(db),
     userBlocks: userBlocksRepo(db),
     signingKeys: signingKeysRepo(db, cipher),
     rateLimits: rateLimitsRepo(db),
@@ -249,6 +253,7 @@ export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
 export type { SmsPrefixCount, SmsSend, SmsSendCounted, SmsVerificationCount, StoredSmsFraudBlock } from './repos/sms-fraud-guard';
 export type { StoredResourceServer } from './repos/resource-servers';
+export type { StoredRole, StoredPermission, ListedPermission, ListedUserPermission, RoleMember } from './repos/roles';
 export type { StoredClientGrant } from './repos/client-grants';
 export type { StoredUser, NewUser, UserChanges, UserCondition, UserListQuery, UserSearchField, UserSortColumn } from './repos/users';
 export type { Checkpoint, ListSlice, ListWindow } from './list-window';

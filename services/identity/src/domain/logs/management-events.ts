@@ -6,6 +6,8 @@ import { changeRecorded, logRecord, type LogContext } from './tenant-log';
 export interface ManagementCallContext {
   /** The caller's client (the management token's azp). */
   clientId: string;
+  /** The operator who acts, when the token is a user login's (RBAC); absent for a client_credentials token. */
+  actingUserId?: string;
   method: string;
   /** Without the query string (user-blocks carries a phone number there). */
   path: string;
@@ -42,7 +44,9 @@ export function managementWriteRecord(
   type: 'sapi' | 'ublkdu' = 'sapi',
 ): TenantLogRecord {
   const context: LogContext = { clientId: call.clientId, ip: call.ip, userAgent: call.userAgent, userId: target.userId, phoneNumber: target.phoneNumber };
-  return logRecord(type, context, at, { request: { method: call.method, path: call.path }, ...(target.id ? { target: target.id } : {}) }, description);
+  // Auth0's shape: details.request.auth.user names the operator behind a user token.
+  const auth = call.actingUserId ? { auth: { user: { user_id: call.actingUserId } } } : {};
+  return logRecord(type, context, at, { request: { method: call.method, path: call.path, ...auth }, ...(target.id ? { target: target.id } : {}) }, description);
 }
 
 /**

@@ -10,6 +10,7 @@ import * as m2mLookupNotifications from './011-m2m-lookup-notifications';
 import * as webLogin from './012-web-login';
 import * as startIdempotency from './013-start-idempotency';
 import * as passkeys from './014-passkeys';
+import * as rbac from './016-rbac';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -47,4 +48,6 @@ export const migrations: readonly Migration[] = [
   { version: 12, name: 'web-login', sql: webLogin.sql },
   { version: 13, name: 'start-idempotency', sql: startIdempotency.sql },
   { version: 14, name: 'passkeys', sql: passkeys.sql },
+  // 15 is another branch's (merged later or renumbered); versions need not be consecutive.
+  { version: 16, name: 'rbac', sql: rbac.sql },
 ];
