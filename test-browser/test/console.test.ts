@@ -87,4 +87,186 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  /** The management API requests the console makes, with the operator's bearer token. */
+  function recordApiTokens(page: Page): string[] {
+    const tokens: string[] = [];
+    page.on('request', (request) => {
+      const authorization = request.headers()['authorization'];
+      if (request.url().startsWith(`${stack.urls.authUrl}/api/v2/`) && authorization) tokens.push(authorization);
+    });
+    return tokens;
+  }
+
+  /** Pumps the prefix until the fraud guard refuses a start; answers the number it refused. */
+  async function pumpUntilBlocked(): Promise<string> {
+    for (let n = 1; n <= 10; n++) {
+      const status = await start(GB_MOBILE(n));
+      if (status === 429) return GB_MOBILE(n);
+      expect(status).toBe(200);
+    }
+    throw new Error('the fraud guard never blocked the pumped prefix');
+  }
+
+  it('Support: signs in by SMS, finds a number that failed to sign in and sees why, unblocks the prefix the fraud guard blocked, and sees the conversion move', async () => {
+    const conn = await connection();
+    await api.updateConnection(conn.id, { options: { sms_fraud_guard: { mode: 'block', min_sends: 5, min_conversion: 0.5, window_minutes: 60, block_minutes: 60 } } });
+    const refused = await pumpUntilBlocked();
+    expect((await api.call<{ blocks: Array<{ prefix: string }> }>('GET', `/connections/${conn.id}/sms-fraud-blocks`)).blocks.map((b) => b.prefix)).toEqual([PUMPED_PREFIX]);
+
+    const operatorPhone = '+14155550161';
+    await createOperator(api, stack, operatorPhone, ['Support']);
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const page = await signInToConsole(context, stack, operatorPhone, SCREENSHOTS);
+    const problems = recordConsoleProblems(page, stack);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.waitFor();
+    expect(await page.locator('header.top').textContent()).toContain(operatorPhone);
+    // Support's scopes: no connection, application, key or log stream screens.
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications and APIs', 'Logs']);
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    await shot(page, '10-support-overview');
+
+    // The refused number never became a user: its log events say what happened.
+    await openScreen(page, 'Find a login');
+    await page.getByLabel('Phone number, name or user id').fill(refused);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const timeline = page.getByTestId('timeline');
+    await timeline.waitFor();
+    await shot(page, '11-support-find-a-login');
+    expect(await page.getByText(`No user matches ${refused}.`).isVisible()).toBe(true);
+    const refusal = timeline.locator('li', { hasText: 'Start Refused by SMS Policy' });
+    expect(await refusal.count()).toBe(1);
+    expect(await refusal.textContent()).toContain('fraud_guard');
+
+    // The fraud guard: the blocked prefix, unblocked after a confirmation saying what changes.
+    await openScreen(page, 'Fraud guard');
+    const blocked = page.getByTestId('blocked-prefixes');
+    expect(await blocked.locator('tbody th').allTextContents()).toEqual([PUMPED_PREFIX]);
+    // Support may lift a block but not change the connection: no mode or safe-list controls.
+    expect(await page.getByRole('button', { name: 'Change mode…' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Add to the safe list…' }).count()).toBe(0);
+    await page.getByRole('button', { name: `Unblock ${PUMPED_PREFIX}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Unblock ${PUMPED_PREFIX}?` });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('get codes again at once');
+    await shot(page, '12-support-unblock-confirm');
+    await dialog.getByRole('button', { name: `Unblock ${PUMPED_PREFIX}` }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await blocked.waitFor({ state: 'detached' });
+    await shot(page, '13-support-unblocked');
+    expect((await api.call<{ blocks: unknown[] }>('GET', `/connections/${conn.id}/sms-fraud-blocks`)).blocks).toEqual([]);
+
+    // Conversion by country: GB had codes sent and none verified; one real login moves it.
+    await openScreen(page, 'Overview');
+    const gbRow = page.getByTestId('country-table').locator('tbody tr', { has: page.locator('th', { hasText: /^GB$/ }) });
+    const before = (await gbRow.locator('td').allTextContents()).map((t) => t.trim());
+    expect(before[1]).toBe('0');
+    expect(before[2]).toBe('0.0 %');
+    await verify(GB_MOBILE(50));
+    await page.getByLabel('Period').selectOption('24h');
+    await page.getByLabel('Period').selectOption('14d');
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    const after = (await gbRow.locator('td').allTextContents()).map((t) => t.trim());
+    expect(Number(after[0])).toBe(Number(before[0]) + 1);
+    expect(after[1]).toBe('1');
+    expect(after[2]).not.toBe('0.0 %');
+    await shot(page, '14-support-conversion-moved');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('Viewer: every screen shows, no button changes anything, and the API refuses a change with 403', async () => {
+    const viewerPhone = '+14155550162';
+    await createOperator(api, stack, viewerPhone, ['Viewer']);
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const page = await signInToConsole(context, stack, viewerPhone, SCREENSHOTS);
+    const problems = recordConsoleProblems(page, stack);
+    const tokens = recordApiTokens(page);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.waitFor();
+    const screens = await nav.getByRole('link').allTextContents();
+    expect(screens).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications and APIs', 'Signing keys', 'Log streams', 'Logs']);
+    const changing = /^(Unblock|Block|Lift|Revoke|Delete|Rotate|Change mode|Save|Add to|Remove|Send|Resume|Pause|Edit|New SMS connection)/;
+    for (const screen of screens) {
+      await openScreen(page, screen);
+      await shot(page, `20-viewer-${screen.toLowerCase().replace(/\W+/g, '-')}`);
+      const labels = [...(await page.locator('main button').allTextContents()), ...(await page.locator('main a.button').allTextContents())];
+      expect({ screen, changing: labels.filter((label) => changing.test(label.trim())) }).toEqual({ screen, changing: [] });
+    }
+    // The user's own page shows no action either.
+    await openScreen(page, 'Find a login');
+    await page.getByLabel('Phone number, name or user id').fill(viewerPhone);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('user-results').waitFor();
+    await shot(page, '21-viewer-search');
+    await page.getByTestId('user-results').getByRole('link').first().click();
+    await page.getByTestId('user-status').waitFor();
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    await shot(page, '22-viewer-user');
+    expect((await page.locator('main button').allTextContents()).filter((label) => changing.test(label.trim()))).toEqual([]);
+
+    // The token the console holds reads, and the API refuses it a change.
+    expect(tokens.length).toBeGreaterThan(0);
+    const authorization = tokens.at(-1)!;
+    const conn = await connection();
+    const read = await fetch(`${stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks`, { headers: { authorization } });
+    expect(read.status).toBe(200);
+    const refusedChange = await fetch(`${stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks/${encodeURIComponent(PUMPED_PREFIX)}`, { method: 'DELETE', headers: { authorization } });
+    expect(refusedChange.status).toBe(403);
+    const refusedBlock = await fetch(`${stack.urls.authUrl}/api/v2/users/${encodeURIComponent('x')}`, { method: 'PATCH', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ blocked: true }) });
+    expect(refusedBlock.status).toBe(403);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('a user with no role signs in and is told they cannot use the console, and why', async () => {
+    const phone = '+14155550163';
+    await createOperator(api, stack, phone, []);
+    const context = await browser.newContext({ viewport: VIEWPORTS.phone });
+    const page = await signInToConsole(context, stack, phone, SCREENSHOTS);
+    const heading = page.getByRole('heading', { name: 'You have no role in this console' });
+    await heading.waitFor();
+    await shot(page, '30-no-role');
+    expect(await page.getByRole('alert').textContent()).toContain('Ask an administrator to give your user a role');
+    expect(await page.getByRole('navigation', { name: 'Console' }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('axe-core finds no serious violation on any screen at 390 px and 1280 px (an Admin sees them all)', async () => {
+    const adminPhone = '+14155550164';
+    await createOperator(api, stack, adminPhone, ['Admin']);
+    // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
+    const page = await signInToConsole(context, stack, adminPhone, SCREENSHOTS);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.waitFor();
+    const screens = await nav.getByRole('link').allTextContents();
+    expect(screens).toHaveLength(8);
+    const found: Record<string, unknown> = {};
+    for (const screen of screens) {
+      await openScreen(page, screen);
+      for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+        await page.setViewportSize(viewport);
+        await shot(page, `40-${screen.toLowerCase().replace(/\W+/g, '-')}-${viewport.width}`);
+        const violations = await seriousAxeViolations(page);
+        if (violations.length) found[`${screen} (${name})`] = violations;
+        // Nothing wider than the screen: tables scroll inside their own box.
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        if (overflow > 0) found[`${screen} (${name}) overflow`] = overflow;
+      }
+    }
+    // The confirmation dialog too.
+    await openScreen(page, 'Signing keys');
+    await page.getByRole('button', { name: 'Rotate the signing key…' }).click();
+    await page.getByRole('dialog').waitFor();
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await shot(page, `41-confirm-${viewport.width}`);
+      const violations = await seriousAxeViolations(page);
+      if (violations.length) found[`confirmation (${name})`] = violations;
+    }
+    expect(found).toEqual({});
+    await context.close();
+  });
 });

@@ -13,7 +13,7 @@ export interface ConsoleSettings {
  * The management scopes the console may use. With the API's RBAC the token carries those of
  * them the operator's roles grant; the console then hides what the token does not allow.
  */
-const RESOURCES = ['users', 'user_blocks', 'sms_fraud_blocks', 'sessions', 'connections', 'clients', 'client_grants', 'resource_servers', 'signing_keys', 'log_streams', 'roles'];
+const RESOURCES = ['users', 'user_blocks', 'sms_fraud_blocks', 'role_members', 'sessions', 'connections', 'clients', 'client_grants', 'resource_servers', 'signing_keys', 'log_streams', 'roles'];
 export const CONSOLE_SCOPES = [
   ...RESOURCES.flatMap((resource) => ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`)),
   'read:logs',

@@ -53,7 +53,7 @@ export function TimeChart({ title, times, series, testId }: { title: string; tim
       <div ref={box} class="plot" role="img" aria-label={`${title}: a chart; the figures are in the table below`} />
       <details>
         <summary>Figures of “{title}”</summary>
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0}>
           <table>
             <caption class="visually-hidden">{title}</caption>
             <thead>

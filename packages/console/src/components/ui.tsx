@@ -24,20 +24,23 @@ export function Notice({ children }: { children: ComponentChildren }) {
 
 /** Loads data when `deps` change; `reload` loads again (after an action). */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
   const [tick, setTick] = useState(0);
+  // Which deps the state answers: until the new load settles, the data of the old deps is not shown as the new.
+  const key = JSON.stringify([deps, tick]);
+  const [state, setState] = useState<{ key: string | undefined; data: T | undefined; error: unknown }>({ key: undefined, data: undefined, error: undefined });
   useEffect(() => {
     let live = true;
-    setState((s) => ({ ...s, loading: true }));
     load().then(
-      (data) => live && setState({ data, error: undefined, loading: false }),
-      (error: unknown) => live && setState({ data: undefined, error, loading: false }),
+      (data) => live && setState({ key, data, error: undefined }),
+      (error: unknown) => live && setState({ key, data: undefined, error }),
     );
     return () => {
       live = false;
     };
-  }, [...deps, tick]);
-  return { ...state, reload: useCallback(() => setTick((t) => t + 1), []) };
+  }, [key]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  const current = state.key === key;
+  return { data: current ? state.data : undefined, error: current ? state.error : undefined, loading: !current, reload };
 }
 
 export interface Confirmation {

@@ -62,7 +62,7 @@ export function Applications() {
       ) : apis.error ? (
         <ErrorMessage error={apis.error} />
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0}>
           <table>
             <caption class="visually-hidden">APIs (resource servers)</caption>
             <thead>

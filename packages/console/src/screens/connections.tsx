@@ -39,7 +39,7 @@ export function Connections({ route }: { route: string[] }) {
       ) : list.error ? (
         <ErrorMessage error={list.error} />
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0}>
           <table>
             <caption class="visually-hidden">SMS connections</caption>
             <thead>

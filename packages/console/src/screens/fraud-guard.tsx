@@ -97,7 +97,7 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
       ) : blocks.data!.length === 0 ? (
         <p>None now.</p>
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0}>
           <table data-testid="blocked-prefixes">
             <caption class="visually-hidden">Prefixes blocked on {connection.name}</caption>
             <thead>
@@ -138,7 +138,7 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
           ) : prefixRows.length === 0 ? (
             <p>No SMS in the last 24 hours.</p>
           ) : (
-            <div class="table-scroll">
+            <div class="table-scroll" tabIndex={0}>
               <table data-testid="prefix-stats">
                 <caption class="visually-hidden">Sends and conversion by prefix, all connections, last 24 hours</caption>
                 <thead>

@@ -52,7 +52,7 @@ export function Keys() {
       ) : keys.error ? (
         <ErrorMessage error={keys.error} />
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0}>
           <table data-testid="signing-keys">
             <caption class="visually-hidden">Signing keys</caption>
             <thead>

@@ -47,7 +47,7 @@ export function LogStreams() {
       ) : streams.data!.length === 0 ? (
         <p>No log stream. Create one with the management API (POST /api/v2/log-streams) to send tenant logs to a SIEM.</p>
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0}>
           <table>
             <caption class="visually-hidden">Log streams</caption>
             <thead>

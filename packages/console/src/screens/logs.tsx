@@ -88,7 +88,7 @@ export function Logs() {
       ) : logs.length === 0 ? (
         <p>No log event.</p>
       ) : (
-        <div class="table-scroll" aria-live={live ? 'polite' : 'off'}>
+        <div class="table-scroll" tabIndex={0} aria-live={live ? 'polite' : 'off'}>
           <table data-testid="logs-table">
             <caption class="visually-hidden">Tenant log events, newest first</caption>
             <thead>

@@ -120,7 +120,7 @@ function SmsCharts({ times, rows }: { times: number[]; rows: SmsStatsRow[] }) {
       <TimeChart title="SMS sent, verified and conversion" times={times} series={sentSeries} testId="sms-chart" />
       <h3>Conversion by country</h3>
       {conversionSeries.length > 0 && <TimeChart title="Conversion by country" times={times} series={conversionSeries} testId="conversion-chart" />}
-      <div class="table-scroll">
+      <div class="table-scroll" tabIndex={0}>
         <table data-testid="country-table">
           <caption class="visually-hidden">SMS by country over the period</caption>
           <thead>

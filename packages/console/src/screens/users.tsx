@@ -46,12 +46,17 @@ function FindLogin() {
       q.kind === 'id'
         ? [await api.get<User>(`/users/${seg(q.value)}`)]
         : itemsOf<User>(await api.get('/users', { q: q.kind === 'phone' ? `phone_number:${quoted(q.value)}` : `name:${quoted(q.value)}`, per_page: 50 }), 'users');
-    // A number that never became a user has logs all the same.
-    const logs =
-      q.kind === 'phone' && can('read:logs')
-        ? itemsOf<TenantLog>(await api.get('/logs', { q: `phone_number:${quoted(q.value)}`, per_page: 100, sort: 'date:-1' }), 'logs')
-        : undefined;
-    return { q, users, logs };
+    // A number that never became a user has logs all the same; their failure is shown apart from the users found.
+    let logs: TenantLog[] | undefined;
+    let logsError: unknown;
+    if (q.kind === 'phone' && can('read:logs')) {
+      try {
+        logs = itemsOf<TenantLog>(await api.get('/logs', { q: `phone_number:${quoted(q.value)}`, per_page: 100, sort: 'date:-1' }), 'logs');
+      } catch (err) {
+        logsError = err;
+      }
+    }
+    return { q, users, logs, logsError };
   }, [search]);
 
   return (
@@ -93,10 +98,10 @@ function FindLogin() {
               ))}
             </ul>
           )}
-          {result.data!.logs && (
+          {(result.data!.logs || result.data!.logsError) && (
             <>
               <h2>What happened to {result.data!.q.value}</h2>
-              <Timeline logs={result.data!.logs} label={`Log events of ${result.data!.q.value}`} />
+              {result.data!.logs ? <Timeline logs={result.data!.logs} label={`Log events of ${result.data!.q.value}`} /> : <ErrorMessage error={result.data!.logsError} />}
             </>
           )}
         </>
@@ -136,7 +141,7 @@ function UserDetail({ userId }: { userId: string }) {
   const logs = useLoad(() => (can('read:logs') ? api.get<unknown>(`${path}/logs`, { per_page: 100, sort: 'date:-1' }).then((a) => itemsOf<TenantLog>(a, 'logs')) : Promise.resolve(undefined)), [userId]);
   const sessions = useLoad(() => (can('read:sessions') ? api.get<unknown>(`${path}/sessions`).then((a) => itemsOf<Session>(a, 'sessions')) : Promise.resolve(undefined)), [userId]);
   const passkeys = useLoad(() => api.get<unknown>(`${path}/authentication-methods`).then((a) => itemsOf<Passkey>(a, 'authenticators')), [userId]);
-  const roles = useLoad(() => (can('read:roles') ? api.get<unknown>(`${path}/roles`).then((a) => itemsOf<Role>(a, 'roles')) : Promise.resolve(undefined)), [userId]);
+  const roles = useLoad(() => (can('read:role_members') ? api.get<unknown>(`${path}/roles`).then((a) => itemsOf<Role>(a, 'roles')) : Promise.resolve(undefined)), [userId]);
 
   if (user.loading) return <Loading what="the user" />;
   if (user.error)
