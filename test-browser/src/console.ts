@@ -1,27 +1,17 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { consoleUrl, type LaunchedStack, type ManagementClient } from '@smsauth/stack';
+import { ensureOperator, type LaunchedStack, type ManagementClient } from '@smsauth/stack';
 import { codeFromInboxPage } from './stack';
+
+/** Where identity serves the console. */
+export function consoleUrl(authUrl: string): string {
+  return `${authUrl}/console/`;
+}
 
 export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 
-interface Role {
-  id: string;
-  name: string;
-}
-
 /** A user of the SMS connection holding the named built-in roles (none: a user without a role). */
-export async function createOperator(api: ManagementClient, stack: LaunchedStack, phone: string, roleNames: string[]): Promise<string> {
-  const user = await api.call<{ user_id: string }>('POST', '/users', { connection: stack.tenant.connectionName, phone_number: phone });
-  if (roleNames.length > 0) {
-    const roles = await api.call<Role[]>('GET', '/roles');
-    const ids = roleNames.map((name) => {
-      const role = roles.find((r) => r.name === name);
-      if (!role) throw new Error(`no role named ${name} (roles: ${roles.map((r) => r.name).join(', ')})`);
-      return role.id;
-    });
-    await api.call('POST', `/users/${encodeURIComponent(user.user_id)}/roles`, { roles: ids });
-  }
-  return user.user_id;
+export async function createOperator(api: ManagementClient, stack: LaunchedStack, phone: string, roles: string[]): Promise<string> {
+  return (await ensureOperator(api, { connection: stack.tenant.connectionName, phoneNumber: phone, roles })).userId;
 }
 
 /** Every console error (CSP violations included) and uncaught error while the tab shows the console. */

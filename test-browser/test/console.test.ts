@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { consoleUrl, ManagementClient, readCodeFromOutbox, requestJson, type LaunchedStack } from '@smsauth/stack';
+import { ManagementClient, readCodeFromOutbox, requestJson, type LaunchedStack } from '@smsauth/stack';
 import { seriousAxeViolations } from '../src/accessibility';
 import { describeWithChromium, launchChromium } from '../src/chromium';
-import { createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { consoleUrl, createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
 import { launchTestStack, type BrowserTestStack } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');

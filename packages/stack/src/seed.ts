@@ -1,5 +1,6 @@
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { ManagementClient, type ClientRecord, type ClientSettings } from './management-client';
+import { ensureConsoleClient, ensureOperator } from './operators';
 
 export interface SeedOptions {
   authUrl: string;
@@ -20,6 +21,8 @@ export interface SeedOptions {
    * it (a stack that serves no demo page: containers, benchmarks) no SPA client is seeded.
    */
   demoAppUrl?: string;
+  /** A number made the first operator, with the built-in Admin role (signs in by SMS; no password). */
+  operatorPhoneNumber?: string;
 }
 
 export interface SeededTenant {
@@ -31,35 +34,15 @@ export interface SeededTenant {
   m2mClientSecret: string;
   /** The demo web app's SPA client (when a demoAppUrl was given). */
   demoAppClientId?: string;
-  /** The operator console's SPA client (identity serves the console at {authUrl}/console/). */
+  /** The operator console's SPA client (callback `<identity>/console/callback`). */
   consoleClientId: string;
+  /** The first operator's user id (when an operatorPhoneNumber was given). */
+  operatorUserId?: string;
 }
 
 export const DEMO_CLIENT_NAME = 'Demo';
 export const DEMO_M2M_CLIENT_NAME = 'Demo M2M';
 export const DEMO_APP_CLIENT_NAME = 'Demo Web App';
-export const CONSOLE_CLIENT_NAME = 'Console';
-
-/** Where identity serves the operator console. */
-export function consoleUrl(authUrl: string): string {
-  return `${authUrl}/console/`;
-}
-
-/**
- * The operator console's client: a first-party public SPA like the demo web app, on identity's
- * own origin. identity's /console/config.json finds it by its callback under /console/.
- */
-export function consoleClientSettings(authUrl: string): Required<ClientSettings> {
-  return {
-    app_type: 'spa',
-    token_endpoint_auth_method: 'none',
-    grant_types: ['authorization_code', 'refresh_token', PASSWORDLESS_OTP_GRANT],
-    callbacks: [`${consoleUrl(authUrl)}callback`],
-    allowed_origins: [authUrl],
-    web_origins: [authUrl],
-    allowed_logout_urls: [consoleUrl(authUrl)],
-  };
-}
 
 /** Where the hosted login sends the browser back to: the demo web app's callback page. */
 export function demoAppCallbackUrl(demoAppUrl: string): string {
@@ -94,7 +77,7 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
   const clients = await api.listClients();
   const demo = clients.find((c) => c.name === DEMO_CLIENT_NAME) ?? (await api.createClient({ name: DEMO_CLIENT_NAME, app_type: 'native' }));
   const demoApp = options.demoAppUrl === undefined ? undefined : await ensureDemoAppClient(api, clients, options.demoAppUrl);
-  const consoleClient = await ensureSpaClient(api, clients, CONSOLE_CLIENT_NAME, consoleClientSettings(options.authUrl));
+  const consoleClient = await ensureConsoleClient(api, clients, options.authUrl);
 
   const connectionOptions = {
     name: connectionName,
@@ -116,7 +99,9 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     },
   };
   const existing = (await api.listConnections()).find((c) => c.name === connectionName);
-  const enabledClients = [...new Set([...(existing?.enabled_clients ?? []), demo.client_id, consoleClient.client_id, ...(demoApp ? [demoApp.client_id] : [])])];
+  const enabledClients = [
+    ...new Set([...(existing?.enabled_clients ?? []), demo.client_id, consoleClient.client_id, ...(demoApp ? [demoApp.client_id] : [])]),
+  ];
   const connection = existing
     ? await api.updateConnection(existing.id, { options: connectionOptions, enabled_clients: enabledClients })
     : await api.createConnection({ options: connectionOptions, enabled_clients: enabledClients });
@@ -136,15 +121,21 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     await api.createClientGrant({ client_id: m2m.clientId, audience: options.apiAudience, scope: ['read:airports'] });
   }
 
+  const operator =
+    options.operatorPhoneNumber === undefined
+      ? undefined
+      : await ensureOperator(api, { connection: connectionName, phoneNumber: options.operatorPhoneNumber, roles: ['Admin'] });
+
   return {
     demoClientId: demo.client_id,
+    consoleClientId: consoleClient.client_id,
+    operatorUserId: operator?.userId,
     connectionName,
     connectionId: connection.id,
     apiAudience: options.apiAudience,
     m2mClientId: m2m.clientId,
     m2mClientSecret: m2m.clientSecret,
     demoAppClientId: demoApp?.client_id,
-    consoleClientId: consoleClient.client_id,
   };
 }
 
@@ -153,12 +144,9 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
  * the wanted settings (the demo app's port may differ from the last run's).
  */
 async function ensureDemoAppClient(api: ManagementClient, clients: ClientRecord[], demoAppUrl: string): Promise<ClientRecord> {
-  return ensureSpaClient(api, clients, DEMO_APP_CLIENT_NAME, demoAppClientSettings(demoAppUrl));
-}
-
-async function ensureSpaClient(api: ManagementClient, clients: ClientRecord[], name: string, wanted: Required<ClientSettings>): Promise<ClientRecord> {
-  const existing = clients.find((c) => c.name === name);
-  if (!existing) return api.createClient({ name, ...wanted });
+  const wanted = demoAppClientSettings(demoAppUrl);
+  const existing = clients.find((c) => c.name === DEMO_APP_CLIENT_NAME);
+  if (!existing) return api.createClient({ name: DEMO_APP_CLIENT_NAME, ...wanted });
   const fields = Object.keys(wanted) as Array<keyof ClientSettings>;
   const unchanged = fields.every((field) => JSON.stringify(existing[field]) === JSON.stringify(wanted[field]));
   return unchanged ? existing : api.updateClient(existing.client_id, wanted);
