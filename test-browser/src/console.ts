@@ -32,8 +32,8 @@ export function recordConsoleProblems(page: Page, stack: LaunchedStack): string[
  * inbox page), declines the passkey offer if the login page makes one, and waits until the
  * console shows either its navigation or why it cannot.
  */
-export async function signInToConsole(context: BrowserContext, stack: LaunchedStack, phone: string, screenshotDir: string): Promise<Page> {
-  const page = await context.newPage();
+export async function signInToConsole(context: BrowserContext, stack: LaunchedStack, phone: string, screenshotDir: string, page?: Page): Promise<Page> {
+  page ??= await context.newPage();
   await page.goto(consoleUrl(stack.urls.authUrl));
   const signIn = page.getByRole('button', { name: 'Sign in', exact: true });
   await Promise.all([page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)), signIn.click()]);

@@ -117,8 +117,9 @@ describeWithChromium('the operator console in a real browser', () => {
     const operatorPhone = '+14155550161';
     await createOperator(api, stack, operatorPhone, ['Support']);
     const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
-    const page = await signInToConsole(context, stack, operatorPhone, SCREENSHOTS);
+    const page = await context.newPage();
     const problems = recordConsoleProblems(page, stack);
+    await signInToConsole(context, stack, operatorPhone, SCREENSHOTS, page);
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     expect(await page.locator('header.top').textContent()).toContain(operatorPhone);
@@ -180,14 +181,15 @@ describeWithChromium('the operator console in a real browser', () => {
     const viewerPhone = '+14155550162';
     await createOperator(api, stack, viewerPhone, ['Viewer']);
     const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
-    const page = await signInToConsole(context, stack, viewerPhone, SCREENSHOTS);
+    const page = await context.newPage();
     const problems = recordConsoleProblems(page, stack);
     const tokens = recordApiTokens(page);
+    await signInToConsole(context, stack, viewerPhone, SCREENSHOTS, page);
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     const screens = await nav.getByRole('link').allTextContents();
     expect(screens).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications and APIs', 'Signing keys', 'Log streams', 'Logs']);
-    const changing = /^(Unblock|Block|Lift|Revoke|Delete|Rotate|Change mode|Save|Add to|Remove|Send|Resume|Pause|Edit|New SMS connection)/;
+    const changing = /^(Unblock|Block|Lift|Revoke|Delete|Rotate|Change mode|Save|Add to|Remove|Send|Resume|Pause|Edit|New SMS connection|Give|Take)/;
     for (const screen of screens) {
       await openScreen(page, screen);
       await shot(page, `20-viewer-${screen.toLowerCase().replace(/\W+/g, '-')}`);
@@ -209,6 +211,10 @@ describeWithChromium('the operator console in a real browser', () => {
     // The token the console holds reads, and the API refuses it a change.
     expect(tokens.length).toBeGreaterThan(0);
     const authorization = tokens.at(-1)!;
+    // Tokens live in memory only: nothing of them in the page's storage.
+    const storage = await page.evaluate<string>('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])');
+    expect(storage).not.toContain(authorization.replace(/^Bearer /, '').slice(0, 40));
+    expect(storage).not.toMatch(/eyJ|refresh_token|access_token/);
     const conn = await connection();
     const read = await fetch(`${stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks`, { headers: { authorization } });
     expect(read.status).toBe(200);
@@ -255,6 +261,19 @@ describeWithChromium('the operator console in a real browser', () => {
         const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         if (overflow > 0) found[`${screen} (${name}) overflow`] = overflow;
       }
+    }
+    // A user's page (the Admin's own: timeline, sessions, roles with their actions).
+    await openScreen(page, 'Find a login');
+    await page.getByLabel('Phone number, name or user id').fill(adminPhone);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('user-results').getByRole('link').first().click();
+    await page.getByTestId('user-roles').waitFor();
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await shot(page, `40-user-${viewport.width}`);
+      const violations = await seriousAxeViolations(page);
+      if (violations.length) found[`user page (${name})`] = violations;
     }
     // The confirmation dialog too.
     await openScreen(page, 'Signing keys');

@@ -45,7 +45,7 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
   const canStats = can('read:stats');
   const prefixes = useLoad(
     () => (canStats ? smsStats(api, period, 'prefix') : Promise.resolve([])),
-    [connection.id, blocks.data],
+    [connection.id],
   );
   const guard = connection.options.sms_fraud_guard;
   const mode = guard?.mode ?? 'off';

@@ -332,19 +332,77 @@ function UserDetail({ userId }: { userId: string }) {
           <ErrorMessage error={roles.error} />
         ) : !roles.data ? (
           <p>Your role cannot read roles.</p>
-        ) : roles.data.length === 0 ? (
-          <p>No role: this user cannot open the console.</p>
         ) : (
-          <ul>
-            {roles.data.map((r) => (
-              <li key={r.id}>
-                {r.name}
-                {r.description ? ` — ${r.description}` : ''}
-              </li>
-            ))}
-          </ul>
+          <>
+            {roles.data.length === 0 ? (
+              <p>No role: this user cannot open the console.</p>
+            ) : (
+              <ul data-testid="user-roles">
+                {roles.data.map((r) => (
+                  <li key={r.id}>
+                    {r.name}
+                    {r.description ? ` — ${r.description}` : ''}{' '}
+                    {can('delete:role_members') && (
+                      <button
+                        type="button"
+                        class="link"
+                        onClick={() =>
+                          confirm({
+                            title: `Take the role ${r.name} from ${who}?`,
+                            effect: <p>From their next token (at the latest when the current one is renewed), {who} no longer has the permissions of {r.name}.</p>,
+                            action: `Take ${r.name}`,
+                            danger: true,
+                            run: () => api.request('DELETE', `${path}/roles`, { body: { roles: [r.id] } }),
+                            done: roles.reload,
+                          })
+                        }
+                      >
+                        Take the role {r.name}
+                      </button>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            )}
+            {can('create:role_members') && can('read:roles') && <GiveRole userPath={path} who={who} held={roles.data} confirm={confirm} done={roles.reload} />}
+          </>
         )}
       </section>
     </section>
+  );
+}
+
+function GiveRole({ userPath, who, held, confirm, done }: { userPath: string; who: string; held: Role[]; confirm: ReturnType<typeof useConfirm>[0]; done: () => void }) {
+  const { api } = useConsole();
+  const all = useLoad(() => api.get<unknown>('/roles', { per_page: 100 }).then((a) => itemsOf<Role>(a, 'roles')), []);
+  const [roleId, setRoleId] = useState('');
+  const choices = (all.data ?? []).filter((r) => !held.some((h) => h.id === r.id));
+  if (all.error) return <ErrorMessage error={all.error} />;
+  if (choices.length === 0) return null;
+  const chosen = choices.find((r) => r.id === roleId) ?? choices[0]!;
+  return (
+    <form
+      class="inline"
+      onSubmit={(e) => {
+        e.preventDefault();
+        confirm({
+          title: `Give ${who} the role ${chosen.name}?`,
+          effect: <p>From their next sign-in or token renewal, {who} holds the permissions of {chosen.name}{chosen.description ? ` (${chosen.description})` : ''}.</p>,
+          action: `Give ${chosen.name}`,
+          run: () => api.post(`${userPath}/roles`, { roles: [chosen.id] }),
+          done,
+        });
+      }}
+    >
+      <label for="give-role">Role</label>
+      <select id="give-role" value={chosen.id} onChange={(e) => setRoleId((e.target as HTMLSelectElement).value)}>
+        {choices.map((r) => (
+          <option key={r.id} value={r.id}>
+            {r.name}
+          </option>
+        ))}
+      </select>
+      <button type="submit">Give the role…</button>
+    </form>
   );
 }
