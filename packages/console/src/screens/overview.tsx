@@ -18,6 +18,7 @@ export function Overview() {
   const daily = useLoad(() => (period.interval === 'day' ? dailyStats(api, period) : Promise.resolve(undefined)), [period]);
   const sms = useLoad(() => smsStats(api, period, 'country'), [period]);
   const blocks = useBlockedPrefixes();
+  const activeUsers = useLoad(() => api.get<number>('/stats/active-users'), []);
 
   return (
     <section aria-labelledby="overview-title">
@@ -32,6 +33,12 @@ export function Overview() {
           ))}
         </select>
       </label>
+
+      <p data-testid="active-users">
+        Active users in the last 30 days:{' '}
+        <strong>{activeUsers.loading ? '…' : activeUsers.error ? '—' : String(activeUsers.data)}</strong>
+      </p>
+      <ErrorMessage error={activeUsers.error} />
 
       {period.interval === 'day' && (
         <section class="card" aria-labelledby="logins-title">
