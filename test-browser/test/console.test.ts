@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ManagementClient, readCodeFromOutbox, requestJson, type LaunchedStack } from '@smsauth/stack';
 import { seriousAxeViolations } from '../src/accessibility';
 import { describeWithChromium, launchChromium } from '../src/chromium';
