@@ -240,7 +240,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('axe-core finds no serious violation on any screen at 390 px and 1280 px (an Admin sees them all)', async () => {
+  it('axe-core finds no serious violation on any screen at 390 px and 1280 px (an Admin sees them all); by keyboard, Escape cancels a change and the skip link comes first; a reload signs in again from identity', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -287,6 +287,20 @@ describeWithChromium('the operator console in a real browser', () => {
       if (violations.length) found[`confirmation (${name})`] = violations;
     }
     expect(found).toEqual({});
+    // By keyboard: Escape closes the dialog, changing nothing, and focus is back on the button that opened it.
+    const kids = await api.call<Array<{ kid: string }>>('GET', '/keys/signing');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Rotate the signing key…');
+    expect(await api.call<Array<{ kid: string }>>('GET', '/keys/signing')).toEqual(kids);
+    // A reload empties the memory the tokens were in: identity's login session signs the operator in again, without an SMS.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Signing keys', exact: true }).waitFor();
+    // The skip link is the first stop of the Tab key, and leads to the screen's content.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
     await context.close();
   });
 });

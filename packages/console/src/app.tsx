@@ -35,10 +35,13 @@ export function App({ context, signOut }: { context: ConsoleContext; signOut: ()
   const allowed = SCREENS.filter((s) => s.needs.some((scope) => context.operator.scopes.has(scope)));
   const screen = allowed.find((s) => s.path === first) ?? allowed[0]!;
   const main = useRef<HTMLElement>(null);
-  // A new screen: move focus to its content, so keyboard and screen-reader users land on it.
+  const firstScreen = useRef(true);
+  // Another screen: move focus to its content, so keyboard and screen-reader users land on it
+  // (not on the first one: a page just loaded starts at its top, the skip link first).
   useEffect(() => {
-    main.current?.focus();
     document.title = `${screen.label} · smsauth console`;
+    if (firstScreen.current) firstScreen.current = false;
+    else main.current?.focus();
   }, [screen.path]);
   return (
     <Console.Provider value={context}>

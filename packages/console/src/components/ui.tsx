@@ -67,11 +67,15 @@ export function useConfirm(): [(c: Confirmation) => void, ComponentChildren] {
   useEffect(() => {
     if (pending && dialog.current && !dialog.current.open) dialog.current.showModal();
   }, [pending]);
-  const close = () => {
-    dialog.current?.close();
+  // Cancel, Escape and a finished action all end here: focus goes back to what opened the dialog.
+  const closed = () => {
     setPending(undefined);
     setError(undefined);
     (opener.current as HTMLElement | null)?.focus?.();
+  };
+  const close = () => {
+    if (dialog.current?.open) dialog.current.close();
+    closed();
   };
   const confirm = async () => {
     if (!pending) return;
@@ -89,7 +93,7 @@ export function useConfirm(): [(c: Confirmation) => void, ComponentChildren] {
     }
   };
   const element = pending ? (
-    <dialog ref={dialog} class="confirm" aria-labelledby="confirm-title" aria-describedby="confirm-effect" onClose={() => setPending(undefined)}>
+    <dialog ref={dialog} class="confirm" aria-labelledby="confirm-title" aria-describedby="confirm-effect" onClose={closed}>
       <h2 id="confirm-title">{pending.title}</h2>
       <div id="confirm-effect">{pending.effect}</div>
       <ErrorMessage error={error} />
