@@ -240,7 +240,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('axe-core finds no serious violation on any screen at 390 px and 1280 px (an Admin sees them all); by keyboard, Escape cancels a change and the skip link comes first; a reload signs in again from identity', async () => {
+  it('axe-core finds no serious violation on any screen at 390 px and 1280 px (an Admin sees them all); by keyboard, Escape cancels a change and the skip link comes first; an API error is shown in its own words; a reload signs in again from identity', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -293,6 +293,23 @@ describeWithChromium('the operator console in a real browser', () => {
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Rotate the signing key…');
     expect(await api.call<Array<{ kid: string }>>('GET', '/keys/signing')).toEqual(kids);
+    // An error from the API is shown as the API said it, in the dialog, and nothing changes.
+    await openScreen(page, 'Fraud guard');
+    await page.getByLabel('Number (E.164)').fill('+1 not a number');
+    await page.getByRole('button', { name: 'Add to the safe list…' }).click();
+    const addDialog = page.getByRole('dialog');
+    await addDialog.getByRole('button', { name: 'Add to the safe list' }).click();
+    const apiError = addDialog.getByRole('alert');
+    await apiError.waitFor();
+    await shot(page, '42-api-error');
+    // The same request straight to the API: the dialog carries its words.
+    const said = await api.call<{ message?: string; error_description?: string }>('PATCH', `/connections/${(await connection()).id}`, { options: { sms_safe_list: ['+1 not a number'] } }, [400]);
+    const words = said.message ?? said.error_description!;
+    expect(words).toContain('sms_safe_list');
+    expect(await apiError.textContent()).toContain(`${words} (HTTP 400, `);
+    await addDialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await connection()).options.sms_safe_list ?? []).toEqual([]);
+    await openScreen(page, 'Signing keys');
     // A reload empties the memory the tokens were in: identity's login session signs the operator in again, without an SMS.
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Signing keys', exact: true }).waitFor();
