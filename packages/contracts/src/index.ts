@@ -18,3 +18,4 @@ export * from './log-streams';
 export * from './tenant-logs';
 export * from './passkeys';
 export * from './rbac';
+export * from './stats';

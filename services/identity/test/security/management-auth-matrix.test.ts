@@ -14,6 +14,8 @@ import {
   PermissionRecordSchema,
   RoleMemberRecordSchema,
   RoleRecordSchema,
+  DailyStatSchema,
+  SmsStatSchema,
   UserPermissionRecordSchema,
   ResourceServerRecordSchema,
   SigningKeyRecordSchema,
@@ -378,6 +380,10 @@ describe('management API auth matrix', () => {
       body: { permissions: [readLogs] },
       status: 204,
     }),
+
+    'GET /stats/daily': async () => ({ url: '/stats/daily?from=20300101&to=20300102', status: 200, schema: z.array(DailyStatSchema).length(2) }),
+    'GET /stats/active-users': async () => ({ url: '/stats/active-users', status: 200, schema: z.int().nonnegative() }),
+    'GET /stats/sms': async () => ({ url: '/stats/sms?interval=hour&group_by=prefix', status: 200, schema: z.array(SmsStatSchema) }),
 
     'GET /keys/signing': async () => ({ url: '/keys/signing', status: 200, schema: z.array(SigningKeyRecordSchema) }),
     'POST /keys/signing/rotate': async () => ({ url: '/keys/signing/rotate', status: 201, schema: SigningKeyRotationSchema }),

@@ -27,7 +27,10 @@ export function targetOfRecord(result: unknown): WriteTarget {
   const record = (result ?? {}) as Record<string, unknown>;
   for (const key of ['user_id', 'client_id', 'id', 'kid', 'credential_id']) {
     const value = record[key];
-    if (typeof value === 'string') return key === 'user_id' ? { id: value, userId: value } : { id: value };
+    if (typeof value !== 'string') continue;
+    if (key !== 'user_id') return { id: value };
+    // A user's record names its number: the change is on the number's timeline too (q=phone_number:).
+    return typeof record.phone_number === 'string' ? { id: value, userId: value, phoneNumber: record.phone_number } : { id: value, userId: value };
   }
   return {};
 }

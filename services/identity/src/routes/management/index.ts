@@ -11,6 +11,7 @@ import { logStreamOperations } from './log-streams';
 import { logOperations } from './logs';
 import { resourceServerOperations } from './resource-servers';
 import { roleOperations } from './roles';
+import { statsOperations } from './stats';
 import { sessionOperations } from './sessions';
 import { signingKeyOperations } from './signing-keys';
 import { userBlockOperations } from './user-blocks';
@@ -35,6 +36,7 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
     ...authenticationMethodOperations(deps, write),
     ...userBlockOperations(deps, write),
     ...roleOperations(deps, write),
+    ...statsOperations(deps),
     ...signingKeyOperations(deps),
     ...logStreamOperations(deps, write),
   ];

@@ -11,6 +11,7 @@ import * as webLogin from './012-web-login';
 import * as startIdempotency from './013-start-idempotency';
 import * as passkeys from './014-passkeys';
 import * as rbac from './016-rbac';
+import * as loginStatsAndPhoneLookup from './017-login-stats-and-phone-lookup';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -50,4 +51,5 @@ export const migrations: readonly Migration[] = [
   { version: 14, name: 'passkeys', sql: passkeys.sql },
   // 15 is another branch's (merged later or renumbered); versions need not be consecutive.
   { version: 16, name: 'rbac', sql: rbac.sql },
+  { version: 17, name: 'login-stats-and-phone-lookup', sql: loginStatsAndPhoneLookup.sql },
 ];
