@@ -21,12 +21,16 @@ export function TimeChart({ title, times, series, testId }: { title: string; tim
     const el = box.current;
     if (!el || times.length === 0) return;
     const hasPercent = series.some((s) => s.percent);
+    const onlyPercent = series.every((s) => s.percent);
     const plot = new uPlot(
       {
         width: Math.max(260, el.clientWidth),
         height: 220,
         scales: { x: { time: true }, ...(hasPercent ? { pct: { range: [0, 100] } } : {}) },
-        axes: [{}, { label: 'count' }, ...(hasPercent ? [{ scale: 'pct', side: 1, label: '%', grid: { show: false } }] : [])],
+        // Counts on the left, percentages on the right; a chart of percentages only has its scale on the left.
+        axes: onlyPercent
+          ? [{}, { scale: 'pct', label: '%' }]
+          : [{}, { label: 'count' }, ...(hasPercent ? [{ scale: 'pct', side: 1, label: '%', grid: { show: false } }] : [])],
         series: [
           {},
           ...series.map((s, i) => ({
