@@ -240,7 +240,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('axe-core finds no serious violation on any screen at 390 px and 1280 px (an Admin sees them all); by keyboard, Escape cancels a change and the skip link comes first; an API error is shown in its own words; a reload signs in again from identity', async () => {
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a reload signs in again', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -309,6 +309,34 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(await apiError.textContent()).toContain(`${words} (HTTP 400, `);
     await addDialog.getByRole('button', { name: 'Cancel' }).click();
     expect((await connection()).options.sms_safe_list ?? []).toEqual([]);
+    await openScreen(page, 'Signing keys');
+    // Connections: the template's live preview (rendered by identity, not saved) counts encoding and segments; saving confirms each change.
+    await openScreen(page, 'Connections');
+    await page.getByRole('link', { name: stack.tenant.connectionName, exact: true }).click();
+    const template = page.getByLabel(/^Template/);
+    await template.waitFor();
+    const preview = page.getByTestId('template-preview');
+    await preview.locator('.sms').waitFor();
+    expect(await preview.textContent()).toContain('GSM-7');
+    await template.fill('Your code is @@password@@ ✅');
+    await preview.locator('.sms', { hasText: '✅' }).waitFor();
+    expect(await preview.textContent()).toMatch(/UCS-2, \d+ characters, 1 segment/);
+    await shot(page, '43-connection-preview');
+    await page.getByRole('button', { name: 'Save changes…' }).click();
+    const save = page.getByRole('dialog', { name: /^Save 1 change\(s\) to / });
+    expect(await save.textContent()).toContain('template: "Your code is @@password@@ ✅"');
+    await save.getByRole('button', { name: 'Save', exact: true }).click();
+    await save.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await connection()).options.template).toBe('Your code is @@password@@ ✅');
+
+    // Logs: the live view shows an event that happens while it is open.
+    await openScreen(page, 'Logs');
+    await page.getByRole('checkbox', { name: /Live view/ }).check();
+    expect(await start('+14155550199')).toBe(200);
+    await page.getByTestId('logs-table').locator('tbody tr', { hasText: '***0199' }).first().waitFor();
+    await shot(page, '44-logs-live');
+
     await openScreen(page, 'Signing keys');
     // A reload empties the memory the tokens were in: identity's login session signs the operator in again, without an SMS.
     await page.reload();

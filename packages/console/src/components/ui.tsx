@@ -22,25 +22,27 @@ export function Notice({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** Loads data when `deps` change; `reload` loads again (after an action). */
+/**
+ * Loads data when `deps` change; `reload` loads again (after an action). New deps show nothing of
+ * the old ones' data while they load; a reload keeps the data shown until the new answer.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
   const [tick, setTick] = useState(0);
-  // Which deps the state answers: until the new load settles, the data of the old deps is not shown as the new.
-  const key = JSON.stringify([deps, tick]);
-  const [state, setState] = useState<{ key: string | undefined; data: T | undefined; error: unknown }>({ key: undefined, data: undefined, error: undefined });
+  const depsKey = JSON.stringify(deps);
+  const [state, setState] = useState<{ depsKey: string | undefined; tick: number; data: T | undefined; error: unknown }>({ depsKey: undefined, tick: 0, data: undefined, error: undefined });
   useEffect(() => {
     let live = true;
     load().then(
-      (data) => live && setState({ key, data, error: undefined }),
-      (error: unknown) => live && setState({ key, data: undefined, error }),
+      (data) => live && setState({ depsKey, tick, data, error: undefined }),
+      (error: unknown) => live && setState({ depsKey, tick, data: undefined, error }),
     );
     return () => {
       live = false;
     };
-  }, [key]);
+  }, [depsKey, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  const current = state.key === key;
-  return { data: current ? state.data : undefined, error: current ? state.error : undefined, loading: !current, reload };
+  const sameDeps = state.depsKey === depsKey;
+  return { data: sameDeps ? state.data : undefined, error: sameDeps ? state.error : undefined, loading: !sameDeps || state.tick !== tick, reload };
 }
 
 export interface Confirmation {

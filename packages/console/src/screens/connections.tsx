@@ -19,7 +19,8 @@ export function Connections({ route }: { route: string[] }) {
   const list = useLoad(() => smsConnections(api), []);
   if (route[0] === 'new') return <NewConnection />;
   if (route[0]) {
-    if (list.loading) return <Loading what="the connection" />;
+    // After a save the list reloads: the form stays on screen with the connection as it was until then.
+    if (!list.data && !list.error) return <Loading what="the connection" />;
     const connection = list.data?.find((c) => c.id === route[0]);
     if (!connection) return <ErrorMessage error={list.error ?? new Error(`No SMS connection ${route[0]}`)} />;
     return <EditConnection connection={connection} reload={list.reload} />;
