@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ManagementClient, readCodeFromOutbox, requestJson, type LaunchedStack } from '@smsauth/stack';
 import { seriousAxeViolations } from '../src/accessibility';
+import { CallbackServer } from '../src/callback-server';
 import { describeWithChromium, launchChromium } from '../src/chromium';
 import { consoleUrl, createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
 import { launchTestStack, type BrowserTestStack } from '../src/stack';
@@ -240,7 +241,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a reload signs in again', async () => {
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; a reload signs in again', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -336,6 +337,26 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(await start('+14155550199')).toBe(200);
     await page.getByTestId('logs-table').locator('tbody tr', { hasText: '***0199' }).first().waitFor();
     await shot(page, '44-logs-live');
+
+    // Log streams: a paused stream is resumed after a confirmation.
+    const sink = await CallbackServer.start();
+    try {
+      const stream = await api.call<{ id: string }>('POST', '/log-streams', { name: 'SIEM', type: 'http', sink: { httpEndpoint: sink.url('/events') } });
+      await api.call('PATCH', `/log-streams/${stream.id}`, { status: 'paused' });
+      await openScreen(page, 'Log streams');
+      const row = page.locator('tbody tr', { hasText: 'SIEM' });
+      expect(await row.locator('td').first().textContent()).toBe('paused');
+      await row.getByRole('button', { name: 'Resume SIEM' }).click();
+      const resume = page.getByRole('dialog', { name: 'Resume SIEM?' });
+      expect(await resume.textContent()).toContain('starts again from the first event it has not received');
+      await resume.getByRole('button', { name: 'Resume', exact: true }).click();
+      await row.getByRole('button', { name: 'Pause SIEM' }).waitFor();
+      await shot(page, '45-log-stream-resumed');
+      expect((await api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('active');
+      await api.call('DELETE', `/log-streams/${stream.id}`);
+    } finally {
+      await sink.close();
+    }
 
     await openScreen(page, 'Signing keys');
     // A reload empties the memory the tokens were in: identity's login session signs the operator in again, without an SMS.
