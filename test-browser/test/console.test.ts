@@ -110,7 +110,7 @@ describeWithChromium('the operator console in a real browser', () => {
     throw new Error('the fraud guard never blocked the pumped prefix');
   }
 
-  it('Support: signs in by SMS, finds a number that failed to sign in and sees why, unblocks the prefix the fraud guard blocked, and sees the conversion move', async () => {
+  it('Support: signs in by SMS, finds a number that failed to sign in and sees why, blocks and unblocks a user (by id), unblocks the prefix the fraud guard blocked, and sees the conversion move', async () => {
     const conn = await connection();
     await api.updateConnection(conn.id, { options: { sms_fraud_guard: { mode: 'block', min_sends: 5, min_conversion: 0.5, window_minutes: 60, block_minutes: 60 } } });
     const refused = await pumpUntilBlocked();
@@ -141,6 +141,27 @@ describeWithChromium('the operator console in a real browser', () => {
     const refusal = timeline.locator('li', { hasText: 'Start Refused by SMS Policy' });
     expect(await refusal.count()).toBe(1);
     expect(await refusal.textContent()).toContain('fraud_guard');
+
+    // A user: blocked, then unblocked, each after a confirmation.
+    const customer = await createOperator(api, stack, '+14155550165', []);
+    await page.getByLabel('Phone number, name or user id').fill(customer);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('user-results').getByRole('link').first().click();
+    const status = page.getByTestId('user-status');
+    await status.waitFor();
+    expect(await status.textContent()).toBe('Active');
+    await page.getByRole('button', { name: 'Block…' }).click();
+    const block = page.getByRole('dialog', { name: 'Block +14155550165?' });
+    expect(await block.textContent()).toContain('refused at every sign-in until unblocked');
+    await block.getByRole('button', { name: 'Block', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: '+14155550165 is blocked.' }).waitFor();
+    await page.locator('[data-testid="user-status"]:text-is("Blocked")').waitFor();
+    await shot(page, '11b-support-user-blocked');
+    expect((await api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(true);
+    await page.getByRole('button', { name: 'Unblock…' }).click();
+    await page.getByRole('dialog', { name: 'Unblock +14155550165?' }).getByRole('button', { name: 'Unblock', exact: true }).click();
+    await page.locator('[data-testid="user-status"]:text-is("Active")').waitFor();
+    expect((await api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(false);
 
     // The fraud guard: the blocked prefix, unblocked after a confirmation saying what changes.
     await openScreen(page, 'Fraud guard');
