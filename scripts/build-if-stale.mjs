@@ -26,11 +26,11 @@ function mtime(path) {
   return existsSync(path) ? statSync(path).mtimeMs : 0;
 }
 
-/** The packages `pnpm build` compiles: those whose manifest has a tsc build script. */
+/** The packages `pnpm build` compiles: those built by tsc (tsconfig.build.json) or by Vite (the console). */
 function builtPackages() {
   return ['packages', 'services'].flatMap((group) =>
     readdirSync(join(root, group), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, 'tsconfig.build.json')))
+      .filter((entry) => entry.isDirectory() && ['tsconfig.build.json', 'vite.config.ts'].some((file) => existsSync(join(root, group, entry.name, file))))
       .map((entry) => join(root, group, entry.name)),
   );
 }
@@ -44,7 +44,10 @@ function staleReason() {
   for (const dir of builtPackages()) {
     const name = dir.slice(root.length + 1);
     if (!existsSync(join(dir, 'dist'))) return `${name}/dist is missing`;
-    const inputs = Math.max(newestBelow(join(dir, 'src')), mtime(join(dir, 'package.json')), mtime(join(dir, 'tsconfig.build.json')), mtime(join(dir, 'tsconfig.json')));
+    const inputs = Math.max(
+      newestBelow(join(dir, 'src')),
+      ...['package.json', 'tsconfig.build.json', 'tsconfig.json', 'vite.config.ts', 'index.html'].map((file) => mtime(join(dir, file))),
+    );
     if (inputs > built) return `${name} changed`;
   }
   return undefined;
