@@ -55,7 +55,7 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     retention.start();
     // Closers run in reverse order: delivery and pruning stop before the database closes.
     built.lifecycle.addCloser('log-retention', () => retention.stop());
-    const statsRollup = new LoginStatsRollup(opened.store, logger);
+    const statsRollup = new LoginStatsRollup(opened.store, logger, config.STATS_ROLLUP_INTERVAL_MS);
     statsRollup.start();
     built.lifecycle.addCloser('login-stats-rollup', () => statsRollup.stop());
     built.lifecycle.addCloser('log-stream-worker', () => built.logStreamWorker.stop());

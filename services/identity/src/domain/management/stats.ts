@@ -33,7 +33,7 @@ export async function dailyStats(store: IdentityStore, clock: Clock, query: Dail
   const end = new Date(lastDay.getTime() + DAY_MS);
   checkSpan(firstDay, end, MAX_DAYS, 'from and to');
   const [logins, signups] = await Promise.all([
-    store.loginStats.grouped({ from: firstDay, to: end }, 'day', 'none', ['s']),
+    store.transaction((tx) => tx.loginStats.grouped({ from: firstDay, to: end }, 'day', 'none', ['s'])),
     store.loginStats.signupsPerDay({ from: firstDay, to: end }),
   ]);
   const loginsOn = new Map<number, number>();
@@ -82,7 +82,7 @@ export async function smsStats(store: IdentityStore, clock: Clock, query: SmsSta
   checkSpan(from, to, query.interval === 'hour' ? MAX_HOURLY_DAYS : MAX_DAYS, `interval=${query.interval}:`);
   // Whole hours: the rollup counts by hour, so a range starting mid-hour starts at its hour.
   const range = { from: new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS), to: new Date(Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS) };
-  const rows = await store.loginStats.grouped(range, query.interval, query.group_by, SMS_TYPES);
+  const rows = await store.transaction((tx) => tx.loginStats.grouped(range, query.interval, query.group_by, SMS_TYPES));
   return smsFigures(rows);
 }
 

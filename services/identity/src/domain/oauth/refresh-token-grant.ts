@@ -83,8 +83,8 @@ export function refreshTokenGrant(
     if (!user || (used.audience && !api)) throw invalidRefreshToken();
     // The management API without RBAC no longer accepts user logins, refreshes included.
     if (api?.is_system && !api.enforce_policies) throw invalidRefreshToken();
-    // RBAC: the scopes of the login, less those the user no longer holds.
-    const { scopes, permissions } = await userGrant(deps.store, user.user_id, splitScope(used.scope), api);
+    // RBAC: the scopes of the login, less those the user no longer holds; elsewhere the login's scopes as they were.
+    const { scopes, permissions } = api?.enforce_policies ? await userGrant(deps.store, user.user_id, splitScope(used.scope), api) : { scopes: splitScope(used.scope), permissions: undefined };
     const tokens = await issueUserTokens(deps, {
       client,
       user,
