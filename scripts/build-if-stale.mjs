@@ -26,7 +26,7 @@ function mtime(path) {
   return existsSync(path) ? statSync(path).mtimeMs : 0;
 }
 
-/** The packages `pnpm build` compiles: tsc packages (tsconfig.build.json) and Vite apps (vite.config.ts, the console). */
+/** The packages `pnpm build` compiles: those built by tsc (tsconfig.build.json) or by Vite (the console). */
 function builtPackages() {
   return ['packages', 'services'].flatMap((group) =>
     readdirSync(join(root, group), { withFileTypes: true })

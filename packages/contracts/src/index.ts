@@ -17,3 +17,5 @@ export * from './sms-template';
 export * from './log-streams';
 export * from './tenant-logs';
 export * from './passkeys';
+export * from './rbac';
+export * from './stats';

@@ -16,11 +16,19 @@ export const MANAGEMENT_RESOURCES = [
   'client_credentials',
   'log_streams',
   'sessions',
+  // The SMS fraud guard's blocked prefixes (GET and DELETE /connections/{id}/sms-fraud-blocks).
+  'sms_fraud_blocks',
+  'roles',
+  // Who holds a role or a direct permission: kept apart from update:users, so that an operator
+  // who may block users cannot give themselves more rights.
+  'role_members',
 ] as const;
 export const MANAGEMENT_SCOPES: readonly string[] = [
   ...MANAGEMENT_RESOURCES.flatMap((resource) => ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`)),
   // Tenant logs are written by the events themselves; the API only reads them.
   'read:logs',
+  // Figures computed from what the service records; nothing to write.
+  'read:stats',
 ];
 
 /** The legacy resource-owner grant (`POST /oauth/ro`), named as in the reference product. */
@@ -279,6 +287,15 @@ const ScopesSchema = z
   })
   .describe('Each scope value at most once.');
 
+/**
+ * Auth0's `token_dialect`: `access_token` carries the granted scopes in `scope`;
+ * `access_token_authz` adds `permissions`, every permission the user holds on the API
+ * (needs enforce_policies).
+ */
+export const TOKEN_DIALECTS = ['access_token', 'access_token_authz'] as const;
+export const TokenDialectSchema = z.enum(TOKEN_DIALECTS);
+export type TokenDialect = z.infer<typeof TokenDialectSchema>;
+
 const resourceServerFields = {
   name: z.string().trim().min(1).max(200),
   /** The audience; compared exactly (a trailing slash makes a different identifier). */
@@ -293,6 +310,8 @@ export const ResourceServerCreateSchema = z.strictObject({
   signing_alg: resourceServerFields.signing_alg.default('RS256'),
   token_lifetime: resourceServerFields.token_lifetime.default(86_400),
   scopes: ScopesSchema.default([]),
+  enforce_policies: z.boolean().default(false),
+  token_dialect: TokenDialectSchema.default('access_token'),
 });
 export type ResourceServerCreate = z.infer<typeof ResourceServerCreateSchema>;
 
@@ -303,6 +322,11 @@ export const ResourceServerUpdateSchema = z.strictObject({
   signing_alg: resourceServerFields.signing_alg.optional(),
   token_lifetime: resourceServerFields.token_lifetime.optional(),
   scopes: ScopesSchema.optional(),
+  enforce_policies: z
+    .boolean()
+    .optional()
+    .describe('RBAC: a user login gets only the scopes its roles and direct permissions grant. The only settings of the management API that can change, with token_dialect.'),
+  token_dialect: TokenDialectSchema.optional(),
 });
 export type ResourceServerUpdate = z.infer<typeof ResourceServerUpdateSchema>;
 
@@ -313,8 +337,11 @@ export const ResourceServerRecordSchema = z.object({
   signing_alg: z.literal('RS256'),
   token_lifetime: z.int(),
   scopes: z.array(z.object({ value: z.string(), description: z.string() })),
-  /** True for the management API itself, which cannot be changed or deleted. */
+  /** True for the management API itself, which cannot be deleted nor changed but for enforce_policies and token_dialect. */
   is_system: z.boolean(),
+  /** RBAC: user logins get requested scopes ∩ the user's permissions (roles and direct). */
+  enforce_policies: z.boolean(),
+  token_dialect: TokenDialectSchema,
 });
 export type ResourceServerRecord = z.infer<typeof ResourceServerRecordSchema>;
 

@@ -32,8 +32,10 @@ export const LOG_EVENT_TYPES = {
   api_limit: 'Rate Limit on the Authentication API',
   /** disable_signup refused a number without a user. */
   fs: 'Failed Signup',
-  /** Start refused by the SMS fraud policy (country, prefix, velocity). */
+  /** Start refused by the SMS fraud policy (country, prefix, velocity); `details.refusal` says which rule. */
   sms_start_refused: 'Start Refused by SMS Policy',
+  /** Start refused because an administrator blocked the user: no code sent. */
+  sms_start_blocked_user: 'Start Refused: User Blocked',
   sertft: 'Success Exchange (Refresh Token for Access Token)',
   fertft: 'Failed Exchange (Refresh Token for Access Token)',
   /** A rotated refresh token was presented again: its family was revoked. */

@@ -1,6 +1,7 @@
 export * from './demo-app';
 export * from './launcher';
 export * from './management-client';
+export * from './operators';
 export * from './outbox';
 export * from './ports';
 export * from './processes';

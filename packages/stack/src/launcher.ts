@@ -3,6 +3,7 @@ import { startDemoApp, type RunningDemoApp } from './demo-app';
 import { freePort, isPortInUse } from './ports';
 import { echoWithPrefix, repoRoot, type RunningService, type ServiceName, spawnService, waitForReady } from './processes';
 import { demoAppCallbackUrl, seedDemoTenant, type SeededTenant } from './seed';
+import { DEMO_PHONE_NUMBER } from './demo-number';
 import { loadOrCreateState, saveState } from './state';
 
 export const DEFAULT_API_AUDIENCE = 'https://airport-api.example.com';
@@ -241,6 +242,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       m2mClientId: state.m2mClientId,
       m2mClientSecret: state.m2mClientSecret,
       demoAppUrl: urls.demoAppUrl,
+      operatorPhoneNumber: DEMO_PHONE_NUMBER,
     });
     saveState(join(dataDir, 'stack.json'), {
       ...state,

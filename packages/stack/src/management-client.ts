@@ -44,6 +44,15 @@ export interface ResourceServerRecord {
   name: string;
   identifier: string;
 }
+export interface UserRecordLite {
+  user_id: string;
+  phone_number: string;
+}
+export interface RoleRecordLite {
+  id: string;
+  name: string;
+  built_in: boolean;
+}
 export interface ClientGrantRecord {
   id: string;
   client_id: string;
@@ -169,5 +178,22 @@ export class ManagementClient {
   }
   listUsers(phoneNumber?: string): Promise<Array<{ user_id: string; phone_number: string; logins_count: number }>> {
     return this.call('GET', `/users${phoneNumber ? `?q=${encodeURIComponent(phoneNumber)}` : ''}`);
+  }
+  /** The users of `connection` with this number (at most one). */
+  findUsersByPhone(connection: string, phoneNumber: string): Promise<UserRecordLite[]> {
+    const q = `phone_number:"${phoneNumber}" AND identities.connection:"${connection}"`;
+    return this.call('GET', `/users?q=${encodeURIComponent(q)}`);
+  }
+  createUser(body: { connection: string; phone_number: string }): Promise<UserRecordLite> {
+    return this.call('POST', '/users', body);
+  }
+  listRoles(): Promise<RoleRecordLite[]> {
+    return this.listAll('/roles', 'roles');
+  }
+  assignUserRoles(userId: string, roleIds: string[]): Promise<void> {
+    return this.call('POST', `/users/${encodeURIComponent(userId)}/roles`, { roles: roleIds });
+  }
+  listUserRoles(userId: string): Promise<RoleRecordLite[]> {
+    return this.call('GET', `/users/${encodeURIComponent(userId)}/roles?per_page=100`);
   }
 }

@@ -1,5 +1,6 @@
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { ManagementClient, type ClientRecord, type ClientSettings } from './management-client';
+import { ensureConsoleClient, ensureOperator } from './operators';
 
 export interface SeedOptions {
   authUrl: string;
@@ -20,6 +21,8 @@ export interface SeedOptions {
    * it (a stack that serves no demo page: containers, benchmarks) no SPA client is seeded.
    */
   demoAppUrl?: string;
+  /** A number made the first operator, with the built-in Admin role (signs in by SMS; no password). */
+  operatorPhoneNumber?: string;
 }
 
 export interface SeededTenant {
@@ -31,6 +34,10 @@ export interface SeededTenant {
   m2mClientSecret: string;
   /** The demo web app's SPA client (when a demoAppUrl was given). */
   demoAppClientId?: string;
+  /** The operator console's SPA client (callback `<identity>/console/callback`). */
+  consoleClientId: string;
+  /** The first operator's user id (when an operatorPhoneNumber was given). */
+  operatorUserId?: string;
 }
 
 export const DEMO_CLIENT_NAME = 'Demo';
@@ -70,6 +77,7 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
   const clients = await api.listClients();
   const demo = clients.find((c) => c.name === DEMO_CLIENT_NAME) ?? (await api.createClient({ name: DEMO_CLIENT_NAME, app_type: 'native' }));
   const demoApp = options.demoAppUrl === undefined ? undefined : await ensureDemoAppClient(api, clients, options.demoAppUrl);
+  const consoleClient = await ensureConsoleClient(api, clients, options.authUrl);
 
   const connectionOptions = {
     name: connectionName,
@@ -91,7 +99,9 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     },
   };
   const existing = (await api.listConnections()).find((c) => c.name === connectionName);
-  const enabledClients = [...new Set([...(existing?.enabled_clients ?? []), demo.client_id, ...(demoApp ? [demoApp.client_id] : [])])];
+  const enabledClients = [
+    ...new Set([...(existing?.enabled_clients ?? []), demo.client_id, consoleClient.client_id, ...(demoApp ? [demoApp.client_id] : [])]),
+  ];
   const connection = existing
     ? await api.updateConnection(existing.id, { options: connectionOptions, enabled_clients: enabledClients })
     : await api.createConnection({ options: connectionOptions, enabled_clients: enabledClients });
@@ -111,8 +121,15 @@ export async function seedDemoTenant(options: SeedOptions): Promise<SeededTenant
     await api.createClientGrant({ client_id: m2m.clientId, audience: options.apiAudience, scope: ['read:airports'] });
   }
 
+  const operator =
+    options.operatorPhoneNumber === undefined
+      ? undefined
+      : await ensureOperator(api, { connection: connectionName, phoneNumber: options.operatorPhoneNumber, roles: ['Admin'] });
+
   return {
     demoClientId: demo.client_id,
+    consoleClientId: consoleClient.client_id,
+    operatorUserId: operator?.userId,
     connectionName,
     connectionId: connection.id,
     apiAudience: options.apiAudience,

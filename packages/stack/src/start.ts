@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { launchStack } from './launcher';
 import { demoAppCallbackUrl } from './seed';
 import { repoRoot } from './processes';
-import { tryItInstructions } from './try-it';
+import { consoleCallbackUrl } from './operators';
+import { DEMO_PHONE_NUMBER, tryItInstructions } from './try-it';
 
 async function main(): Promise<void> {
   const stack = await launchStack({ echo: true });
@@ -45,6 +46,7 @@ smsauth is up.
   sms-delivery-gateway  ${urls.gatewayUrl}   ${delivery}
   airport-api           ${urls.baseUrl}   (GET /airportName?iataCode=SFO)
   demo web app          ${urls.demoAppUrl}   (open it in a browser: "Sign in with your phone")
+  operator console      ${urls.authUrl}/console/   (sign in as the first operator, ${DEMO_PHONE_NUMBER}; docs/console.md)
 
   API reference pages   ${urls.authUrl}/docs
                         ${urls.gatewayUrl}/docs
@@ -52,6 +54,8 @@ smsauth is up.
 
   demo client id        ${tenant.demoClientId}
   demo web app client   ${tenant.demoAppClientId}   (SPA, callback ${demoAppCallbackUrl(urls.demoAppUrl)})
+  console client        ${tenant.consoleClientId}   (SPA, callback ${consoleCallbackUrl(urls.authUrl)})
+  first operator        ${DEMO_PHONE_NUMBER} (role Admin; signs in by SMS). More: pnpm operator:add <number> --role Support
   connection            ${tenant.connectionName}
   API audience          ${stack.apiAudience}
   admin client id       ${stack.adminClientId}   (its secret: "adminClientSecret" in ${join(repoRoot, '.data', 'stack.json')})

@@ -1,6 +1,7 @@
+import { DEMO_PHONE_NUMBER } from './demo-number';
 import type { LaunchedStack } from './launcher';
 
-export const DEMO_PHONE_NUMBER = '+14155550100';
+export { DEMO_PHONE_NUMBER };
 
 /**
  * A valid San Francisco number in 555-01xx..555-99xx, different each call: `pnpm demo` uses one per

@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import {
   apiDocsEnabled,
   apiDocsRouter,
@@ -36,6 +37,7 @@ import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { authorizeRouter } from './routes/authorize';
+import { consoleRouter } from './routes/console';
 import { CORS_PATHS, corsForWebOrigins } from './routes/cors';
 import { managementOperations, managementRouter, managementRoutesOf } from './routes/management';
 import { logoutRouter } from './routes/logout';
@@ -72,6 +74,11 @@ export interface AppDependencies {
 export interface IdentityApp extends ServiceApp {
   /** Delivers tenant logs to log streams; not started here (startIdentity starts it). */
   logStreamWorker: LogStreamWorker;
+}
+
+/** packages/console's build output, wherever the workspace installed the package. */
+function consoleDistDir(): string {
+  return join(dirname(require.resolve('@smsauth/console/package.json')), 'dist');
 }
 
 /** Builds the identity app from its dependencies; never listens. */
@@ -210,6 +217,9 @@ export function buildApp(deps: AppDependencies): IdentityApp {
       const operations = managementOperations(managementDependencies);
       const management = managementRouter(managementDependencies, operations);
       app.use('/api/v2', management);
+      if (config.CONSOLE) {
+        app.use(consoleRouter({ store, authUrl: config.AUTH_URL, managementAudience: managementAudienceOf(config), distDir: consoleDistDir() }));
+      }
       app.use(
         openApiRouter({
           version: IDENTITY_VERSION,

@@ -58,6 +58,13 @@ export const logStreamConfigShape = {
     .positiveInt(1000)
     .pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' }))
     .meta({ description: 'How often the log stream worker looks for records to deliver when no stream has a full batch waiting (up to 3600000).' }),
+  STATS_ROLLUP_INTERVAL_MS: env
+    .positiveInt(60_000)
+    .pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' }))
+    .meta({
+      description:
+        'How often the tenant log records the figures count (`GET /api/v2/stats/*`) are rolled up into hourly counts (up to 3600000). The figures are exact either way; records not yet rolled up are counted from the log, which is slower.',
+    }),
   LOG_STREAM_BATCH_SIZE: env
     .positiveInt(100)
     .pipe(z.number().max(1000, { message: 'must be at most 1000' }))
@@ -97,6 +104,11 @@ export const configSchema = z
     }),
     /** GET /docs, the API reference page: on unless NODE_ENV=production; API_DOCS=true|false decides. */
     API_DOCS: env.apiDocs(),
+    /** GET /console, the operator console (packages/console's build). */
+    CONSOLE: env.boolean(true).meta({
+      description:
+        '`true` or `false`: serve the operator console (the built `packages/console` single-page app) at `/console`, under its own strict CSP. It signs operators in through the hosted login with the SPA client whose callback is `{AUTH_URL}/console/` (seeded by `pnpm start`); docs/console.md.',
+    }),
     /** Public base URL; the issuer is `${AUTH_URL}/`. Default http://localhost:{PORT}. */
     AUTH_URL: env
       .url()

@@ -4,6 +4,7 @@ import { managementAudienceOf, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
 import { phoneNumberMigrationContext } from './domain/phone/stored-numbers';
 import { LogRetention } from './domain/logs/retention';
+import { LoginStatsRollup } from './domain/logs/stats-rollup';
 import { KeyRing } from './domain/tokens/key-ring';
 import { createSecretCipher, openStore, type IdentityStore, type SqlClient } from './store';
 
@@ -54,11 +55,15 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     retention.start();
     // Closers run in reverse order: delivery and pruning stop before the database closes.
     built.lifecycle.addCloser('log-retention', () => retention.stop());
+    const statsRollup = new LoginStatsRollup(opened.store, logger, config.STATS_ROLLUP_INTERVAL_MS);
+    statsRollup.start();
+    built.lifecycle.addCloser('login-stats-rollup', () => statsRollup.stop());
     built.lifecycle.addCloser('log-stream-worker', () => built.logStreamWorker.stop());
     built.logStreamWorker.start();
     const close = async () => {
       await built.logStreamWorker.stop();
       await retention.stop();
+      await statsRollup.stop();
       await opened.close();
     };
     return { ...built, store: opened.store, keyRing, sql: opened.sql, close };

@@ -27,6 +27,9 @@ const NOT_DOCUMENTED: Record<string, string> = {
   'GET /docs/assets/{file}': REFERENCE_PAGE,
   'GET /favicon.ico': "the service kit's answer to browsers asking for an icon (204), not an API operation",
 };
+/** The operator console (docs/console.md): a single-page app's files and the settings it reads, a client of this API rather than a part of it. */
+const CONSOLE = 'the operator console (routes/console.ts): its page, built files and sign-in settings, a client of this API';
+Object.assign(NOT_DOCUMENTED, { 'GET /console': CONSOLE, 'GET /console/': CONSOLE, 'GET /console/config.json': CONSOLE, 'GET /console/*rest': CONSOLE });
 
 const withoutDialect = (schema: object) => {
   const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;

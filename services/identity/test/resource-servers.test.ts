@@ -26,6 +26,8 @@ describe('/api/v2/resource-servers and /api/v2/client-grants', () => {
       token_lifetime: 86400,
       scopes: [{ value: 'read:airports', description: 'Read' }],
       is_system: false,
+      enforce_policies: false,
+      token_dialect: 'access_token',
     });
     expect((await request(identity.app).get(`/api/v2/resource-servers/${res.body.id}`).set(auth)).body).toEqual(res.body);
   });

@@ -4,6 +4,7 @@ import type { IdentityStore, StoredClient } from '../store';
 import { generateClientSecret, hashClientSecret, verifyClientSecret } from './crypto/client-secret';
 import { newClientId, newId } from './ids';
 import { BOOTSTRAP_ADMIN_ROLE } from './management/clients';
+import { ADMIN_ROLE_KEY, BUILT_IN_ROLES } from './management/built-in-roles';
 
 export interface BootstrapOptions {
   managementAudience: string;
@@ -32,7 +33,10 @@ export async function bootstrapManagement(store: IdentityStore, options: Bootstr
       token_lifetime: 86_400,
       scopes: MANAGEMENT_SCOPES.map((value) => ({ value, description: value.replace(':', ' ').replace(/_/g, ' ') })),
       is_system: true,
+      enforce_policies: true,
+      token_dialect: 'access_token_authz',
     });
+    await ensureBuiltInRoles(tx, options.managementAudience);
     const existing = await tx.clients.findBySystemRole(BOOTSTRAP_ADMIN_ROLE);
     let admin: StoredClient;
     let secret: string | undefined;
@@ -67,6 +71,29 @@ export async function bootstrapManagement(store: IdentityStore, options: Bootstr
       ].join('\n'),
     );
     options.logger.info({ client_id: generated.clientId }, 'generated the bootstrap admin client (credentials printed once to stdout)');
+  }
+}
+
+/**
+ * The built-in roles (Admin, Support, Viewer), created with their management scopes the first
+ * time; later starts leave them as operators edited them, but for Admin, which gets back every
+ * management scope (new ones included).
+ */
+async function ensureBuiltInRoles(store: IdentityStore, managementAudience: string): Promise<void> {
+  for (const builtIn of BUILT_IN_ROLES) {
+    let role = await store.roles.findBuiltIn(builtIn.key);
+    const created = !role;
+    if (!role) {
+      // An operator's own role may already have the name: the built-in one then says what it is.
+      const name = (await store.roles.findByName(builtIn.name)) ? `${builtIn.name} (built-in)` : builtIn.name;
+      role = await store.roles.insert({ id: newId('rol'), name, description: builtIn.description, built_in: builtIn.key });
+    }
+    if (created || builtIn.key === ADMIN_ROLE_KEY) {
+      await store.roles.addRolePermissions(
+        role.id,
+        builtIn.scopes.map((permission_name) => ({ resource_server_identifier: managementAudience, permission_name })),
+      );
+    }
   }
 }
 

@@ -16,6 +16,8 @@ import { passwordlessLoginsRepo } from './repos/passwordless-logins';
 import { rateLimitsRepo } from './repos/rate-limits';
 import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
+import { rolesRepo } from './repos/roles';
+import { loginStatsRepo } from './repos/login-stats';
 import { signingKeysRepo } from './repos/signing-keys';
 import { smsFraudGuardRepo } from './repos/sms-fraud-guard';
 import { tenantLogsRepo } from './repos/tenant-logs';
@@ -34,6 +36,8 @@ export interface IdentityStore {
   /** findClientCredentialsContext is served from the M2M lookup cache when there is one (outside transactions). */
   readonly clientGrants: ReturnType<typeof clientGrantsRepo>;
   readonly users: ReturnType<typeof usersRepo>;
+  /** Roles, their permissions and members, and users' direct permissions (RBAC). */
+  readonly roles: ReturnType<typeof rolesRepo>;
   readonly userBlocks: ReturnType<typeof userBlocksRepo>;
   readonly signingKeys: ReturnType<typeof signingKeysRepo>;
   readonly rateLimits: ReturnType<typeof rateLimitsRepo>;
@@ -59,6 +63,8 @@ export interface IdentityStore {
   };
   /** Tenant log events (GET /api/v2/logs, log streams); append inside the transaction of the change. */
   readonly tenantLogs: ReturnType<typeof tenantLogsRepo>;
+  /** The console's figures: hourly counts of tenant log records (rolled up) and user counts. */
+  readonly loginStats: ReturnType<typeof loginStatsRepo>;
   /** Log streams, their cursors and delivery leases, and the tenant log records they deliver. */
   readonly logStreams: ReturnType<typeof logStreamsRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
@@ -121,6 +127,7 @@ function bindStore(
         }
       : clientGrants,
     users: usersRepo(db),
+    roles: rolesRepo(db),
     userBlocks: userBlocksRepo(db),
     signingKeys: signingKeysRepo(db, cipher),
     rateLimits: rateLimitsRepo(db),
@@ -142,8 +149,9 @@ function bindStore(
     },
     // Only the root store is given `transaction` (a store bound to one gets undefined): it alone
     // groups concurrent standalone records; inside a transaction a record commits with its change.
-    tenantLogs: tenantLogsRepo(db, { recordTenantLogs: recording, groupCommit: transaction !== undefined }),
+    tenantLogs: tenantLogsRepo(db, cipher, { recordTenantLogs: recording, groupCommit: transaction !== undefined }),
     logStreams: logStreamsRepo(db, cipher),
+    loginStats: loginStatsRepo(db),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
       await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
@@ -249,6 +257,9 @@ export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
 export type { SmsPrefixCount, SmsSend, SmsSendCounted, SmsVerificationCount, StoredSmsFraudBlock } from './repos/sms-fraud-guard';
 export type { StoredResourceServer } from './repos/resource-servers';
+export type { HourlyCount, GroupedCount, StatsGrouping } from './repos/login-stats';
+export { COUNTED_LOG_TYPES } from './repos/login-stats';
+export type { StoredRole, StoredPermission, ListedPermission, ListedUserPermission, RoleMember } from './repos/roles';
 export type { StoredClientGrant } from './repos/client-grants';
 export type { StoredUser, NewUser, UserChanges, UserCondition, UserListQuery, UserSearchField, UserSortColumn } from './repos/users';
 export type { Checkpoint, ListSlice, ListWindow } from './list-window';

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Seals secrets stored at rest (signing private keys, gateway secrets, one-time-code secrets).
@@ -9,6 +9,13 @@ export interface SecretCipher {
   readonly encrypts: boolean;
   seal(plaintext: string, context: string): string;
   open(sealed: string, context: string): string;
+  /**
+   * A keyed hash (HMAC-SHA-256, hex) to find records by a value they do not store in clear (a
+   * phone number in the tenant logs). Its key is derived from KEY_ENCRYPTION_SECRET apart from the
+   * sealing key; without the secret, from a fixed string (dev only: the hash of a phone number is
+   * then as good as the number). Changing the secret makes earlier hashes unfindable.
+   */
+  lookupHash(value: string): string;
 }
 
 const PLAIN_PREFIX = 'plain:';
@@ -19,8 +26,10 @@ export function createSecretCipher(keyEncryptionSecret: string | undefined): Sec
   const key = keyEncryptionSecret
     ? Buffer.from(hkdfSync('sha256', keyEncryptionSecret, 'smsauth-identity', 'secrets-at-rest-v1', 32))
     : undefined;
+  const lookupKey = Buffer.from(hkdfSync('sha256', keyEncryptionSecret ?? 'smsauth-identity-without-secret', 'smsauth-identity', 'lookup-hash-v1', 32));
   return {
     encrypts: key !== undefined,
+    lookupHash: (value) => createHmac('sha256', lookupKey).update(value).digest('hex'),
     seal(plaintext, context) {
       if (!key) return PLAIN_PREFIX + plaintext;
       const iv = randomBytes(12);

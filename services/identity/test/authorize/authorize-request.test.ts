@@ -112,8 +112,14 @@ describe('GET /authorize', () => {
       });
     });
 
-    it('refuses the management API as audience', async () => {
-      expect(await errorOf(authorizeQuery(setup, { audience: `${AUTH_URL}/api/v2/` }))).toMatchObject({ error: 'access_denied' });
+    it('refuses the management API as audience while it does not enforce policies (RBAC, docs/rbac.md)', async () => {
+      const system = (await h.management('get', `/resource-servers/${encodeURIComponent(`${AUTH_URL}/api/v2/`)}`)).body as { id: string };
+      expect((await h.management('patch', `/resource-servers/${system.id}`, { enforce_policies: false })).status).toBe(200);
+      try {
+        expect(await errorOf(authorizeQuery(setup, { audience: `${AUTH_URL}/api/v2/` }))).toMatchObject({ error: 'access_denied' });
+      } finally {
+        await h.management('patch', `/resource-servers/${system.id}`, { enforce_policies: true, token_dialect: 'access_token_authz' });
+      }
     });
 
     it('answers unauthorized_client for a client without the passwordless grant', async () => {

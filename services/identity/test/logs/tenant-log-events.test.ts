@@ -173,7 +173,7 @@ describeOnEachDatabase('tenant log events', (database) => {
         'Start Refused by SMS Policy',
         britishOnly.connection,
         maskPhoneNumber(who.phone),
-        { error: 'bad.phone_number', reason: 'SMS to this country is not enabled for this connection' },
+        { error: 'bad.phone_number', reason: 'SMS to this country is not enabled for this connection', refusal: 'country' },
       ],
     ]);
   });

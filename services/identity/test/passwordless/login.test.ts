@@ -286,16 +286,22 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       expect(noConnection.body.error).toBe('unauthorized_client');
     });
 
-    it('answers 403 access_denied for an unknown audience and for the management API, leaving the code usable', async () => {
+    it('answers 403 access_denied for an unknown audience, leaving the code usable', async () => {
       const who = h.caller();
       const code = await h.sendCode(setup, who);
       const unknown = await h.otp(setup, who, code, { audience: 'https://nowhere.test' });
       expect(unknown.status).toBe(403);
       expect(unknown.body).toEqual({ error: 'access_denied', error_description: 'Service not found: https://nowhere.test' });
-      const management = await h.otp(setup, who, code, { audience: MANAGEMENT_AUDIENCE, scope: 'openid create:connections' });
-      expect(management.status).toBe(403);
-      expect(management.body.error).toBe('access_denied');
       expect((await h.otp(setup, who, code)).status).toBe(200);
+    });
+
+    it('gives a user without a role no management scope for the management API (RBAC, docs/rbac.md)', async () => {
+      const who = h.caller();
+      const management = await h.otp(setup, who, await h.sendCode(setup, who), { audience: MANAGEMENT_AUDIENCE, scope: 'openid create:connections' });
+      expect(management.status).toBe(200);
+      expect(management.body.scope).toBe('openid');
+      const refused = await h.http().get('/api/v2/connections').set('authorization', `Bearer ${management.body.access_token}`);
+      expect(refused.status).toBe(403);
     });
   });
 

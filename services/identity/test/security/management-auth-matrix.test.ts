@@ -11,6 +11,12 @@ import {
   LogStreamRecordSchema,
   MANAGEMENT_SCOPES,
   OAuthErrorBodySchema,
+  PermissionRecordSchema,
+  RoleMemberRecordSchema,
+  RoleRecordSchema,
+  DailyStatSchema,
+  SmsStatSchema,
+  UserPermissionRecordSchema,
   ResourceServerRecordSchema,
   SigningKeyRecordSchema,
   SigningKeyRotationSchema,
@@ -177,6 +183,16 @@ describe('management API auth matrix', () => {
     return (await admin('get', '/keys/signing')).body;
   }
 
+  const createRole = async () => (await admin('post', '/roles', { name: unique('role') })).body as { id: string };
+  const readLogs = { resource_server_identifier: MANAGEMENT_AUDIENCE, permission_name: 'read:logs' };
+  /** A user holding a new role and the read:logs permission directly. */
+  async function createMember(): Promise<{ userId: string; roleId: string }> {
+    const [userId, { id: roleId }] = [await createUser(), await createRole()];
+    await admin('post', `/users/${encodeURIComponent(userId)}/roles`, { roles: [roleId] });
+    await admin('post', `/users/${encodeURIComponent(userId)}/permissions`, { permissions: [readLogs] });
+    return { userId, roleId };
+  }
+
   const createLogStream = async () =>
     (await admin('post', '/log-streams', { name: unique('stream'), type: 'http', sink: { httpEndpoint: h.gateway.url('/logs') } })).body as { id: string };
 
@@ -328,6 +344,46 @@ describe('management API auth matrix', () => {
       return { url: `/logs/${rows[0]!.log_id}`, status: 200, schema: TenantLogSchema };
     },
     'GET /users/:id/logs': async () => ({ url: `/users/${encodeURIComponent(await createUser())}/logs`, status: 200, schema: z.array(TenantLogSchema) }),
+
+    'GET /roles': async () => ({ url: '/roles', status: 200, schema: z.array(RoleRecordSchema) }),
+    'POST /roles': async () => ({ url: '/roles', body: { name: unique('role') }, status: 200, schema: RoleRecordSchema }),
+    'GET /roles/:id': async () => ({ url: `/roles/${(await createRole()).id}`, status: 200, schema: RoleRecordSchema }),
+    'PATCH /roles/:id': async () => ({ url: `/roles/${(await createRole()).id}`, body: { description: 'changed' }, status: 200, schema: RoleRecordSchema }),
+    'DELETE /roles/:id': async () => ({ url: `/roles/${(await createRole()).id}`, status: 204 }),
+    'GET /roles/:id/permissions': async () => {
+      const { id } = await createRole();
+      await admin('post', `/roles/${id}/permissions`, { permissions: [readLogs] });
+      return { url: `/roles/${id}/permissions`, status: 200, schema: z.array(PermissionRecordSchema).length(1) };
+    },
+    'POST /roles/:id/permissions': async () => ({ url: `/roles/${(await createRole()).id}/permissions`, body: { permissions: [readLogs] }, status: 201 }),
+    'DELETE /roles/:id/permissions': async () => ({ url: `/roles/${(await createRole()).id}/permissions`, body: { permissions: [readLogs] }, status: 204 }),
+    'GET /roles/:id/users': async () => ({ url: `/roles/${(await createMember()).roleId}/users`, status: 200, schema: z.array(RoleMemberRecordSchema).length(1) }),
+    'POST /roles/:id/users': async () => ({ url: `/roles/${(await createRole()).id}/users`, body: { users: [await createUser()] }, status: 204 }),
+    'GET /users/:id/roles': async () => ({
+      url: `/users/${encodeURIComponent((await createMember()).userId)}/roles`,
+      status: 200,
+      schema: z.array(RoleRecordSchema).length(1),
+    }),
+    'POST /users/:id/roles': async () => ({ url: `/users/${encodeURIComponent(await createUser())}/roles`, body: { roles: [(await createRole()).id] }, status: 204 }),
+    'DELETE /users/:id/roles': async () => {
+      const member = await createMember();
+      return { url: `/users/${encodeURIComponent(member.userId)}/roles`, body: { roles: [member.roleId] }, status: 204 };
+    },
+    'GET /users/:id/permissions': async () => ({
+      url: `/users/${encodeURIComponent((await createMember()).userId)}/permissions`,
+      status: 200,
+      schema: z.array(UserPermissionRecordSchema).length(1),
+    }),
+    'POST /users/:id/permissions': async () => ({ url: `/users/${encodeURIComponent(await createUser())}/permissions`, body: { permissions: [readLogs] }, status: 201 }),
+    'DELETE /users/:id/permissions': async () => ({
+      url: `/users/${encodeURIComponent((await createMember()).userId)}/permissions`,
+      body: { permissions: [readLogs] },
+      status: 204,
+    }),
+
+    'GET /stats/daily': async () => ({ url: '/stats/daily?from=20300101&to=20300102', status: 200, schema: z.array(DailyStatSchema).length(2) }),
+    'GET /stats/active-users': async () => ({ url: '/stats/active-users', status: 200, schema: z.int().nonnegative() }),
+    'GET /stats/sms': async () => ({ url: '/stats/sms?interval=hour&group_by=prefix', status: 200, schema: z.array(SmsStatSchema) }),
 
     'GET /keys/signing': async () => ({ url: '/keys/signing', status: 200, schema: z.array(SigningKeyRecordSchema) }),
     'POST /keys/signing/rotate': async () => ({ url: '/keys/signing/rotate', status: 201, schema: SigningKeyRotationSchema }),

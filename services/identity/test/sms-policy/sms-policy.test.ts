@@ -221,9 +221,9 @@ describeOnEachDatabase('per-connection SMS policy', (database) => {
       expect((await h.management('get', '/connections/con_missing/sms-fraud-blocks')).status).toBe(404);
     });
 
-    it('lists and lifts blocks only with read:connections / update:connections', async () => {
+    it('lists and lifts blocks only with read:sms_fraud_blocks / delete:sms_fraud_blocks', async () => {
       const setup = await h.loginSetup();
-      const reader = await adminToken(h.identity.app, 'read:connections');
+      const reader = await adminToken(h.identity.app, 'read:sms_fraud_blocks update:connections');
       const list = await h.http().get(`/api/v2/connections/${setup.connectionId}/sms-fraud-blocks`).set('authorization', `Bearer ${reader}`);
       expect(list.status).toBe(200);
       const lift = await h.http().delete(`/api/v2/connections/${setup.connectionId}/sms-fraud-blocks/%2B447400`).set('authorization', `Bearer ${reader}`);

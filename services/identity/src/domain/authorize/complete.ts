@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { StoredUser } from '../../store';
-import { grantedScopes, issueUserTokens, splitScope, type PreparedOpaqueToken, type UserTokenDependencies } from '../oauth/user-tokens';
+import { grantedScopes, issueUserTokens, splitScope, userGrant, type PreparedOpaqueToken, type UserTokenDependencies } from '../oauth/user-tokens';
 import { includesAccessToken, includesIdToken, isCodeFlow, type AuthorizeRequest } from './request';
 import { authorizationResponse, tokenParameters, type AuthorizationResponse } from './response';
 import type { WebLoginMetrics } from './web-login-metrics';
@@ -61,11 +61,13 @@ export async function completeAuthorization(
     });
     return authorizationResponse(request.target, { code, state: request.state });
   }
+  const grant = await userGrant(deps.store, user.user_id, implicitScopes(request), request.api);
   const tokens = await issueUserTokens(deps, {
     client: request.client,
     user,
-    scopes: implicitScopes(request),
+    scopes: grant.scopes,
     api: request.api,
+    permissions: grant.permissions,
     nonce: request.nonce,
     storedAccessToken,
     session,

@@ -1,12 +1,14 @@
 import type { DateBound, TenantLogCondition, TenantLogField } from '../../store';
 import { invalidField } from '../management/validation';
+import { canonicalOrUndefined } from '../phone/canonical-number';
 
 /**
  * `q` of GET /api/v2/logs: the subset of the reference product's Lucene syntax an operator
  * needs for login events.
  *
  * - `field:value` or `field:"quoted value"` on type, user_id, client_id, connection, ip:
- *   exact match.
+ *   exact match; `phone_number:"+14155552671"` (international form): the events about that number
+ *   (matched by its keyed hash: records keep the number masked), a user's or not.
  * - `date:[from TO to]` (inclusive) or `date:{from TO to}` (exclusive), `*` for an open end;
  *   ISO 8601 dates or times (`2026-01-01`, `2026-01-01T10:00:00Z`), UTC when no zone is given.
  * - Terms joined by `AND` (or `&&`, or side by side): every term must hold.
@@ -42,14 +44,20 @@ export function parseLogSearch(q: string | undefined): TenantLogCondition[] {
     const { value, end } = readValue(text, i);
     if (value === '') throw badQuery(`${name}: needs a value`);
     if (value.includes('*')) throw badQuery('wildcards are not supported');
-    conditions.push({ field: name as TenantLogField, values: [value] });
+    if (name === 'phone_number') {
+      const number = canonicalOrUndefined(value);
+      if (number === undefined) throw badQuery(`${value} is not a phone number in international form (+ and the country code)`);
+      conditions.push({ field: 'phone_number', values: [number] });
+    } else {
+      conditions.push({ field: name as TenantLogField, values: [value] });
+    }
     i = end;
     if (conditions.length > MAX_TERMS) throw badQuery(`at most ${MAX_TERMS} terms`);
   }
   return conditions;
 }
 
-const SEARCHABLE = ['type', 'user_id', 'client_id', 'connection', 'ip'] as const satisfies readonly TenantLogField[];
+const SEARCHABLE = ['type', 'user_id', 'client_id', 'connection', 'ip', 'phone_number'] as const satisfies readonly TenantLogField[];
 const MAX_TERMS = 20;
 
 const badQuery = (message: string) => invalidField('q', message);

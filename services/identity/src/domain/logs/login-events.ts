@@ -11,7 +11,7 @@ import { logRecord, recordEvents, type LogContext } from './tenant-log';
 /** What the start knows about who asks. */
 export function startLogContext(
   client: Pick<StoredClient, 'client_id' | 'name'>,
-  connection: Pick<StoredConnection, 'name' | 'id'>,
+  connection: Pick<StoredConnection, 'name' | 'id'> & Partial<Pick<StoredConnection, 'options'>>,
   phoneNumber: string,
   call: { ip: string; userAgent?: string | undefined },
   user: Pick<StoredUser, 'user_id'> | undefined,
@@ -21,6 +21,7 @@ export function startLogContext(
     clientName: client.name,
     connection: { name: connection.name, id: connection.id },
     phoneNumber,
+    phonePrefixDigits: connection.options?.sms_prefix_digits ?? undefined,
     ip: call.ip,
     userAgent: call.userAgent,
     userId: user?.user_id,
@@ -68,8 +69,8 @@ export async function discardUnsentCode(
     .catch(() => undefined);
 }
 
-/** Start refusals that change nothing: `api_limit` (rate limit), `fs` (sign-up refused), `sms_start_refused` (SMS policy). */
-export type StartRefusal = 'api_limit' | 'fs' | 'sms_start_refused';
+/** Start refusals that change nothing: `api_limit` (rate limit), `fs` (sign-up refused), `sms_start_refused` (SMS policy), `sms_start_blocked_user`. */
+export type StartRefusal = 'api_limit' | 'fs' | 'sms_start_refused' | 'sms_start_blocked_user';
 
 export async function recordStartRefused(
   store: IdentityStore,
@@ -113,7 +114,7 @@ export interface ExchangeLog {
 
 /** What a code exchange knows about who asks (its attempt, in code-exchange's terms). */
 export function exchangeLogContext(attempt: {
-  connection: Pick<StoredConnection, 'name' | 'id'>;
+  connection: Pick<StoredConnection, 'name' | 'id'> & Partial<Pick<StoredConnection, 'options'>>;
   clientId: string;
   phoneNumber: string;
   ip: string;
@@ -125,6 +126,7 @@ export function exchangeLogContext(attempt: {
     clientName: attempt.log?.clientName,
     connection: { name: attempt.connection.name, id: attempt.connection.id },
     phoneNumber: attempt.phoneNumber,
+    phonePrefixDigits: attempt.connection.options?.sms_prefix_digits ?? undefined,
     ip: attempt.ip,
     userAgent: attempt.log?.userAgent,
     userId: attempt.user?.user_id,

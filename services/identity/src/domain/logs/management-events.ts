@@ -6,6 +6,8 @@ import { changeRecorded, logRecord, type LogContext } from './tenant-log';
 export interface ManagementCallContext {
   /** The caller's client (the management token's azp). */
   clientId: string;
+  /** The operator who acts, when the token is a user login's (RBAC); absent for a client_credentials token. */
+  actingUserId?: string;
   method: string;
   /** Without the query string (user-blocks carries a phone number there). */
   path: string;
@@ -25,7 +27,10 @@ export function targetOfRecord(result: unknown): WriteTarget {
   const record = (result ?? {}) as Record<string, unknown>;
   for (const key of ['user_id', 'client_id', 'id', 'kid', 'credential_id']) {
     const value = record[key];
-    if (typeof value === 'string') return key === 'user_id' ? { id: value, userId: value } : { id: value };
+    if (typeof value !== 'string') continue;
+    if (key !== 'user_id') return { id: value };
+    // A user's record names its number: the change is on the number's timeline too (q=phone_number:).
+    return typeof record.phone_number === 'string' ? { id: value, userId: value, phoneNumber: record.phone_number } : { id: value, userId: value };
   }
   return {};
 }
@@ -42,7 +47,9 @@ export function managementWriteRecord(
   type: 'sapi' | 'ublkdu' = 'sapi',
 ): TenantLogRecord {
   const context: LogContext = { clientId: call.clientId, ip: call.ip, userAgent: call.userAgent, userId: target.userId, phoneNumber: target.phoneNumber };
-  return logRecord(type, context, at, { request: { method: call.method, path: call.path }, ...(target.id ? { target: target.id } : {}) }, description);
+  // Auth0's shape: details.request.auth.user names the operator behind a user token.
+  const auth = call.actingUserId ? { auth: { user: { user_id: call.actingUserId } } } : {};
+  return logRecord(type, context, at, { request: { method: call.method, path: call.path, ...auth }, ...(target.id ? { target: target.id } : {}) }, description);
 }
 
 /**

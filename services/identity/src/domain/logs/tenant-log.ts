@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { LOG_EVENT_TYPES, type LogEventType } from '@smsauth/contracts';
+import { LOG_EVENT_TYPES, NEW_CONNECTION_SMS_POLICY, type LogEventType } from '@smsauth/contracts';
 import { maskPhoneNumber } from '@smsauth/service-kit';
 import type { IdentityStore, TenantLogRecord } from '../../store';
+import { smsNumberFacts } from '../sms-policy/policy';
 
 /**
  * Who and what an event is about, as far as the action that causes it knows. The phone
@@ -16,6 +17,8 @@ export interface LogContext {
   ip?: string;
   userAgent?: string;
   phoneNumber?: string;
+  /** The connection's sms_prefix_digits: the prefix the SMS figures count the number under (the fraud guard's). */
+  phonePrefixDigits?: number;
 }
 
 /**
@@ -50,8 +53,22 @@ export function logRecord(
     user_id: context.userId,
     ip: context.ip,
     user_agent: context.userAgent,
-    phone_number: context.phoneNumber === undefined ? undefined : maskPhoneNumber(context.phoneNumber),
+    ...(context.phoneNumber === undefined ? {} : phoneFields(context.phoneNumber, context.phonePrefixDigits)),
     details,
+  };
+}
+
+/**
+ * What a record keeps of a number: masked for reading, the full number for the store to hash
+ * (phone_lookup, never written), its country and prefix for the figures.
+ */
+function phoneFields(phoneNumber: string, prefixDigits = NEW_CONNECTION_SMS_POLICY.sms_prefix_digits ?? 4) {
+  const facts = smsNumberFacts(phoneNumber, prefixDigits);
+  return {
+    phone_number: maskPhoneNumber(phoneNumber),
+    phone_lookup: phoneNumber,
+    ...(facts.country !== undefined ? { phone_country: facts.country } : {}),
+    phone_prefix: facts.prefix,
   };
 }
 

@@ -12,10 +12,18 @@ export function toResourceServerRecord(rs: StoredResourceServer): ResourceServer
     token_lifetime: rs.token_lifetime,
     scopes: rs.scopes,
     is_system: rs.is_system,
+    enforce_policies: rs.enforce_policies,
+    token_dialect: rs.token_dialect,
   };
 }
 
+/** Auth0's rule: the `permissions` claim exists only where the API enforces policies. */
+function checkDialect(enforcePolicies: boolean, dialect: StoredResourceServer['token_dialect']): void {
+  if (dialect === 'access_token_authz' && !enforcePolicies) throw invalidField('token_dialect', 'access_token_authz needs enforce_policies: true');
+}
+
 export async function createResourceServer(store: IdentityStore, input: ResourceServerCreate): Promise<ResourceServerRecord> {
+  checkDialect(input.enforce_policies, input.token_dialect);
   try {
     const created = await store.resourceServers.insert({ id: newId('rs'), ...input, is_system: false });
     return toResourceServerRecord(created);
@@ -37,12 +45,24 @@ function assertNotSystem(rs: StoredResourceServer): void {
   if (rs.is_system) throw forbidden('The management API resource server cannot be changed or deleted');
 }
 
-/** `identifier` is immutable: it is what issued tokens carry as `aud`. */
+/**
+ * `identifier` is immutable: it is what issued tokens carry as `aud`. Of the management API only
+ * enforce_policies and token_dialect change (turning enforce_policies off stops user logins from
+ * getting management tokens at all).
+ */
 export async function updateResourceServer(store: IdentityStore, idOrIdentifier: string, patch: ResourceServerUpdate): Promise<ResourceServerRecord> {
   const rs = await getResourceServer(store, idOrIdentifier);
-  assertNotSystem(rs);
+  const { enforce_policies: enforcePolicies, token_dialect: tokenDialect, ...rest } = patch;
+  if (rs.is_system && Object.values(rest).some((value) => value !== undefined)) {
+    throw forbidden('Of the management API resource server only enforce_policies and token_dialect can be changed');
+  }
   if (patch.identifier !== undefined && patch.identifier !== rs.identifier) {
     throw invalidField('identifier', 'cannot be changed; create a new resource server instead');
+  }
+  checkDialect(enforcePolicies ?? rs.enforce_policies, tokenDialect ?? (enforcePolicies === false ? 'access_token' : rs.token_dialect));
+  if (enforcePolicies === false && tokenDialect === undefined && rs.token_dialect === 'access_token_authz') {
+    // Turning RBAC off drops the permissions claim with it, as Auth0's dashboard does.
+    patch = { ...patch, token_dialect: 'access_token' };
   }
   const updated = await store.resourceServers.update(rs.id, patch);
   if (!updated) throw notFound('Resource server');

@@ -9,7 +9,7 @@ import { changeRecorded, logRecord, recordEvents, type LogContext } from '../log
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
-import { grantedScopes, hashToken, issueUserTokens, newOpaqueAccessToken, splitScope, type UserTokenDependencies } from './user-tokens';
+import { hashToken, issueUserTokens, newOpaqueAccessToken, splitScope, userGrant, type UserTokenDependencies } from './user-tokens';
 
 /** 403 invalid_grant, as the reference product answers a bad code (and this service a bad refresh token). */
 function invalidGrant(description: string): HttpError {
@@ -84,13 +84,15 @@ export function authorizationCodeGrant(
     const api = code.audience ? await deps.store.resourceServers.findByIdentifier(code.audience) : undefined;
     if (code.audience && !api) return refuse('unknown_audience', 'The API of the authorization request no longer exists.', user.user_id);
 
-    const scopes = grantedScopes(splitScope(code.scope), api);
+    if (api?.is_system && !api.enforce_policies) return refuse('unknown_audience', 'The API of the authorization request no longer accepts user logins.', user.user_id);
+    const { scopes, permissions } = await userGrant(deps.store, user.user_id, splitScope(code.scope), api);
     const wantsRefresh = scopes.includes('offline_access') && client.grant_types.includes('refresh_token');
     const tokens = await issueUserTokens(deps, {
       client,
       user,
       scopes: wantsRefresh ? scopes : scopes.filter((s) => s !== 'offline_access'),
       api,
+      permissions,
       nonce: code.nonce ?? undefined,
       session: code.session_id ? { id: code.session_id, authenticatedAt: code.auth_time } : undefined,
       refresh: wantsRefresh ? { device: null, familyId, sessionId: code.session_id } : undefined,

@@ -7,7 +7,7 @@ import { presentedCredentials } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import { canonicalUsername, passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
 import type { TokenGrantHandler } from './token-grants';
-import { grantedScopes, issueUserTokens, prepareOpaqueAccessToken, splitScope, userAudience } from './user-tokens';
+import { grantedScopes, issueUserTokens, prepareOpaqueAccessToken, splitScope, userAudience, userGrant } from './user-tokens';
 
 /** OAuth 2.0 form of a refused code (reference wording); a block is 429 too_many_attempts. */
 export function otpGrantRejection(reason: CodeRejection): HttpError {
@@ -57,12 +57,14 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
     if (!result.ok) throw otpGrantRejection(result.reason);
 
     const nonce = result.code.auth_params.nonce;
-    const wantsRefresh = scopes.includes('offline_access') && client.grant_types.includes('refresh_token');
+    const grant = await userGrant(deps.store, result.user.user_id, scopes, api);
+    const wantsRefresh = grant.scopes.includes('offline_access') && client.grant_types.includes('refresh_token');
     const tokens = await issueUserTokens(deps, {
       client,
       user: result.user,
-      scopes,
+      scopes: grant.scopes,
       api,
+      permissions: grant.permissions,
       nonce: typeof nonce === 'string' ? nonce : undefined,
       refresh: wantsRefresh ? { device: typeof call.body.device === 'string' ? call.body.device : null } : undefined,
       storedAccessToken: accessToken,

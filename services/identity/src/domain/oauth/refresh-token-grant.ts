@@ -5,7 +5,7 @@ import { refuseBlockedUser } from '../passwordless/blocked-user';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import { invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
-import { hashToken, issueUserTokens, refreshExpiry, refreshSettingsOf, splitScope, type UserTokenDependencies } from './user-tokens';
+import { hashToken, issueUserTokens, refreshExpiry, refreshSettingsOf, splitScope, userGrant, type UserTokenDependencies } from './user-tokens';
 
 function invalidRefreshToken(): HttpError {
   return new HttpError(403, ErrorCodes.INVALID_GRANT, 'Unknown or invalid refresh token.');
@@ -81,11 +81,16 @@ export function refreshTokenGrant(
 
     const api = used.audience ? await deps.store.resourceServers.findByIdentifier(used.audience) : undefined;
     if (!user || (used.audience && !api)) throw invalidRefreshToken();
+    // The management API without RBAC no longer accepts user logins, refreshes included.
+    if (api?.is_system && !api.enforce_policies) throw invalidRefreshToken();
+    // RBAC: the scopes of the login, less those the user no longer holds; elsewhere the login's scopes as they were.
+    const { scopes, permissions } = api?.enforce_policies ? await userGrant(deps.store, user.user_id, splitScope(used.scope), api) : { scopes: splitScope(used.scope), permissions: undefined };
     const tokens = await issueUserTokens(deps, {
       client,
       user,
-      scopes: splitScope(used.scope),
+      scopes,
       api,
+      permissions,
       // Non-rotating: the presented token stays the client's refresh token; none is added.
       refresh: rotating ? { device: used.device, familyId: used.family_id, familyExpiresAt: used.family_expires_at, sessionId: used.session_id } : undefined,
     });

@@ -26,6 +26,8 @@ export interface UserTokenRequest {
   scopes: readonly string[];
   /** The API the access token is for; none means an opaque token for /userinfo. */
   api?: StoredResourceServer;
+  /** The API's token_dialect is access_token_authz: the `permissions` claim (see userGrant). */
+  permissions?: readonly string[];
   /** From the start's authParams, echoed in the ID token. */
   nonce?: string;
   /**
@@ -69,6 +71,31 @@ export function splitScope(scope: string | undefined): string[] {
 export function grantedScopes(requested: readonly string[], api?: StoredResourceServer): string[] {
   const allowed = new Set<string>([...USER_SCOPES, ...(api?.scopes.map((s) => s.value) ?? [])]);
   return requested.filter((s) => allowed.has(s));
+}
+
+/** What a user login gets on an API: its scopes, and the `permissions` claim where the API's dialect has one. */
+export interface UserGrant {
+  scopes: string[];
+  permissions?: string[];
+}
+
+/**
+ * The scopes a user login gets (Auth0's RBAC). On an API with `enforce_policies`, a scope of the
+ * API only when the user holds it as a permission (through a role or directly), read now, so a
+ * role taken away is gone from the next token or refresh; with `token_dialect`
+ * access_token_authz, the `permissions` claim lists every permission the user holds on the API.
+ * Elsewhere grantedScopes alone.
+ */
+export async function userGrant(store: IdentityStore, userId: string, requested: readonly string[], api?: StoredResourceServer): Promise<UserGrant> {
+  const scopes = grantedScopes(requested, api);
+  if (!api?.enforce_policies) return { scopes };
+  const apiScopes = new Set(api.scopes.map((s) => s.value));
+  const held = (await store.roles.permissionNames(userId, api.identifier)).filter((name) => apiScopes.has(name));
+  const holds = new Set(held);
+  return {
+    scopes: scopes.filter((scope) => !apiScopes.has(scope) || holds.has(scope)),
+    ...(api.token_dialect === 'access_token_authz' ? { permissions: held } : {}),
+  };
 }
 
 /** Opaque tokens are stored (and looked up) by their SHA-256 only. */
@@ -144,7 +171,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
   if (api) {
     expiresIn = api.token_lifetime;
     accessToken = await deps.signer.sign(
-      { sub: user.user_id, aud: api.identifier, azp: client.client_id, scope },
+      { sub: user.user_id, aud: api.identifier, azp: client.client_id, scope, ...(request.permissions ? { permissions: [...request.permissions] } : {}) },
       { expiresInSeconds: expiresIn, typ: 'at+jwt' },
     );
   } else if (request.storedAccessToken) {
@@ -200,13 +227,14 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
 }
 
 /**
- * The API a user access token is for. The management API is refused: its tokens carry
- * management scopes, which a user login must never obtain.
+ * The API a user access token is for. The management API only while it enforces policies: its
+ * tokens then carry exactly the management scopes the user's roles and permissions grant
+ * (userGrant); without RBAC a user login must never obtain management scopes.
  */
 export async function userAudience(store: IdentityStore, client: StoredClient, audience: string): Promise<StoredResourceServer> {
   const api = await store.resourceServers.findByIdentifier(audience);
   if (!api) throw new HttpError(403, ErrorCodes.ACCESS_DENIED, `Service not found: ${audience}`);
-  if (api.is_system) {
+  if (api.is_system && !api.enforce_policies) {
     throw new HttpError(403, ErrorCodes.ACCESS_DENIED, `Client ${client.client_id} is not authorized to access resource server ${api.identifier}`);
   }
   return api;

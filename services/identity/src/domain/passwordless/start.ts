@@ -13,7 +13,7 @@ import { HttpError, maskPhoneNumber, type Logger, type Clock } from '@smsauth/se
 import type { IdentityStore, SmsSend, StoredClient, StoredConnection, StoredStartKey, StoredUser } from '../../store';
 import type { ClientAuthenticator } from '../oauth/client-auth';
 import { canonicalPhoneNumber, type CanonicalPhoneNumber } from '../phone/canonical-number';
-import { smsPolicyForStart, type EarlySendCount, type SmsPolicyDependencies } from '../sms-policy/guard';
+import { smsPolicyForStart, smsRefusalFactsOf, type EarlySendCount, type SmsPolicyDependencies } from '../sms-policy/guard';
 import { codeSentAheadRecord, discardUnsentCode, recordingRefusal, recordStartRefused, startLogContext } from '../logs/login-events';
 import type { LogContext } from '../logs/tenant-log';
 import { isBlockedUser, refuseBlockedUser } from './blocked-user';
@@ -63,6 +63,22 @@ export interface StartCall {
   idempotencyKey?: string | undefined;
   /** Told when the answer is a retry's (the route sets `Idempotent-Replayed: true`). */
   replayed?: () => void;
+}
+
+/**
+ * What a policy refusal's record says: the error, its text and why (`refusal`: country,
+ * number_type, velocity, fraud_guard...), with the prefix the fraud guard refused and, when
+ * this start made it block the prefix, until when (the guard's decision, on the number's timeline).
+ */
+function smsRefusalDetails(err: HttpError): Record<string, unknown> {
+  const facts = smsRefusalFactsOf(err);
+  return {
+    error: err.error,
+    reason: err.errorDescription,
+    ...(facts ? { refusal: facts.reason } : {}),
+    ...(facts?.prefix ? { prefix: facts.prefix } : {}),
+    ...(facts?.blocked ? { prefix_blocked_until: facts.blocked.until.toISOString() } : {}),
+  };
 }
 
 function startError(code: string, description: string): HttpError {
@@ -191,8 +207,9 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
     throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
   }
   // A blocked user gets the block's error and no code: nothing is stored or sent.
+  if (isBlockedUser(user)) await recordStartRefused(deps.store, 'sms_start_blocked_user', log, now);
   refuseBlockedUser(user);
-  await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(early), (err) => ({ error: err.error, reason: err.errorDescription }));
+  await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(early), (err) => smsRefusalDetails(err));
 
   const { time_step: step, length: digits } = connection.options.totp;
   const secret = generateOtpSecret();

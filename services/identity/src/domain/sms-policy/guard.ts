@@ -40,6 +40,20 @@ export interface SmsStartPolicy {
   countingRateLimits<T>(check: Promise<T>): Promise<T>;
 }
 
+/** Why the SMS policy refused a start, for its tenant log record; `blocked` when this start made the fraud guard block the prefix. */
+export interface SmsRefusalFacts {
+  reason: SmsStartRefusalReason;
+  prefix?: string;
+  blocked?: { prefix: string; until: Date };
+}
+
+const refusalFacts = new WeakMap<object, SmsRefusalFacts>();
+
+/** The facts of a refusal smsPolicyForStart threw (undefined for any other error). */
+export function smsRefusalFactsOf(err: unknown): SmsRefusalFacts | undefined {
+  return typeof err === 'object' && err !== null ? refusalFacts.get(err) : undefined;
+}
+
 const TEST_NUMBERS_DISABLED = 'Test numbers are disabled on this deployment (NODE_ENV=production without ALLOW_TEST_NUMBERS=true)';
 
 /**
@@ -51,8 +65,9 @@ const TEST_NUMBERS_DISABLED = 'Test numbers are disabled on this deployment (NOD
 export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: StoredConnection, number: CanonicalPhoneNumber): SmsStartPolicy {
   const phoneNumber = number.e164;
   const policy = smsPolicyOf(connection.options);
-  const refuse = (reason: SmsStartRefusalReason, error: HttpError, country?: string): never => {
+  const refuse = (reason: SmsStartRefusalReason, error: HttpError, country?: string, facts?: Omit<SmsRefusalFacts, 'reason'>): never => {
     deps.metrics.refused(reason);
+    refusalFacts.set(error, { reason, ...facts });
     deps.logger.warn(
       { connection: connection.name, recipient: maskPhoneNumber(phoneNumber), country, reason },
       'passwordless start refused before sending',
@@ -100,7 +115,7 @@ async function enforceSmsPolicy(
   connection: StoredConnection,
   policy: SmsPolicy,
   number: { e164: string; facts: SmsNumberFacts },
-  refuse: (reason: SmsStartRefusalReason, error: HttpError, country?: string) => never,
+  refuse: (reason: SmsStartRefusalReason, error: HttpError, country?: string, facts?: Omit<SmsRefusalFacts, 'reason'>) => never,
   early: EarlySendCount | undefined,
 ): Promise<void> {
   const { e164: phoneNumber, facts } = number;
@@ -118,7 +133,7 @@ async function enforceSmsPolicy(
   const send = early?.send ?? fraudGuardSend(connection, guard, facts.prefix, now);
   const counted = early?.counted ?? (await deps.store.smsFraudGuard.countSend(send));
   const { windowStart } = send;
-  if (counted.blockedUntil) refuse('fraud_guard', fraudGuardError(guard.min_sends, counted.blockedUntil, now), facts.country);
+  if (counted.blockedUntil) refuse('fraud_guard', fraudGuardError(guard.min_sends, counted.blockedUntil, now), facts.country, { prefix: facts.prefix });
   if (counted.blockedUntil !== null || !looksPumped(guard, counted.counts)) return;
   const { counts } = counted;
   deps.metrics.pumpingDetected(guard.mode);
@@ -129,7 +144,7 @@ async function enforceSmsPolicy(
       { connection: connection.name, prefix: facts.prefix, sends: counts.sends - 1, verified: counts.verified, blocked_until: blockedUntil },
       'SMS fraud guard blocked a prefix: many codes sent, few verified',
     );
-    refuse('fraud_guard', fraudGuardError(guard.min_sends, blockedUntil, now), facts.country);
+    refuse('fraud_guard', fraudGuardError(guard.min_sends, blockedUntil, now), facts.country, { prefix: facts.prefix, blocked: { prefix: facts.prefix, until: blockedUntil } });
   }
   // monitor: reported once per min_sends sends, never refused.
   if ((counts.sends - 1) % guard.min_sends === 0) {

@@ -2,9 +2,13 @@ import { ErrorCodes } from '@smsauth/contracts';
 import { bearerToken, HttpError } from '@smsauth/service-kit';
 import type { RequestHandler } from 'express';
 import { InvalidTokenError, type TokenVerifier } from '../../domain/tokens/verifier';
+import type { IdentityStore } from '../../store';
 
 export interface ManagementCaller {
+  /** The application the token was issued to (`azp`). */
   clientId: string;
+  /** An operator's token (a user login through RBAC): who acts; absent for a client_credentials token. */
+  userId?: string;
   scopes: Set<string>;
 }
 
@@ -14,19 +18,32 @@ function unauthorized(description: string, tokenPresent: boolean): HttpError {
   return new HttpError(401, ErrorCodes.INVALID_TOKEN, description, { headers: { 'WWW-Authenticate': challenge } });
 }
 
-/** Every /api/v2 route: a client_credentials token of this service for the management audience. */
-export function authenticateManagementCaller(verifier: TokenVerifier, audience: string): RequestHandler {
+/**
+ * Every /api/v2 route: a token of this service for the management audience, either a
+ * client_credentials token (`gty: client-credentials`) or an operator's user login, whose scopes
+ * its roles gave (RBAC). An operator deleted or blocked since the token was issued is refused at
+ * once rather than when the token expires.
+ */
+export function authenticateManagementCaller(verifier: TokenVerifier, audience: string, store: IdentityStore): RequestHandler {
   return async (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw unauthorized('Missing bearer token', Boolean(req.headers.authorization));
+    let caller: ManagementCaller;
     try {
       const claims = await verifier.verify(token, audience);
       const scopes = new Set(typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []);
-      res.locals.managementCaller = { clientId: String(claims.azp ?? claims.sub), scopes } satisfies ManagementCaller;
+      const userId = claims.gty === 'client-credentials' || typeof claims.sub !== 'string' ? undefined : claims.sub;
+      caller = { clientId: String(claims.azp ?? claims.sub), ...(userId ? { userId } : {}), scopes };
     } catch (err) {
       if (err instanceof InvalidTokenError) throw unauthorized(`Invalid token: ${err.message}`, true);
       throw err;
     }
+    if (caller.userId !== undefined) {
+      const user = await store.users.findById(caller.userId);
+      if (!user) throw unauthorized('Invalid token: the user no longer exists', true);
+      if (user.blocked) throw unauthorized('Invalid token: the user is blocked', true);
+    }
+    res.locals.managementCaller = caller;
     next();
   };
 }

@@ -105,7 +105,7 @@ export function connectionOperations({ store, clock, connectionRules: rules }: M
       method: 'get',
       path: '/connections/:id/sms-fraud-blocks',
       summary: 'Number prefixes the SMS fraud guard blocks now on this connection (options.sms_fraud_guard), soonest expiry first',
-      scope: 'read:connections',
+      scope: 'read:sms_fraud_blocks',
       params: byId,
       status: '200',
       response: record('SmsFraudBlockList', SmsFraudBlockListSchema),
@@ -116,7 +116,8 @@ export function connectionOperations({ store, clock, connectionRules: rules }: M
       method: 'delete',
       path: '/connections/:id/sms-fraud-blocks/:prefix',
       summary: 'Lift a fraud-guard block before it expires (the prefix\'s send and verification counts start again from zero)',
-      scope: 'update:connections',
+      // Its own scope, not update:connections: a support operator may lift a block without being able to change the connection.
+      scope: 'delete:sms_fraud_blocks',
       params: z.object({ id: z.string(), prefix: z.string() }),
       paramDescriptions: { prefix: 'A blocked prefix: `+`, the country calling code and the next digits (encode `+` as `%2B`).' },
       status: '204',

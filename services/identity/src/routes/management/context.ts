@@ -22,8 +22,10 @@ export interface ManagementDependencies {
 
 /** Who called which route: the tenant log record of a write names it. */
 export function managementCallOf(req: Request, res: Response): ManagementCallContext {
+  const caller = res.locals.managementCaller as ManagementCaller;
   return {
-    clientId: (res.locals.managementCaller as ManagementCaller).clientId,
+    clientId: caller.clientId,
+    ...(caller.userId ? { actingUserId: caller.userId } : {}),
     method: req.method,
     path: req.baseUrl + req.path,
     ip: req.ip,

@@ -10,6 +10,8 @@ import { managementWrites, type ManagementDependencies } from './context';
 import { logStreamOperations } from './log-streams';
 import { logOperations } from './logs';
 import { resourceServerOperations } from './resource-servers';
+import { roleOperations } from './roles';
+import { statsOperations } from './stats';
 import { sessionOperations } from './sessions';
 import { signingKeyOperations } from './signing-keys';
 import { userBlockOperations } from './user-blocks';
@@ -33,6 +35,8 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
     ...sessionOperations(deps, write),
     ...authenticationMethodOperations(deps, write),
     ...userBlockOperations(deps, write),
+    ...roleOperations(deps, write),
+    ...statsOperations(deps),
     ...signingKeyOperations(deps),
     ...logStreamOperations(deps, write),
   ];
@@ -41,7 +45,7 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
 /** `/api/v2`: the management caller's token first, then each operation (its scope, its inputs, the domain). */
 export function managementRouter(deps: ManagementDependencies, operations: readonly Operation[] = managementOperations(deps)): Router {
   const router = Router();
-  router.use(authenticateManagementCaller(deps.verifier, deps.audience));
+  router.use(authenticateManagementCaller(deps.verifier, deps.audience, deps.store));
   return mountOperations(router, operations, { guards: (operation) => operation.scopes!.map(requireScope), invalid: validationFailed });
 }
 

@@ -7,7 +7,8 @@ import { PAGING_DESCRIPTIONS, pagedList, record } from './responses';
 
 const SEARCH_DESCRIPTIONS = {
   q:
-    '`field:value` / `field:"quoted"` on type, user_id, client_id, connection, ip; `date:[from TO to]` (inclusive) or ' +
+    '`field:value` / `field:"quoted"` on type, user_id, client_id, connection, ip; `phone_number:"+14155552671"` ' +
+    '(international form; the events about that number, a user\'s or not, matched by a keyed hash); `date:[from TO to]` (inclusive) or ' +
     '`date:{from TO to}` (exclusive), `*` for an open end, ISO 8601 dates; terms joined by AND.',
   page: 'Zero-based page; search reaches the first 1,000 logs.',
   per_page: 'Page size, 1-100 (default 50).',

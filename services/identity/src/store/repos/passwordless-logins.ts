@@ -18,7 +18,7 @@ import {
   type SmsSendCounted,
   type SmsVerificationCount,
 } from './sms-fraud-guard';
-import { TENANT_LOG_RECORD_TYPES, type TenantLogRecord } from './tenant-logs';
+import { TENANT_LOG_RECORD_TYPES, writtenRecord, type TenantLogRecord } from './tenant-logs';
 import type { StoredUser } from './users';
 
 /** A start's Idempotency-Key as stored (migration 013): its start, and its answer once settled. */
@@ -139,9 +139,10 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
              secret = EXCLUDED.secret, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
              time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false),
          logged AS (
-           INSERT INTO tenant_logs (log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details)
+           INSERT INTO tenant_logs (log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details,
+             phone_hash, phone_country, phone_prefix)
            SELECT r.log_id, r.date, r.type, r.description, r.client_id, r.client_name, r.connection, r.connection_id, r.user_id,
-             r.ip, r.user_agent, r.phone_number, COALESCE(r.details, '{}')
+             r.ip, r.user_agent, r.phone_number, COALESCE(r.details, '{}'), r.phone_hash, r.phone_country, r.phone_prefix
            FROM go CROSS JOIN jsonb_to_record($15::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})
            WHERE go.ok AND $15::jsonb IS NOT NULL)
          SELECT ok FROM go`,
@@ -150,7 +151,7 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
           sealedCodeSecret(cipher, code), code.issued_at, code.expires_at, code.time_step, code.digits,
           key?.clientId ?? null, key?.idempotencyKey ?? null, key?.fingerprint ?? null,
           recording && record ? record.log_id : null,
-          recording && record ? JSON.stringify(record) : null,
+          recording && record ? JSON.stringify(writtenRecord(cipher, record)) : null,
         ],
       );
       return rows[0]?.ok === true;
@@ -261,9 +262,10 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
              phone_verified = true, last_login = $4, updated_at = $4, logins_count = users.logins_count + 1
            RETURNING *),
          logged AS (
-           INSERT INTO tenant_logs (log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details)
+           INSERT INTO tenant_logs (log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details,
+             phone_hash, phone_country, phone_prefix)
            SELECT r.log_id, r.date, r.type, r.description, r.client_id, r.client_name, r.connection, r.connection_id, login.user_id,
-             r.ip, r.user_agent, r.phone_number, COALESCE(r.details, '{}')
+             r.ip, r.user_agent, r.phone_number, COALESCE(r.details, '{}'), r.phone_hash, r.phone_country, r.phone_prefix
            FROM login CROSS JOIN jsonb_to_record($8::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})
            WHERE $8::jsonb IS NOT NULL),
          verified AS (
@@ -279,7 +281,7 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
          SELECT login.*, c.name AS connection_name FROM login JOIN connections c ON c.id = login.connection_id`,
         [
           code.connection_id, code.phone_number, code.request_id, login.at, login.maxAttempts, login.newUserId, login.ip,
-          recording && login.log ? JSON.stringify(login.log) : null,
+          recording && login.log ? JSON.stringify(writtenRecord(cipher, login.log)) : null,
           login.verification?.prefix ?? null, login.verification?.windowStart ?? null,
           token?.token_hash ?? null, token?.client_id ?? null, token?.scope ?? null, token?.created_at ?? null, token?.expires_at ?? null,
         ],

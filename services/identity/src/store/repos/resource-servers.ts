@@ -10,20 +10,34 @@ export interface StoredResourceServer {
   token_lifetime: number;
   scopes: Array<{ value: string; description: string }>;
   is_system: boolean;
+  /** RBAC: a user login gets only the scopes the user holds as permissions on this API. */
+  enforce_policies: boolean;
+  token_dialect: 'access_token' | 'access_token_authz';
   created_at: Date;
   updated_at: Date;
 }
 
-export type NewResourceServer = Omit<StoredResourceServer, 'created_at' | 'updated_at'>;
+export type NewResourceServer = Omit<StoredResourceServer, 'created_at' | 'updated_at' | 'enforce_policies' | 'token_dialect'> &
+  Partial<Pick<StoredResourceServer, 'enforce_policies' | 'token_dialect'>>;
 
 export function resourceServersRepo(db: SqlExecutor) {
   return {
     async insert(rs: NewResourceServer): Promise<StoredResourceServer> {
       const { rows } = await translateConstraintErrors(() =>
         db.query<StoredResourceServer>(
-          `INSERT INTO resource_servers (id, name, identifier, signing_alg, token_lifetime, scopes, is_system)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) RETURNING *`,
-          [rs.id, rs.name, rs.identifier, rs.signing_alg, rs.token_lifetime, JSON.stringify(rs.scopes), rs.is_system],
+          `INSERT INTO resource_servers (id, name, identifier, signing_alg, token_lifetime, scopes, is_system, enforce_policies, token_dialect)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9) RETURNING *`,
+          [
+            rs.id,
+            rs.name,
+            rs.identifier,
+            rs.signing_alg,
+            rs.token_lifetime,
+            JSON.stringify(rs.scopes),
+            rs.is_system,
+            rs.enforce_policies ?? false,
+            rs.token_dialect ?? 'access_token',
+          ],
         ),
       );
       return rows[0]!;
@@ -70,16 +84,31 @@ export function resourceServersRepo(db: SqlExecutor) {
 
     async update(
       id: string,
-      changes: { name?: string; token_lifetime?: number; scopes?: StoredResourceServer['scopes'] },
+      changes: {
+        name?: string;
+        token_lifetime?: number;
+        scopes?: StoredResourceServer['scopes'];
+        enforce_policies?: boolean;
+        token_dialect?: StoredResourceServer['token_dialect'];
+      },
     ): Promise<StoredResourceServer | undefined> {
       const { rows } = await db.query<StoredResourceServer>(
         `UPDATE resource_servers SET
            name = COALESCE($2, name),
            token_lifetime = COALESCE($3, token_lifetime),
            scopes = COALESCE($4::jsonb, scopes),
+           enforce_policies = COALESCE($5, enforce_policies),
+           token_dialect = COALESCE($6, token_dialect),
            updated_at = now()
          WHERE id = $1 RETURNING *`,
-        [id, changes.name ?? null, changes.token_lifetime ?? null, changes.scopes ? JSON.stringify(changes.scopes) : null],
+        [
+          id,
+          changes.name ?? null,
+          changes.token_lifetime ?? null,
+          changes.scopes ? JSON.stringify(changes.scopes) : null,
+          changes.enforce_policies ?? null,
+          changes.token_dialect ?? null,
+        ],
       );
       return rows[0];
     },

@@ -1,4 +1,5 @@
 import { groupCommit } from '../group-commit';
+import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 
 /** One tenant log event as stored (tenant_logs, migration 009). */
@@ -17,27 +18,49 @@ export interface TenantLogRecord {
   user_agent?: string;
   /** Masked (maskPhoneNumber), never the full number. */
   phone_number?: string;
+  /**
+   * The full number (E.164), only on its way to the store: the store writes its keyed hash
+   * (phone_hash, what `q=phone_number:` finds) and never the number itself.
+   */
+  phone_lookup?: string;
+  /** The number's country (ISO 3166 code, or `+<calling code>`) and prefix, what the SMS figures group by. */
+  phone_country?: string;
+  phone_prefix?: string;
   /** Never a code, a secret or a token. */
   details: Record<string, unknown>;
+}
+
+/** A record as it is written: the number's keyed hash instead of the number. */
+export type WrittenTenantLogRecord = Omit<TenantLogRecord, 'phone_lookup'> & { phone_hash?: string };
+
+/** What leaves the process for a record: phone_lookup replaced by its keyed hash. */
+export function writtenRecord<R extends Partial<TenantLogRecord>>(cipher: Pick<SecretCipher, 'lookupHash'>, record: R): Omit<R, 'phone_lookup'> & { phone_hash?: string } {
+  const { phone_lookup: phone, ...rest } = record;
+  return phone === undefined ? rest : { ...rest, phone_hash: cipher.lookupHash(phone) };
 }
 
 export const TENANT_LOG_COLUMNS = 'log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details';
 
 /** The column list of a JSON record: `jsonb_to_record(...) AS r(${TENANT_LOG_RECORD_TYPES})`. */
 export const TENANT_LOG_RECORD_TYPES = `log_id text, date timestamptz, type text, description text, client_id text, client_name text,
-    connection text, connection_id text, user_id text, ip text, user_agent text, phone_number text, details jsonb`;
+    connection text, connection_id text, user_id text, ip text, user_agent text, phone_number text, details jsonb,
+    phone_hash text, phone_country text, phone_prefix text`;
+
+/** The columns a write fills: the record's, and the number's hash, country and prefix. */
+const WRITTEN_COLUMNS = `${TENANT_LOG_COLUMNS}, phone_hash, phone_country, phone_prefix`;
 
 // One statement text whatever the number of records: they travel as one JSON array parameter
 // (one prepared statement, one round trip).
 const APPEND = `
-  INSERT INTO tenant_logs (${TENANT_LOG_COLUMNS})
-  SELECT ${TENANT_LOG_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})`;
+  INSERT INTO tenant_logs (${WRITTEN_COLUMNS})
+  SELECT ${WRITTEN_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})`;
 
-/** A stored record: fields not known are null. */
-export type StoredTenantLog = { [K in keyof TenantLogRecord]-?: undefined extends TenantLogRecord[K] ? Exclude<TenantLogRecord[K], undefined> | null : TenantLogRecord[K] };
+/** A stored record as read: fields not known are null (the number's hash, country and prefix are not read back). */
+type ReadTenantLogRecord = Omit<TenantLogRecord, 'phone_lookup' | 'phone_country' | 'phone_prefix'>;
+export type StoredTenantLog = { [K in keyof ReadTenantLogRecord]-?: undefined extends ReadTenantLogRecord[K] ? Exclude<ReadTenantLogRecord[K], undefined> | null : ReadTenantLogRecord[K] };
 
-/** Columns `q` may compare for equality. */
-export type TenantLogField = 'type' | 'user_id' | 'client_id' | 'connection' | 'ip';
+/** Columns `q` may compare for equality; `phone_number` compares the keyed hash of the full numbers given. */
+export type TenantLogField = 'type' | 'user_id' | 'client_id' | 'connection' | 'ip' | 'phone_number';
 
 export interface DateBound {
   at: Date;
@@ -59,7 +82,7 @@ export interface TenantLogSearch {
 
 const SELECT_LOG = `SELECT ${TENANT_LOG_COLUMNS} FROM tenant_logs`;
 
-function whereOf(conditions: readonly TenantLogCondition[], params: unknown[]): string {
+function whereOf(conditions: readonly TenantLogCondition[], params: unknown[], cipher: Pick<SecretCipher, 'lookupHash'>): string {
   const parts = conditions.map((condition) => {
     if (condition.field === 'date') {
       const bounds: string[] = [];
@@ -72,6 +95,10 @@ function whereOf(conditions: readonly TenantLogCondition[], params: unknown[]): 
         bounds.push(`date ${condition.to.inclusive ? '<=' : '<'} $${params.length}`);
       }
       return bounds.length ? bounds.join(' AND ') : 'true';
+    }
+    if (condition.field === 'phone_number') {
+      params.push(condition.values.map((number) => cipher.lookupHash(number)));
+      return `phone_hash = ANY($${params.length}::text[])`;
     }
     // The column name comes from the closed TenantLogField union, never from input.
     params.push(condition.values);
@@ -87,10 +114,10 @@ const APPEND_GROUP_MAX = 200;
  * Tenant log records. `append` runs on the executor the repo is bound to, so inside
  * store.transaction() the records commit or roll back with the change they record.
  */
-export function tenantLogsRepo(db: SqlExecutor, options: { recordTenantLogs?: boolean; groupCommit?: boolean } = {}) {
+export function tenantLogsRepo(db: SqlExecutor, cipher: Pick<SecretCipher, 'lookupHash'>, options: { recordTenantLogs?: boolean; groupCommit?: boolean } = {}) {
   const recording = options.recordTenantLogs ?? true;
   const insert = async (list: readonly TenantLogRecord[]) => {
-    await db.query(APPEND, [JSON.stringify(list)]);
+    await db.query(APPEND, [JSON.stringify(list.map((record) => writtenRecord(cipher, record)))]);
   };
   // Outside a transaction (events that change nothing else: a code sent, a token issued,
   // a refusal), concurrent requests' records share one INSERT.
@@ -110,7 +137,7 @@ export function tenantLogsRepo(db: SqlExecutor, options: { recordTenantLogs?: bo
     /** A page of the records matching every condition, by date (then by stream order). */
     async search(search: TenantLogSearch): Promise<StoredTenantLog[]> {
       const params: unknown[] = [];
-      const where = whereOf(search.conditions, params);
+      const where = whereOf(search.conditions, params, cipher);
       const direction = search.descending ? 'DESC' : 'ASC';
       params.push(search.offset, search.limit);
       const { rows } = await db.query<StoredTenantLog>(
@@ -122,7 +149,7 @@ export function tenantLogsRepo(db: SqlExecutor, options: { recordTenantLogs?: bo
 
     async count(conditions: readonly TenantLogCondition[]): Promise<number> {
       const params: unknown[] = [];
-      const { rows } = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM tenant_logs WHERE ${whereOf(conditions, params)}`, params);
+      const { rows } = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM tenant_logs WHERE ${whereOf(conditions, params, cipher)}`, params);
       return rows[0]?.total ?? 0;
     },
 

@@ -115,6 +115,11 @@ export function usersRepo(db: SqlExecutor) {
       return rows[0];
     },
 
+    async findByIds(userIds: readonly string[]): Promise<StoredUser[]> {
+      const { rows } = await db.query<StoredUser>(`${SELECT_USER} WHERE u.user_id = ANY($1::text[])`, [userIds]);
+      return rows;
+    },
+
     async findByPhone(connectionId: string, phoneNumber: string): Promise<StoredUser | undefined> {
       const { rows } = await db.query<StoredUser>(
         `${SELECT_USER} WHERE u.connection_id = $1 AND u.phone_number = $2`,

@@ -1,0 +1,83 @@
+import { ErrorMessage, formatDate, Loading, useConfirm, useLoad } from '../components/ui';
+import { useCan, useConsole } from '../context';
+
+interface SigningKey {
+  kid: string;
+  current?: boolean;
+  next?: boolean;
+  previous?: boolean;
+  revoked?: boolean;
+  created_at?: string;
+  current_since?: string;
+  fingerprint?: string;
+}
+
+function stateOf(k: SigningKey): string {
+  return k.revoked ? 'revoked' : k.current ? 'current' : k.next ? 'next' : k.previous ? 'previous' : 'retired';
+}
+
+export function Keys() {
+  const { api } = useConsole();
+  const can = useCan();
+  const [confirm, dialog] = useConfirm();
+  const keys = useLoad(() => api.get<SigningKey[]>('/keys/signing'), []);
+  return (
+    <section aria-labelledby="keys-title">
+      <h1 id="keys-title">Signing keys</h1>
+      {dialog}
+      {can('create:signing_keys') && (
+        <button
+          type="button"
+          class="primary"
+          onClick={() =>
+            confirm({
+              title: 'Rotate the signing key?',
+              effect: (
+                <p>
+                  The next key (published since the last rotation) starts signing tokens; the current one stays published as previous, so tokens it signed
+                  still verify; the key before it is unpublished; a new next key is made.
+                </p>
+              ),
+              action: 'Rotate',
+              run: () => api.post('/keys/signing/rotate'),
+              done: keys.reload,
+            })
+          }
+        >
+          Rotate the signing key…
+        </button>
+      )}
+      {keys.loading ? (
+        <Loading what="keys" />
+      ) : keys.error ? (
+        <ErrorMessage error={keys.error} />
+      ) : (
+        <div class="table-scroll" tabIndex={0}>
+          <table data-testid="signing-keys">
+            <caption class="visually-hidden">Signing keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key id</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
+                <th scope="col">Current since</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data!.map((k) => (
+                <tr key={k.kid}>
+                  <th scope="row">
+                    <code>{k.kid}</code>
+                  </th>
+                  <td>{stateOf(k)}</td>
+                  <td>{formatDate(k.created_at)}</td>
+                  <td>{formatDate(k.current_since)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,159 @@
+import { useMemo, useState } from 'preact/hooks';
+import { TimeChart, Bars, type Series } from '../components/chart';
+import { ErrorMessage, Loading, percent, useLoad } from '../components/ui';
+import { useCan, useConsole } from '../context';
+import { href } from '../router';
+import { bySecond, dailyStats, PERIODS, periodOf, periodStarts, smsStats, totalsByKey, type SmsStatsRow } from '../stats';
+import { useBlockedPrefixes } from './fraud-data';
+
+/** Up to this many countries get a line of their own on the conversion chart. */
+const TOP_COUNTRIES = 5;
+
+export function Overview() {
+  const { api } = useConsole();
+  const can = useCan();
+  const [periodName, setPeriodName] = useState('14d');
+  const period = useMemo(() => periodOf(periodName), [periodName]);
+  const times = useMemo(() => periodStarts(period), [period]);
+  const daily = useLoad(() => (period.interval === 'day' ? dailyStats(api, period) : Promise.resolve(undefined)), [period]);
+  const sms = useLoad(() => smsStats(api, period, 'country'), [period]);
+  const blocks = useBlockedPrefixes();
+  const activeUsers = useLoad(() => api.get<number>('/stats/active-users'), []);
+
+  return (
+    <section aria-labelledby="overview-title">
+      <h1 id="overview-title">Overview</h1>
+      <label class="inline">
+        Period{' '}
+        <select value={periodName} onChange={(e) => setPeriodName((e.target as HTMLSelectElement).value)}>
+          {Object.entries(PERIODS).map(([name, p]) => (
+            <option key={name} value={name}>
+              {p.label}
+            </option>
+          ))}
+        </select>
+      </label>
+
+      <p data-testid="active-users">
+        Active users in the last 30 days:{' '}
+        <strong>{activeUsers.loading ? '…' : activeUsers.error ? '—' : String(activeUsers.data)}</strong>
+      </p>
+      <ErrorMessage error={activeUsers.error} />
+
+      {period.interval === 'day' && (
+        <section class="card" aria-labelledby="logins-title">
+          <h2 id="logins-title">Logins and signups per day</h2>
+          {daily.loading ? <Loading what="logins" /> : daily.error ? <ErrorMessage error={daily.error} /> : <LoginsChart times={times} rows={daily.data ?? []} />}
+        </section>
+      )}
+
+      <section class="card" aria-labelledby="sms-title">
+        <h2 id="sms-title">SMS sent and verified</h2>
+        {sms.loading ? <Loading what="SMS figures" /> : sms.error ? <ErrorMessage error={sms.error} /> : <SmsCharts times={times} rows={sms.data ?? []} />}
+      </section>
+
+      <section class="card" aria-labelledby="blocked-title">
+        <h2 id="blocked-title">Blocked prefixes now</h2>
+        {blocks.loading ? (
+          <Loading what="blocked prefixes" />
+        ) : blocks.error ? (
+          <ErrorMessage error={blocks.error} />
+        ) : blocks.data!.length === 0 ? (
+          <p>The fraud guard blocks no prefix now.</p>
+        ) : (
+          <ul data-testid="overview-blocks">
+            {blocks.data!.map((b) => (
+              <li key={`${b.connection.id} ${b.prefix}`}>
+                <strong>{b.prefix}</strong> on {b.connection.name}, until {b.blocked_until.replace('T', ' ').slice(0, 16)} UTC ({b.verified} of {b.sends} verified)
+              </li>
+            ))}
+          </ul>
+        )}
+        {can('read:connections') && <a href={href('fraud')}>Open the fraud guard</a>}
+      </section>
+    </section>
+  );
+}
+
+function LoginsChart({ times, rows }: { times: number[]; rows: Array<{ date: string; logins: number; signups: number }> }) {
+  const series = useMemo<Series[]>(() => {
+    const byDay = new Map(rows.map((r) => [bySecond(r.date.slice(0, 10)), r]));
+    return [
+      { label: 'Logins', values: times.map((t) => byDay.get(t)?.logins ?? 0) },
+      { label: 'Signups', values: times.map((t) => byDay.get(t)?.signups ?? 0) },
+    ];
+  }, [times, rows]);
+  return <TimeChart title="Logins and signups per day" times={times} series={series} testId="logins-chart" />;
+}
+
+function SmsCharts({ times, rows }: { times: number[]; rows: SmsStatsRow[] }) {
+  const totals = useMemo(() => totalsByKey(rows), [rows]);
+  const sentSeries = useMemo<Series[]>(() => {
+    const sent = new Map<number, number>();
+    const verified = new Map<number, number>();
+    for (const r of rows) {
+      const t = bySecond(r.period);
+      sent.set(t, (sent.get(t) ?? 0) + r.sent);
+      verified.set(t, (verified.get(t) ?? 0) + r.verified);
+    }
+    return [
+      { label: 'Sent', values: times.map((t) => sent.get(t) ?? 0) },
+      { label: 'Verified', values: times.map((t) => verified.get(t) ?? 0) },
+      { label: 'Conversion', percent: true, values: times.map((t) => ((sent.get(t) ?? 0) > 0 ? (verified.get(t) ?? 0) / sent.get(t)! : null)) },
+    ];
+  }, [times, rows]);
+  const conversionSeries = useMemo<Series[]>(() => {
+    const top = totals.filter((t) => t.sent > 0).slice(0, TOP_COUNTRIES);
+    return top.map(({ key }) => {
+      const byPeriod = new Map(rows.filter((r) => r.key === key).map((r) => [bySecond(r.period), r]));
+      return {
+        label: key,
+        percent: true,
+        values: times.map((t) => {
+          const r = byPeriod.get(t);
+          return r && r.sent > 0 ? r.verified / r.sent : null;
+        }),
+      };
+    });
+  }, [times, rows, totals]);
+  const refusals = useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const r of rows) for (const [reason, n] of Object.entries(r.refused ?? {})) counts.set(reason, (counts.get(reason) ?? 0) + n);
+    return [...counts.entries()].map(([key, value]) => ({ key, value })).sort((a, b) => b.value - a.value);
+  }, [rows]);
+
+  return (
+    <>
+      <TimeChart title="SMS sent, verified and conversion" times={times} series={sentSeries} testId="sms-chart" />
+      <h3>Conversion by country</h3>
+      {conversionSeries.length > 0 && <TimeChart title="Conversion by country" times={times} series={conversionSeries} testId="conversion-chart" />}
+      <div class="table-scroll" tabIndex={0}>
+        <table data-testid="country-table">
+          <caption class="visually-hidden">SMS by country over the period</caption>
+          <thead>
+            <tr>
+              <th scope="col">Country</th>
+              <th scope="col">Sent</th>
+              <th scope="col">Verified</th>
+              <th scope="col">Conversion</th>
+              <th scope="col">Refused</th>
+            </tr>
+          </thead>
+          <tbody>
+            {totals.map((t) => (
+              <tr key={t.key}>
+                <th scope="row">{t.key}</th>
+                <td>{t.sent}</td>
+                <td>{t.verified}</td>
+                <td>{percent(t.conversion)}</td>
+                <td>{t.refused}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h3>Refusals by reason</h3>
+      <Bars rows={refusals} label="Refusals by reason" />
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { ensureOperator, type LaunchedStack, type ManagementClient } from '@smsauth/stack';
+import { codeFromInboxPage } from './stack';
+
+/** Where identity serves the console. */
+export function consoleUrl(authUrl: string): string {
+  return `${authUrl}/console/`;
+}
+
+export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
+
+/** A user of the SMS connection holding the named built-in roles (none: a user without a role). */
+export async function createOperator(api: ManagementClient, stack: LaunchedStack, phone: string, roles: string[]): Promise<string> {
+  return (await ensureOperator(api, { connection: stack.tenant.connectionName, phoneNumber: phone, roles })).userId;
+}
+
+/** Every console error (CSP violations included) and uncaught error while the tab shows the console. */
+export function recordConsoleProblems(page: Page, stack: LaunchedStack): string[] {
+  const problems: string[] = [];
+  const onConsole = () => page.url().startsWith(consoleUrl(stack.urls.authUrl));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && onConsole()) problems.push(`${message.location().url}: ${message.text()}`);
+  });
+  page.on('pageerror', (err) => {
+    if (onConsole()) problems.push(err.message);
+  });
+  return problems;
+}
+
+/**
+ * Opens the console, signs in through the hosted login by SMS (the code read off the gateway's
+ * inbox page), declines the passkey offer if the login page makes one, and waits until the
+ * console shows either its navigation or why it cannot.
+ */
+export async function signInToConsole(context: BrowserContext, stack: LaunchedStack, phone: string, screenshotDir: string, page?: Page): Promise<Page> {
+  page ??= await context.newPage();
+  await page.goto(consoleUrl(stack.urls.authUrl));
+  const signIn = page.getByRole('button', { name: 'Sign in', exact: true });
+  await Promise.all([page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)), signIn.click()]);
+  await page.getByLabel('Mobile phone number').fill(phone);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('Code', { exact: true }).waitFor();
+  const code = await codeFromInboxPage(context, stack.urls.gatewayUrl, phone, `${screenshotDir}/inbox-${phone.replace('+', '')}.png`);
+  await page.bringToFront();
+  await page.getByLabel('Code', { exact: true }).fill(code);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const landed = page.locator('nav[aria-label="Console"], main.gate h1, button:text-is("Not now")').first();
+  await landed.waitFor();
+  if (await page.getByRole('button', { name: 'Not now' }).isVisible()) {
+    await page.getByRole('button', { name: 'Not now' }).click();
+    await page.locator('nav[aria-label="Console"], main.gate h1').first().waitFor();
+  }
+  return page;
+}

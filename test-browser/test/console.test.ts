@@ -1,0 +1,393 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ManagementClient, readCodeFromOutbox, requestJson, type LaunchedStack } from '@smsauth/stack';
+import { seriousAxeViolations } from '../src/accessibility';
+import { CallbackServer } from '../src/callback-server';
+import { describeWithChromium, launchChromium } from '../src/chromium';
+import { consoleUrl, createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { launchTestStack, type BrowserTestStack } from '../src/stack';
+
+const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');
+/** The demo client's OTP grant (the pump and the real GB user sign in with it, outside the browser). */
+const OTP_GRANT = 'http://auth0.com/oauth/grant-type/passwordless/otp';
+/** UK mobiles of one prefix (+447400 with the connection's 4 prefix digits): the pumped range. */
+const GB_MOBILE = (n: number) => `+447400${String(n).padStart(6, '0')}`;
+const PUMPED_PREFIX = '+447400';
+
+describeWithChromium('the operator console in a real browser', () => {
+  let launched: BrowserTestStack;
+  let stack: LaunchedStack;
+  let browser: Browser;
+  let api: ManagementClient;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    launched = await launchTestStack('smsauth-console-');
+    stack = launched.stack;
+    api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await launched?.close();
+  });
+
+  async function connection() {
+    return (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
+  }
+
+  /** POST /passwordless/start as the demo (native) client; the status identity answered. */
+  async function start(phone: string): Promise<number> {
+    const res = await requestJson(`${stack.urls.authUrl}/passwordless/start`, {
+      method: 'POST',
+      json: { client_id: stack.tenant.demoClientId, connection: stack.tenant.connectionName, phone_number: phone, send: 'code' },
+    });
+    return res.status;
+  }
+
+  /** A whole SMS login outside the browser: start, the code from the outbox, the OTP grant. */
+  async function verify(phone: string): Promise<void> {
+    const sent = new Date();
+    expect(await start(phone)).toBe(200);
+    const otp = await readCodeFromOutbox(stack.urls.gatewayUrl, phone, { notBefore: sent });
+    const res = await requestJson(`${stack.urls.authUrl}/oauth/token`, {
+      method: 'POST',
+      json: { grant_type: OTP_GRANT, client_id: stack.tenant.demoClientId, realm: stack.tenant.connectionName, username: phone, otp, scope: 'openid' },
+    });
+    expect(res.status).toBe(200);
+  }
+
+  async function shot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  async function openScreen(page: Page, label: string): Promise<void> {
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
+    // Each screen's heading is its name in the navigation: the new screen is rendered.
+    await page.getByRole('heading', { level: 1, name: label, exact: true }).waitFor();
+    // Whatever the screen loads is on it (no "Loading …" left).
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+  }
+
+  it('serves the console at /console/ under its strict CSP: signed out, it offers the hosted login, with no console error', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const page = await context.newPage();
+    const problems = recordConsoleProblems(page, stack);
+    const opened = await page.goto(consoleUrl(stack.urls.authUrl));
+    expect(opened?.status()).toBe(200);
+    const csp = opened!.headers()['content-security-policy']!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    // The silent check (prompt=none in an iframe) finds no login session: the sign-in button.
+    await page.locator('main.gate h1').waitFor();
+    await shot(page, '00-signed-out');
+    expect(await page.locator('main.gate').textContent()).toContain('Operators sign in with their phone');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  /** The management API requests the console makes, with the operator's bearer token. */
+  function recordApiTokens(page: Page): string[] {
+    const tokens: string[] = [];
+    page.on('request', (request) => {
+      const authorization = request.headers()['authorization'];
+      if (request.url().startsWith(`${stack.urls.authUrl}/api/v2/`) && authorization) tokens.push(authorization);
+    });
+    return tokens;
+  }
+
+  /** Pumps the prefix until the fraud guard refuses a start; answers the number it refused. */
+  async function pumpUntilBlocked(): Promise<string> {
+    for (let n = 1; n <= 10; n++) {
+      const status = await start(GB_MOBILE(n));
+      if (status === 429) return GB_MOBILE(n);
+      expect(status).toBe(200);
+    }
+    throw new Error('the fraud guard never blocked the pumped prefix');
+  }
+
+  it('Support: signs in by SMS, finds a number that failed to sign in and sees why, blocks and unblocks a user (by id), unblocks the prefix the fraud guard blocked, and sees the conversion move', async () => {
+    const conn = await connection();
+    await api.updateConnection(conn.id, { options: { sms_fraud_guard: { mode: 'block', min_sends: 5, min_conversion: 0.5, window_minutes: 60, block_minutes: 60 } } });
+    const refused = await pumpUntilBlocked();
+    expect((await api.call<{ blocks: Array<{ prefix: string }> }>('GET', `/connections/${conn.id}/sms-fraud-blocks`)).blocks.map((b) => b.prefix)).toEqual([PUMPED_PREFIX]);
+
+    const operatorPhone = '+14155550161';
+    await createOperator(api, stack, operatorPhone, ['Support']);
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const page = await context.newPage();
+    const problems = recordConsoleProblems(page, stack);
+    await signInToConsole(context, stack, operatorPhone, SCREENSHOTS, page);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.waitFor();
+    expect(await page.locator('header.top').textContent()).toContain(operatorPhone);
+    // Support's scopes: no connection, application, key or log stream screens.
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications and APIs', 'Logs']);
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    await shot(page, '10-support-overview');
+
+    // The refused number never became a user: its log events say what happened.
+    await openScreen(page, 'Find a login');
+    await page.getByLabel('Phone number, name or user id').fill(refused);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const timeline = page.getByTestId('timeline');
+    await timeline.waitFor();
+    await shot(page, '11-support-find-a-login');
+    expect(await page.getByText(`No user matches ${refused}.`).isVisible()).toBe(true);
+    const refusal = timeline.locator('li', { hasText: 'Start Refused by SMS Policy' });
+    expect(await refusal.count()).toBe(1);
+    expect(await refusal.textContent()).toContain('fraud_guard');
+
+    // A user: blocked, then unblocked, each after a confirmation.
+    const customer = await createOperator(api, stack, '+14155550165', []);
+    await page.getByLabel('Phone number, name or user id').fill(customer);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('user-results').getByRole('link').first().click();
+    const status = page.getByTestId('user-status');
+    await status.waitFor();
+    expect(await status.textContent()).toBe('Active');
+    await page.getByRole('button', { name: 'Block…' }).click();
+    const block = page.getByRole('dialog', { name: 'Block +14155550165?' });
+    expect(await block.textContent()).toContain('refused at every sign-in until unblocked');
+    await block.getByRole('button', { name: 'Block', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: '+14155550165 is blocked.' }).waitFor();
+    await page.locator('[data-testid="user-status"]:text-is("Blocked")').waitFor();
+    await shot(page, '11b-support-user-blocked');
+    expect((await api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(true);
+    await page.getByRole('button', { name: 'Unblock…' }).click();
+    await page.getByRole('dialog', { name: 'Unblock +14155550165?' }).getByRole('button', { name: 'Unblock', exact: true }).click();
+    await page.locator('[data-testid="user-status"]:text-is("Active")').waitFor();
+    expect((await api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(false);
+
+    // The fraud guard: the blocked prefix, unblocked after a confirmation saying what changes.
+    await openScreen(page, 'Fraud guard');
+    const blocked = page.getByTestId('blocked-prefixes');
+    expect(await blocked.locator('tbody th').allTextContents()).toEqual([PUMPED_PREFIX]);
+    // Support may lift a block but not change the connection: no mode or safe-list controls.
+    expect(await page.getByRole('button', { name: 'Change mode…' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Add to the safe list…' }).count()).toBe(0);
+    await page.getByRole('button', { name: `Unblock ${PUMPED_PREFIX}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Unblock ${PUMPED_PREFIX}?` });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('get codes again at once');
+    await shot(page, '12-support-unblock-confirm');
+    await dialog.getByRole('button', { name: `Unblock ${PUMPED_PREFIX}` }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await blocked.waitFor({ state: 'detached' });
+    await shot(page, '13-support-unblocked');
+    expect((await api.call<{ blocks: unknown[] }>('GET', `/connections/${conn.id}/sms-fraud-blocks`)).blocks).toEqual([]);
+
+    // Conversion by country: GB had codes sent and none verified; one real login moves it.
+    await openScreen(page, 'Overview');
+    const gbRow = page.getByTestId('country-table').locator('tbody tr', { has: page.locator('th', { hasText: /^GB$/ }) });
+    const before = (await gbRow.locator('td').allTextContents()).map((t) => t.trim());
+    expect(before[1]).toBe('0');
+    expect(before[2]).toBe('0.0 %');
+    await verify(GB_MOBILE(50));
+    // Back to the overview: it loads the figures again.
+    await openScreen(page, 'Find a login');
+    await openScreen(page, 'Overview');
+    const after = (await gbRow.locator('td').allTextContents()).map((t) => t.trim());
+    expect(Number(after[0])).toBe(Number(before[0]) + 1);
+    expect(after[1]).toBe('1');
+    expect(after[2]).not.toBe('0.0 %');
+    await shot(page, '14-support-conversion-moved');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('Viewer: every screen shows, no button changes anything, and the API refuses a change with 403', async () => {
+    const viewerPhone = '+14155550162';
+    await createOperator(api, stack, viewerPhone, ['Viewer']);
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const page = await context.newPage();
+    const problems = recordConsoleProblems(page, stack);
+    const tokens = recordApiTokens(page);
+    await signInToConsole(context, stack, viewerPhone, SCREENSHOTS, page);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.waitFor();
+    const screens = await nav.getByRole('link').allTextContents();
+    expect(screens).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications and APIs', 'Signing keys', 'Log streams', 'Logs']);
+    const changing = /^(Unblock|Block|Lift|Revoke|Delete|Rotate|Change mode|Save|Add to|Remove|Send|Resume|Pause|Edit|New SMS connection|Give|Take)/;
+    for (const screen of screens) {
+      await openScreen(page, screen);
+      await shot(page, `20-viewer-${screen.toLowerCase().replace(/\W+/g, '-')}`);
+      const labels = [...(await page.locator('main button').allTextContents()), ...(await page.locator('main a.button').allTextContents())];
+      expect({ screen, changing: labels.filter((label) => changing.test(label.trim())) }).toEqual({ screen, changing: [] });
+    }
+    // The user's own page shows no action either.
+    await openScreen(page, 'Find a login');
+    await page.getByLabel('Phone number, name or user id').fill(viewerPhone);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('user-results').waitFor();
+    await shot(page, '21-viewer-search');
+    await page.getByTestId('user-results').getByRole('link').first().click();
+    await page.getByTestId('user-status').waitFor();
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    await shot(page, '22-viewer-user');
+    expect((await page.locator('main button').allTextContents()).filter((label) => changing.test(label.trim()))).toEqual([]);
+
+    // The token the console holds reads, and the API refuses it a change.
+    expect(tokens.length).toBeGreaterThan(0);
+    const authorization = tokens.at(-1)!;
+    // Tokens live in memory only: nothing of them in the page's storage.
+    const storage = await page.evaluate<string>('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])');
+    expect(storage).not.toContain(authorization.replace(/^Bearer /, '').slice(0, 40));
+    expect(storage).not.toMatch(/eyJ|refresh_token|access_token/);
+    const conn = await connection();
+    const read = await fetch(`${stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks`, { headers: { authorization } });
+    expect(read.status).toBe(200);
+    const refusedChange = await fetch(`${stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks/${encodeURIComponent(PUMPED_PREFIX)}`, { method: 'DELETE', headers: { authorization } });
+    expect(refusedChange.status).toBe(403);
+    const refusedBlock = await fetch(`${stack.urls.authUrl}/api/v2/users/${encodeURIComponent('x')}`, { method: 'PATCH', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ blocked: true }) });
+    expect(refusedBlock.status).toBe(403);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('a user with no role signs in and is told they cannot use the console, and why', async () => {
+    const phone = '+14155550163';
+    await createOperator(api, stack, phone, []);
+    const context = await browser.newContext({ viewport: VIEWPORTS.phone });
+    const page = await signInToConsole(context, stack, phone, SCREENSHOTS);
+    const heading = page.getByRole('heading', { name: 'You have no role in this console' });
+    await heading.waitFor();
+    await shot(page, '30-no-role');
+    expect(await page.getByRole('alert').textContent()).toContain('Ask an administrator to give your user a role');
+    expect(await page.getByRole('navigation', { name: 'Console' }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; a reload signs in again', async () => {
+    const adminPhone = '+14155550164';
+    await createOperator(api, stack, adminPhone, ['Admin']);
+    // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
+    const page = await signInToConsole(context, stack, adminPhone, SCREENSHOTS);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.waitFor();
+    const screens = await nav.getByRole('link').allTextContents();
+    expect(screens).toHaveLength(8);
+    const found: Record<string, unknown> = {};
+    for (const screen of screens) {
+      await openScreen(page, screen);
+      for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+        await page.setViewportSize(viewport);
+        await shot(page, `40-${screen.toLowerCase().replace(/\W+/g, '-')}-${viewport.width}`);
+        const violations = await seriousAxeViolations(page);
+        if (violations.length) found[`${screen} (${name})`] = violations;
+        // Nothing wider than the screen: tables scroll inside their own box.
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        if (overflow > 0) found[`${screen} (${name}) overflow`] = overflow;
+      }
+    }
+    // A user's page (the Admin's own: timeline, sessions, roles with their actions).
+    await openScreen(page, 'Find a login');
+    await page.getByLabel('Phone number, name or user id').fill(adminPhone);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('user-results').getByRole('link').first().click();
+    await page.getByTestId('user-roles').waitFor();
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await shot(page, `40-user-${viewport.width}`);
+      const violations = await seriousAxeViolations(page);
+      if (violations.length) found[`user page (${name})`] = violations;
+    }
+    // The confirmation dialog too.
+    await openScreen(page, 'Signing keys');
+    await page.getByRole('button', { name: 'Rotate the signing key…' }).click();
+    await page.getByRole('dialog').waitFor();
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await shot(page, `41-confirm-${viewport.width}`);
+      const violations = await seriousAxeViolations(page);
+      if (violations.length) found[`confirmation (${name})`] = violations;
+    }
+    expect(found).toEqual({});
+    // By keyboard: Escape closes the dialog, changing nothing, and focus is back on the button that opened it.
+    const kids = await api.call<Array<{ kid: string }>>('GET', '/keys/signing');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Rotate the signing key…');
+    expect(await api.call<Array<{ kid: string }>>('GET', '/keys/signing')).toEqual(kids);
+    // An error from the API is shown as the API said it, in the dialog, and nothing changes.
+    await openScreen(page, 'Fraud guard');
+    await page.getByLabel('Number (E.164)').fill('+1 not a number');
+    await page.getByRole('button', { name: 'Add to the safe list…' }).click();
+    const addDialog = page.getByRole('dialog');
+    await addDialog.getByRole('button', { name: 'Add to the safe list' }).click();
+    const apiError = addDialog.getByRole('alert');
+    await apiError.waitFor();
+    await shot(page, '42-api-error');
+    // The same request straight to the API: the dialog carries its words.
+    const said = await api.call<{ message?: string; error_description?: string }>('PATCH', `/connections/${(await connection()).id}`, { options: { sms_safe_list: ['+1 not a number'] } }, [400]);
+    const words = said.message ?? said.error_description!;
+    expect(words).toContain('sms_safe_list');
+    expect(await apiError.textContent()).toContain(`${words} (HTTP 400, `);
+    await addDialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await connection()).options.sms_safe_list ?? []).toEqual([]);
+    await openScreen(page, 'Signing keys');
+    // Connections: the template's live preview (rendered by identity, not saved) counts encoding and segments; saving confirms each change.
+    await openScreen(page, 'Connections');
+    await page.getByRole('link', { name: stack.tenant.connectionName, exact: true }).click();
+    const template = page.getByLabel(/^Template/);
+    await template.waitFor();
+    const preview = page.getByTestId('template-preview');
+    await preview.locator('.sms').waitFor();
+    expect(await preview.textContent()).toContain('GSM-7');
+    await template.fill('Your code is @@password@@ ✅');
+    await preview.locator('.sms', { hasText: '✅' }).waitFor();
+    expect(await preview.textContent()).toMatch(/UCS-2, \d+ characters, 1 segment/);
+    await shot(page, '43-connection-preview');
+    await page.getByRole('button', { name: 'Save changes…' }).click();
+    const save = page.getByRole('dialog', { name: /^Save 1 change\(s\) to / });
+    expect(await save.textContent()).toContain('template: "Your code is @@password@@ ✅"');
+    await save.getByRole('button', { name: 'Save', exact: true }).click();
+    await save.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await connection()).options.template).toBe('Your code is @@password@@ ✅');
+
+    // Logs: the live view shows an event that happens while it is open.
+    await openScreen(page, 'Logs');
+    await page.getByRole('checkbox', { name: /Live view/ }).check();
+    expect(await start('+14155550199')).toBe(200);
+    await page.getByTestId('logs-table').locator('tbody tr', { hasText: '***0199' }).first().waitFor();
+    await shot(page, '44-logs-live');
+
+    // Log streams: a paused stream is resumed after a confirmation.
+    const sink = await CallbackServer.start();
+    try {
+      const stream = await api.call<{ id: string }>('POST', '/log-streams', { name: 'SIEM', type: 'http', sink: { httpEndpoint: sink.url('/events') } });
+      await api.call('PATCH', `/log-streams/${stream.id}`, { status: 'paused' });
+      await openScreen(page, 'Log streams');
+      const row = page.locator('tbody tr', { hasText: 'SIEM' });
+      expect(await row.locator('td').first().textContent()).toBe('paused');
+      await row.getByRole('button', { name: 'Resume SIEM' }).click();
+      const resume = page.getByRole('dialog', { name: 'Resume SIEM?' });
+      expect(await resume.textContent()).toContain('starts again from the first event it has not received');
+      await resume.getByRole('button', { name: 'Resume', exact: true }).click();
+      await row.getByRole('button', { name: 'Pause SIEM' }).waitFor();
+      await shot(page, '45-log-stream-resumed');
+      expect((await api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('active');
+      await api.call('DELETE', `/log-streams/${stream.id}`);
+    } finally {
+      await sink.close();
+    }
+
+    await openScreen(page, 'Signing keys');
+    // A reload empties the memory the tokens were in: identity's login session signs the operator in again, without an SMS.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Signing keys', exact: true }).waitFor();
+    // The skip link is the first stop of the Tab key, and leads to the screen's content.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+    await context.close();
+  });
+});
