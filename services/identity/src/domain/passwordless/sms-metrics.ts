@@ -6,7 +6,7 @@ import type { CanonicalPhoneNumber } from '../phone/canonical-number';
  * successfully. verified / sent per country is the conversion that shows SMS pumping.
  */
 export interface SmsMetrics {
-  sent: Counter<'country'>;
+  sent: Counter<'country' | 'channel'>;
   verified: Counter<'country'>;
 }
 
@@ -15,8 +15,8 @@ export function createSmsMetrics(registry: Registry): SmsMetrics {
   return {
     sent: new Counter({
       name: 'sms_sent_total',
-      help: 'One-time codes whose SMS delivery the gateway accepted, by destination country (ISO 3166-1 alpha-2 or unknown)',
-      labelNames: ['country'] as const,
+      help: 'One-time codes whose delivery the gateway accepted, by destination country (ISO 3166-1 alpha-2 or unknown) and channel (sms, whatsapp, voice)',
+      labelNames: ['country', 'channel'] as const,
       registers: [registry],
     }),
     verified: new Counter({
