@@ -1,7 +1,7 @@
-import { CHANNEL_NAMES, channelsForCountry, ErrorCodes, type DeliveryChannel } from '@smsauth/contracts';
+import { CHANNEL_NAMES, channelsForCountry, DeliveryChannelSchema, ErrorCodes, type DeliveryChannel } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { StoredConnection } from '../../store';
-import type { CanonicalPhoneNumber } from '../phone/canonical-number';
+import { canonicalPhoneNumber, type CanonicalPhoneNumber } from '../phone/canonical-number';
 
 /**
  * The channels one start tries, in order: the caller's choice first when it made one (it must
@@ -36,4 +36,20 @@ export function channelNotAllowed(requested: DeliveryChannel, allowed: readonly 
 /** "SMS", "WhatsApp message", "Voice call": how a refusal names the channel it refused. */
 export function channelNoun(channel: DeliveryChannel): string {
   return channel === 'whatsapp' ? 'WhatsApp messages' : channel === 'voice' ? 'Voice calls' : CHANNEL_NAMES.sms;
+}
+
+/**
+ * What the hosted code page says and offers: the channel of the last code (`sms` when unknown:
+ * a transaction from before channels, or a test number's, which is sent nothing) and the
+ * channels the connection allows for the number, in its order.
+ */
+export function codePageChannels(
+  connection: Pick<StoredConnection, 'options'> | undefined,
+  phoneNumber: string | null,
+  used: string | null | undefined,
+): { channel: DeliveryChannel; channels: readonly DeliveryChannel[] } {
+  const parsed = phoneNumber ? canonicalPhoneNumber(phoneNumber) : undefined;
+  const channels = channelsForCountry(connection?.options.channels, parsed?.ok ? parsed.number.country : undefined);
+  const channel = DeliveryChannelSchema.safeParse(used);
+  return { channel: channel.success ? channel.data : 'sms', channels };
 }

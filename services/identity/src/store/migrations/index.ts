@@ -10,6 +10,7 @@ import * as m2mLookupNotifications from './011-m2m-lookup-notifications';
 import * as webLogin from './012-web-login';
 import * as startIdempotency from './013-start-idempotency';
 import * as passkeys from './014-passkeys';
+import * as channels from './015-channels';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -47,4 +48,5 @@ export const migrations: readonly Migration[] = [
   { version: 12, name: 'web-login', sql: webLogin.sql },
   { version: 13, name: 'start-idempotency', sql: startIdempotency.sql },
   { version: 14, name: 'passkeys', sql: passkeys.sql },
+  { version: 15, name: 'channels', sql: channels.sql },
 ];
