@@ -28,14 +28,24 @@ describeOnEachDatabase('delivery channels', (database) => {
   let nextIp = 0;
   /** Channels whose deliveries the gateway fails (500, as when every provider of the route failed). */
   const down = new Set<string>();
+  /** What the gateway's receipts said of each message id it answered (GET /messages/{id}). */
+  const receipts = new Map<string, string>();
+  let messages = 0;
   beforeAll(async () => {
     h = await FlowHarness.start({ PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: '100000' }, { database });
   });
   beforeEach(() => {
     down.clear();
     h.gateway.respondWith((_req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest) => {
+      if (recorded.method === 'GET') {
+        const status = receipts.get(decodeURIComponent(recorded.path.split('/').pop()!));
+        res.writeHead(status ? 200 : 404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(status ? { status } : { error: 'not_found' }));
+        return;
+      }
       const channel = (JSON.parse(recorded.body) as Delivered).channel ?? 'sms';
-      res.writeHead(down.has(channel) ? 500 : 200, { 'content-type': 'application/json' });
+      messages += 1;
+      res.writeHead(down.has(channel) ? 500 : 200, { 'content-type': 'application/json', 'sms-message-id': `msg-${messages}` });
       res.end(down.has(channel) ? JSON.stringify({ error: 'provider_error', error_description: 'every provider failed' }) : '');
     });
   });
@@ -51,7 +61,11 @@ describeOnEachDatabase('delivery channels', (database) => {
     return req.send({ client_id: setup.clientId, connection: setup.connection, phone_number: phone, send: 'code', ...extra });
   };
   const deliveriesTo = (phone: string) =>
-    h.gateway.requests.map((r) => ({ body: JSON.parse(r.body) as Delivered, key: r.headers['idempotency-key'] })).filter((d) => d.body.recipient === phone);
+    h.gateway.requests
+      .filter((r) => r.method === 'POST')
+      .map((r) => ({ body: JSON.parse(r.body) as Delivered, key: r.headers['idempotency-key'] }))
+      .filter((d) => d.body.recipient === phone);
+  const lastMessageId = () => `msg-${messages}`;
 
   it('sends a Brazilian number its code by WhatsApp first and says so in the answer', async () => {
     const setup = await h.loginSetup({ channels: CHANNELS });
@@ -168,6 +182,35 @@ describeOnEachDatabase('delivery channels', (database) => {
     const before = await value();
     await start(setup, BRAZIL(5));
     expect(await value()).toBe(before + 1);
+  });
+
+  describe('after a receipt said the last code was not delivered', () => {
+    it('tries the next channel first on the next start for that number', async () => {
+      const setup = await h.loginSetup({ channels: CHANNELS });
+      expect((await start(setup, BRAZIL(10))).body.channel).toBe('whatsapp');
+      receipts.set(lastMessageId(), 'undelivered');
+      const next = await start(setup, BRAZIL(10));
+      expect(next.body.channel).toBe('sms');
+      expect(deliveriesTo(BRAZIL(10)).map((d) => d.body.channel ?? 'sms')).toEqual(['whatsapp', 'sms']);
+      // The gateway was asked about the first message, with the connection's URL beside /sms.
+      expect(h.gateway.requests.some((r) => r.method === 'GET' && r.path === '/messages/msg-' + (messages - 1))).toBe(true);
+    });
+
+    it('keeps the connection’s order when the last code was delivered, or the gateway cannot say', async () => {
+      const setup = await h.loginSetup({ channels: CHANNELS });
+      await start(setup, BRAZIL(11));
+      receipts.set(lastMessageId(), 'delivered');
+      expect((await start(setup, BRAZIL(11))).body.channel).toBe('whatsapp');
+      // No receipt for that one: 404 from the gateway.
+      expect((await start(setup, BRAZIL(11))).body.channel).toBe('whatsapp');
+    });
+
+    it('never overrides the channel the user chose', async () => {
+      const setup = await h.loginSetup({ channels: CHANNELS });
+      await start(setup, BRAZIL(12));
+      receipts.set(lastMessageId(), 'failed');
+      expect((await start(setup, BRAZIL(12), { channel: 'whatsapp' })).body.channel).toBe('whatsapp');
+    });
   });
 
   describe('options.channels through /api/v2', () => {

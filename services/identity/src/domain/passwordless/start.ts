@@ -5,6 +5,7 @@ import {
   StartRequestSchema,
   startRequestErrorCode,
   toErrorDetails,
+  DeliveryChannelSchema,
   type DeliveryChannel,
   type StartRequest,
   type StartResponse,
@@ -167,7 +168,7 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   const phoneNumber = number.e164;
   const now = deps.clock.now();
   // A channel the connection does not allow for this number is refused before anything is counted.
-  const channels = channelPlan(connection, number, request.channel);
+  let channels = channelPlan(connection, number, request.channel);
   const sms = smsPolicyForStart(deps.smsPolicy, connection, number, channels[0]); // test numbers: fixed code, no limits, no SMS
   const log = startLogContext(client, connection, phoneNumber, call, user);
   const signupRefused = !user && connection.options.disable_signup;
@@ -197,6 +198,10 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   // A blocked user gets the block's error and no code: nothing is stored or sent.
   refuseBlockedUser(user);
   await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(early), (err) => ({ error: err.error, reason: err.errorDescription }));
+  if (!sms.testNumber && request.channel === undefined && channels.length > 1) {
+    const avoid = await channelThatFailedLastTime(deps, connection, phoneNumber, now);
+    if (avoid) channels = channelPlan(connection, number, undefined, avoid);
+  }
 
   const { time_step: step, length: digits } = connection.options.totp;
   const secret = generateOtpSecret();
@@ -296,8 +301,9 @@ async function deliverAndSettle(
   const { key, code, idempotency } = sending;
   const phoneNumber = number.e164;
   let channel: DeliveryChannel | undefined;
+  let messageId: string | undefined;
   try {
-    if (code !== undefined) channel = await deliverByFirstChannelThatTakes(deps, call, start, key.request_id, code);
+    if (code !== undefined) ({ channel, messageId } = await deliverByFirstChannelThatTakes(deps, call, start, key.request_id, code));
   } catch (err) {
     const unknownOutcome = err instanceof SmsProviderError && (err.retryable || err.failure === 'timeout');
     if (idempotency && unknownOutcome) {
@@ -314,6 +320,12 @@ async function deliverAndSettle(
   if (channel !== undefined) {
     sending.response.channel = channel;
     deps.smsMetrics.sent.inc({ country: countryLabel(number), channel });
+    // Only where there is another channel to prefer next time (no write for SMS-only connections).
+    if (start.channels.length > 1) {
+      await deps.store.lastDeliveries
+        .record(connection.id, phoneNumber, { channel, gateway_message_id: messageId ?? null, sent_at: now }, new Date(now.getTime() - LAST_DELIVERY_RELEVANCE_MS))
+        .catch((err: unknown) => deps.logger.info({ err: { message: (err as Error).message } }, 'could not record the last delivery channel'));
+    }
   }
   if (code !== undefined || idempotency) {
     await deps.store.passwordlessLogins.settleStart(
@@ -342,17 +354,17 @@ async function deliverByFirstChannelThatTakes(
   start: ResolvedStart,
   startId: string,
   code: string,
-): Promise<DeliveryChannel> {
+): Promise<{ channel: DeliveryChannel; messageId?: string }> {
   const { request, client, connection, number, now, channels } = start;
   for (const [index, channel] of channels.entries()) {
     try {
-      await deps.smsGateway.deliverSms({
+      const { messageId } = await deps.smsGateway.deliverSms({
         gatewayUrl: connection.options.gateway_url,
         payload: deliveryPayload(connection, client, number.e164, code, { ...call, send: request.send }, channel),
         authToken: gatewayToken(connection, now),
         idempotencyKey: index === 0 ? startId : `${startId}.${channel}`,
       });
-      return channel;
+      return { channel, ...(messageId !== undefined ? { messageId } : {}) };
     } catch (err) {
       const next = channels[index + 1];
       if (next === undefined || !(err instanceof SmsProviderError) || err.failure !== 'unexpected_status') throw err;
@@ -363,6 +375,51 @@ async function deliverByFirstChannelThatTakes(
     }
   }
   throw new Error('a start has at least one channel');
+}
+
+/** The gateway keeps message statuses a day; an older delivery says nothing about today. */
+const LAST_DELIVERY_RELEVANCE_MS = 24 * 3600_000;
+
+/**
+ * The channel of this number's last code when the gateway's receipts say it did not arrive
+ * (`undelivered`, `failed`): the next start then tries the connection's next channel first.
+ * Undefined when there was none, it arrived (or may still), or the gateway cannot say.
+ */
+async function channelThatFailedLastTime(
+  deps: StartDependencies,
+  connection: StoredConnection,
+  phoneNumber: string,
+  now: Date,
+): Promise<DeliveryChannel | undefined> {
+  if (!deps.smsGateway.messageStatus) return undefined;
+  const last = await deps.store.lastDeliveries.find(connection.id, phoneNumber, new Date(now.getTime() - LAST_DELIVERY_RELEVANCE_MS));
+  if (!last?.gateway_message_id) return undefined;
+  const parsed = DeliveryChannelSchema.safeParse(last.channel);
+  if (!parsed.success) return undefined;
+  const status = await deps.smsGateway.messageStatus({
+    gatewayUrl: connection.options.gateway_url,
+    messageId: last.gateway_message_id,
+    ...withAuthToken(gatewayTokenOrNone(connection, now)),
+  });
+  if (status !== 'undelivered' && status !== 'failed') return undefined;
+  deps.logger.info(
+    { connection: connection.name, recipient: maskPhoneNumber(phoneNumber), channel: parsed.data, status },
+    'passwordless start: the last code to this number was not delivered; trying the next channel first',
+  );
+  return parsed.data;
+}
+
+function gatewayTokenOrNone(connection: StoredConnection, now: Date): string | undefined {
+  try {
+    return gatewayToken(connection, now);
+  } catch {
+    // The delivery itself reports an unusable token; the look-up just goes without.
+    return undefined;
+  }
+}
+
+function withAuthToken(token: string | undefined): { authToken?: string } {
+  return token === undefined ? {} : { authToken: token };
 }
 
 /**
