@@ -48,9 +48,3 @@ export function channelsForCountry(channels: ConnectionChannels | undefined, cou
   if (!channels) return DEFAULT_CHANNELS;
   return (country !== undefined ? channels[country] : undefined) ?? channels.default ?? DEFAULT_CHANNELS;
 }
-
-/** Every channel a connection allows for some number (the hosted page offers only these). */
-export function allChannels(channels: ConnectionChannels | undefined): DeliveryChannel[] {
-  if (!channels) return [...DEFAULT_CHANNELS];
-  return DELIVERY_CHANNELS.filter((channel) => Object.values(channels).some((list) => list.includes(channel)));
-}
