@@ -1,5 +1,8 @@
 import request from 'supertest';
 import type { RecordingServer } from '@smsauth/test-support';
+import { loadConfig } from '@smsauth/service-kit';
+import { configSchema } from '../src/config';
+import { ChannelRoutes } from '../src/domain/routing';
 import { problemsOf } from './support/config';
 import { TWILIO_SID, TWILIO_TOKEN, startFakeTwilio, type FakeTwilio } from './support/fake-twilio';
 import { buildGateway, deliveryBody } from './support/gateway';
@@ -18,6 +21,22 @@ describe('channels on SMS_ROUTES', () => {
   it('accepts channel route keys and refuses an unknown channel, naming the variable', () => {
     expect(problemsOf({ SMS_ROUTES: '{"default":["outbox"],"whatsapp:BR":["outbox"],"voice:default":["outbox"],"sms:+1":["outbox"]}' })).toEqual([]);
     expect(problemsOf({ SMS_ROUTES: '{"fax:default":["outbox"]}' })).toEqual([expect.stringMatching(/^SMS_ROUTES: fax:default: route keys are .*"whatsapp:BR"/)]);
+  });
+
+  it('routes each channel by its own keys, the SMS routes standing in for a channel without any', () => {
+    const routes = ChannelRoutes.fromInput({ 'sms:default': ['sms-a'], '+55': ['sms-br'], 'whatsapp:BR': ['wa-br'] }, ['outbox']);
+    expect(routes.routeFor('+5511987654321')).toEqual({ key: '+55', providers: ['sms-br'] });
+    expect(routes.routeFor('+5511987654321', 'whatsapp')).toEqual({ key: 'whatsapp:BR', providers: ['wa-br'] });
+    // WhatsApp has keys, none for Germany and no whatsapp:default: no route.
+    expect(routes.routeFor('+4915112345678', 'whatsapp')).toEqual({ key: 'whatsapp:default', providers: [] });
+    // Voice has no keys: the SMS routes, whose default is sms:default.
+    expect(routes.routeFor('+4915112345678', 'voice')).toEqual({ key: 'default', providers: ['sms-a'] });
+    // `sms:default` is the default route: SMS_PROVIDER's instance is not added beside it.
+    const config = loadConfig(configSchema, {
+      SMS_ROUTES: '{"sms:default":["hook"]}',
+      SMS_PROVIDER_INSTANCES: '{"hook":{"provider":"webhook","WEBHOOK_URL":"https://hooks.example.com/sms"}}',
+    });
+    expect(config.providerInstances.map((instance) => instance.name)).toEqual(['hook']);
   });
 });
 

@@ -123,7 +123,14 @@ describeOnEachDatabase('delivery channels', (database) => {
     const spoken = call.code!.split('').join(', ');
     expect(call.body).toBe(`Seu código do Flow App é: ${spoken}. Repetindo, seu código é: ${spoken}.`);
     const heard = /: ([\d, ]+)\./.exec(call.body)![1]!.replace(/\D/g, '');
+    const verified = async () => {
+      const line = (await h.http().get('/metrics')).text.split('\n').find((l) => l.startsWith('sms_verified_total{') && l.includes('country="GB"') && l.includes('channel="voice"'));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = await verified();
     expect((await h.ro(setup, { phone: GB(2), ip: ip() }, heard)).status).toBe(200);
+    // Conversion by channel: the verified code is counted as a voice one.
+    expect(await verified()).toBe(before + 1);
   });
 
   it('speaks English when the user’s language has no phrase book', async () => {

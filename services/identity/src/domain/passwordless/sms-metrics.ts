@@ -7,7 +7,7 @@ import type { CanonicalPhoneNumber } from '../phone/canonical-number';
  */
 export interface SmsMetrics {
   sent: Counter<'country' | 'channel'>;
-  verified: Counter<'country'>;
+  verified: Counter<'country' | 'channel'>;
 }
 
 /** On the app's registry (served at /metrics). */
@@ -21,8 +21,8 @@ export function createSmsMetrics(registry: Registry): SmsMetrics {
     }),
     verified: new Counter({
       name: 'sms_verified_total',
-      help: 'One-time codes exchanged successfully, by the country of the number (ISO 3166-1 alpha-2 or unknown)',
-      labelNames: ['country'] as const,
+      help: 'One-time codes exchanged successfully, by the country of the number (ISO 3166-1 alpha-2 or unknown) and the channel that carried the code',
+      labelNames: ['country', 'channel'] as const,
       registers: [registry],
     }),
   };

@@ -320,6 +320,12 @@ async function deliverAndSettle(
   if (channel !== undefined) {
     sending.response.channel = channel;
     deps.smsMetrics.sent.inc({ country: countryLabel(number), channel });
+    // A code's channel is kept only when it is not SMS (no extra write on the SMS path).
+    if (channel !== 'sms') {
+      await deps.store.codes
+        .recordChannel(key, channel)
+        .catch((err: unknown) => deps.logger.info({ err: { message: (err as Error).message } }, 'could not record the code channel'));
+    }
     // Only where there is another channel to prefer next time (no write for SMS-only connections).
     if (start.channels.length > 1) {
       await deps.store.lastDeliveries
