@@ -102,7 +102,7 @@ describeWithChromium('hosted login in a real browser', () => {
     await page.screenshot({ path: join(SCREENSHOTS, '01-phone-step.png'), fullPage: true });
 
     await sendCode(page, phone);
-    expect(await page.getByText(`We sent a 6-digit code to ${phone}.`).isVisible()).toBe(true);
+    expect(await page.getByText(`We sent a 6-digit code by text message (SMS) to your number ending in ${phone.slice(-4)}.`).isVisible()).toBe(true);
     // What iOS/Android autofill (and domain-bound codes) key on; no script needed for it.
     expect(await page.getByLabel('Code', { exact: true }).getAttribute('autocomplete')).toBe('one-time-code');
     await page.screenshot({ path: join(SCREENSHOTS, '02-code-step.png'), fullPage: true });
@@ -152,14 +152,14 @@ describeWithChromium('hosted login in a real browser', () => {
     await context.close();
   });
 
-  it('keeps "Send a new code" disabled while the wait counts down, then enables it, without script', async () => {
+  it('keeps "Send again" disabled while the wait counts down, then enables it, without script', async () => {
     for (const viewport of [PHONE_VIEWPORT, { width: 1280, height: 800 }]) {
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
       await page.goto(authorizeUrl());
       await sendCode(page, uniquePhone());
 
-      const resend = page.getByRole('button', { name: 'Send a new code' });
+      const resend = page.getByRole('button', { name: 'Send again' });
       expect(await resend.count()).toBe(1);
       expect(await resend.isDisabled()).toBe(true);
       // What assistive technology reads stays put; the visible number counts down (a CSS animation).

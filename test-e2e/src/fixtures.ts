@@ -26,7 +26,7 @@ export interface LoginSetup {
 }
 
 /** A native client and an SMS connection of its own, delivering to the given gateway. */
-export async function createLoginSetup(options: { gatewayUrl?: string; auth?: GatewayAuth } = {}): Promise<LoginSetup> {
+export async function createLoginSetup(options: { gatewayUrl?: string; auth?: GatewayAuth; channels?: Record<string, string[]> } = {}): Promise<LoginSetup> {
   const client = await admin.createClient({ name: uniqueName('e2e-app'), app_type: 'native' });
   const connection = uniqueName('e2e-sms');
   const auth = options.auth ?? (targets.gatewayAuthSecret ? 'configured' : 'none');
@@ -53,6 +53,7 @@ export async function createLoginSetup(options: { gatewayUrl?: string; auth?: Ga
       brute_force_protection: true,
       disable_signup: false,
       ...(gatewayAuthentication ? { gateway_authentication: gatewayAuthentication } : {}),
+      ...(options.channels ? { channels: options.channels } : {}),
     },
     enabled_clients: [client.client_id],
   });

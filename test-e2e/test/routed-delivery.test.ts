@@ -39,4 +39,24 @@ describe('a routed delivery that fails over', () => {
       .find((line) => line.startsWith('sms_failovers_total{') && line.includes('from="regional-down"') && line.includes('to="outbox"'));
     expect(Number(failovers?.split(' ').at(-1))).toBeGreaterThanOrEqual(1);
   });
+
+  it('falls back from WhatsApp, whose only provider is down, to SMS in the same start, and the login completes', async () => {
+    const routed = targets.routedGatewayUrl;
+    if (!routed) {
+      console.warn('ROUTED_GATEWAY_URL is not set: the channel fallback case cannot run against this deployment');
+      return;
+    }
+    const setup = await createLoginSetup({ gatewayUrl: `${routed}/sms`, auth: 'none', channels: { default: ['whatsapp', 'sms'] } });
+    const phone = randomPhone();
+    const notBefore = new Date(Date.now() - 1000);
+
+    const start = await startLogin(setup, phone);
+    expect(start.status).toBe(200);
+    expect(start.body).toMatchObject({ phone_number: phone, channel: 'sms' });
+    const outbox = await requestJson(`${routed}/outbox/messages?recipient=${encodeURIComponent(phone)}`);
+    expect(OutboxMessageListSchema.parse(outbox.body).map((message) => message.channel)).toEqual(['sms']);
+    const code = await readCodeFromOutbox(routed, phone, { notBefore });
+    const token = await exchangeAtRo(setup, phone, code);
+    expect(token.status).toBe(200);
+  });
 });

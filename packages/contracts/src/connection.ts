@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConnectionChannelsSchema } from './channels';
 import { CountryCodeSchema, PhoneNumberSchema } from './phone';
 import { PASSKEYS_OFF, PasskeySettingsPatchSchema, PasskeySettingsSchema } from './passkeys';
 import { smsPolicyOptionFields, smsPolicyOptionPatchFields } from './sms-policy';
@@ -157,6 +158,8 @@ export const ConnectionOptionsSchema = z.strictObject({
   default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).optional(),
   /** Absent: off (a connection created through /api/v2 without it gets NEW_CONNECTION_PASSKEYS). */
   passkeys: PasskeySettingsSchema.optional(),
+  /** Absent: SMS only. */
+  channels: ConnectionChannelsSchema.optional(),
   ...smsPolicyOptionFields,
 });
 export type ConnectionOptions = z.infer<typeof ConnectionOptionsSchema>;
@@ -233,6 +236,8 @@ export const ConnectionOptionsPatchSchema = z.strictObject({
   default_country: CountryCodeSchema.meta({ description: DEFAULT_COUNTRY_DESCRIPTION }).nullable().optional(),
   /** Merged into the stored setting. */
   passkeys: PasskeySettingsPatchSchema.optional(),
+  /** Replaces the stored table; `null` removes it (SMS only). */
+  channels: ConnectionChannelsSchema.nullable().optional(),
   ...smsPolicyOptionPatchFields,
 });
 export type ConnectionOptionsPatch = z.infer<typeof ConnectionOptionsPatchSchema>;

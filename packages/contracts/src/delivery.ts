@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeliveryChannelSchema } from './channels';
 import { PhoneNumberSchema } from './phone';
 
 /** Caller details added when `options.forward_req_info` is on. */
@@ -21,5 +22,14 @@ export const DeliveryRequestSchema = z.object({
   /** `options.from`; absent when the connection has none. */
   sender: z.string().optional(),
   req: DeliveryRequestInfoSchema.optional(),
+  /** How to deliver: `sms` when absent (a request in the spec's three fields is an SMS). */
+  channel: DeliveryChannelSchema.optional(),
+  /**
+   * The code's digits, for providers that cannot take free text: a WhatsApp authentication
+   * template fills its variable with them. Never parsed out of `body`.
+   */
+  code: z.string().regex(/^[0-9]{4,10}$/, { message: 'must be 4 to 10 digits' }).optional(),
+  /** BCP 47 language of `body` (`pt-BR`): what a voice call speaks it in. */
+  language: z.string().regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, { message: 'must be a BCP 47 language tag like pt-BR' }).optional(),
 });
 export type DeliveryRequest = z.infer<typeof DeliveryRequestSchema>;

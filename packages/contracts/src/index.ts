@@ -1,4 +1,5 @@
 export * from './phone';
+export * from './channels';
 export * from './errors';
 export * from './connection';
 export * from './sms-policy';

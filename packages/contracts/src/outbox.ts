@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeliveryChannelSchema } from './channels';
 import { DeliveryRequestInfoSchema } from './delivery';
 import { PhoneNumberSchema } from './phone';
 
@@ -11,6 +12,10 @@ export const OutboxMessageSchema = z.object({
   recipient: PhoneNumberSchema,
   sender: z.string().nullable(),
   body: z.string(),
+  /** How it would have gone out: `sms` for a request without `channel`. */
+  channel: DeliveryChannelSchema,
+  /** The language a voice call would have spoken it in, when the request gave one. */
+  language: z.string().nullable(),
   /** ISO 8601 time the gateway accepted the message. */
   received_at: z.iso.datetime(),
 });
@@ -37,6 +42,11 @@ export const WebhookDeliverySchema = z.object({
   body: z.string(),
   sender: z.string().nullable(),
   req: DeliveryRequestInfoSchema.optional(),
+  /** The request's channel (`sms` when it had none): the receiver sends it that way. */
+  channel: DeliveryChannelSchema,
+  /** The request's code digits and language, when it had them (a voice call or WhatsApp template needs them). */
+  code: z.string().optional(),
+  language: z.string().optional(),
   /**
    * Where to POST signed delivery receipts for this message (WebhookReceiptSchema); present
    * when the gateway has a public URL (GATEWAY_PUBLIC_URL) and WEBHOOK_CALLBACK_SECRET.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeliveryChannelSchema } from './channels';
 
 /** `authParams` are handed on to the tokens; unknown ones are allowed, as in the reference product. */
 export const AuthParamsSchema = z.looseObject({
@@ -19,6 +20,8 @@ export const StartRequestSchema = z.strictObject({
   phone_number: z.string().min(1),
   send: z.literal('code').default('code'),
   authParams: AuthParamsSchema.optional(),
+  /** How to send the code: one of the connection's `options.channels` for the number (else a 400 naming it); absent, the first of them. */
+  channel: DeliveryChannelSchema.optional(),
   // Client authentication, checked once the client is found (its token_endpoint_auth_method).
   client_secret: z.string().optional(),
   client_assertion: z.string().optional(),
@@ -68,5 +71,7 @@ export const StartResponseSchema = z.object({
   phone_number: z.string(),
   request_language: z.string().nullable(),
   phone_verified: z.boolean(),
+  /** The channel that carried the code (after any fallback); absent for a test number, which is sent nothing. */
+  channel: DeliveryChannelSchema.optional(),
 });
 export type StartResponse = z.infer<typeof StartResponseSchema>;

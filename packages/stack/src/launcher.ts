@@ -41,7 +41,8 @@ export interface LaunchOptions {
   /**
    * Also run a gateway with SMS_ROUTES: numbers starting +1415 (the e2e suite's) go first to a regional webhook
    * that is down, then fail over to the outbox (with the route's sender, ROUTED_GATEWAY_SENDER);
-   * the e2e suite's routed delivery case.
+   * the e2e suite's routed delivery case. Its WhatsApp route has only the provider that is down
+   * (the e2e suite's channel fallback case).
    */
   withRoutedGateway?: boolean;
   env?: Record<string, string | undefined>;
@@ -192,7 +193,12 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
         SMS_PROVIDER_INSTANCES: JSON.stringify({
           'regional-down': { provider: 'webhook', WEBHOOK_URL: `http://127.0.0.1:${deadPort}/send`, WEBHOOK_TIMEOUT_MS: '2000' },
         }),
-        SMS_ROUTES: JSON.stringify({ '+1415': { providers: ['regional-down', 'outbox'], sender: ROUTED_GATEWAY_SENDER }, default: ['outbox'] }),
+        // WhatsApp goes only to the provider that is down: identity falls back to its next channel (the e2e channel fallback case).
+        SMS_ROUTES: JSON.stringify({
+          '+1415': { providers: ['regional-down', 'outbox'], sender: ROUTED_GATEWAY_SENDER },
+          default: ['outbox'],
+          'whatsapp:default': ['regional-down'],
+        }),
       },
     });
   }

@@ -24,7 +24,7 @@ import { IdempotencyStore, SharedIdempotencyStore, type Idempotency } from './do
 import { createIpAllowList } from './domain/ip-allow-list';
 import { MessageStatusService } from './domain/message-statuses';
 import { buildOpenApiDocument } from './domain/openapi';
-import { RouteTable } from './domain/routing';
+import { ChannelRoutes } from './domain/routing';
 import type { SmsProvider } from './domain/sms-provider';
 import { createProviderInstance } from './providers/registry';
 import { mountDeliveryRoute } from './routes/delivery';
@@ -75,7 +75,7 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
       }),
     ]),
   );
-  const routes = RouteTable.fromInput(config.SMS_ROUTES, [config.SMS_PROVIDER]);
+  const routes = ChannelRoutes.fromInput(config.SMS_ROUTES, [config.SMS_PROVIDER]);
   const usesOutbox = config.providerInstances.some((instance) => instance.kind === 'outbox');
   const outboxRoutes = usesOutbox && (!isProduction(config) || config.OUTBOX_TOKEN !== undefined);
   const authEnabled = config.GATEWAY_AUTH_SECRET !== undefined;

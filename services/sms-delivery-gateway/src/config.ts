@@ -175,7 +175,8 @@ function checkCrossFieldRules(config: Variables, ctx: z.RefinementCtx): void {
     }
   }
 
-  const routesHaveDefault = config.SMS_ROUTES?.default !== undefined;
+  // `sms:default` is the same key as `default` (a channel prefix of `sms:` changes nothing).
+  const routesHaveDefault = config.SMS_ROUTES?.default !== undefined || config.SMS_ROUTES?.['sms:default'] !== undefined;
   if (config.SMS_PROVIDER === undefined && isProduction(config) && !routesHaveDefault) {
     problem('SMS_PROVIDER', `must be set in production (${PROVIDER_NAMES.join(', ')}), or SMS_ROUTES must have a "default" route`);
   }
@@ -206,7 +207,7 @@ function resolveInstances(config: Variables & { SMS_PROVIDER: ProviderName }, ct
     if (instance) configured.set(name, instance);
   }
   const routes = config.SMS_ROUTES ?? {};
-  const used = [routes.default === undefined ? [config.SMS_PROVIDER] : [], ...Object.values(routes)].flatMap((route) =>
+  const used = [routes.default === undefined && routes['sms:default'] === undefined ? [config.SMS_PROVIDER] : [], ...Object.values(routes)].flatMap((route) =>
     Array.isArray(route) ? route : 'providers' in route ? route.providers : [],
   );
   return [...new Set(used)].flatMap((name) => {

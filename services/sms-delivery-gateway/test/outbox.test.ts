@@ -21,8 +21,8 @@ describe('outbox provider', () => {
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(OutboxMessageListSchema.parse(res.body)).toEqual([
-      { id: expect.any(String), recipient: '+14155550123', sender: null, body: 'second 222222', received_at: new Date(NOW + 1000).toISOString() },
-      { id: expect.any(String), recipient: '+14155550123', sender: '+15005550006', body: 'first 111111', received_at: new Date(NOW).toISOString() },
+      { id: expect.any(String), recipient: '+14155550123', sender: null, body: 'second 222222', channel: 'sms', language: null, received_at: new Date(NOW + 1000).toISOString() },
+      { id: expect.any(String), recipient: '+14155550123', sender: '+15005550006', body: 'first 111111', channel: 'sms', language: null, received_at: new Date(NOW).toISOString() },
     ]);
     expect(res.body[0].id).not.toBe(res.body[1].id);
   });

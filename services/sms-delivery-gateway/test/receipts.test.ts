@@ -107,6 +107,24 @@ describe('Twilio delivery receipts', () => {
     expect(await statusOf(app, id)).toMatchObject({ status: 'undelivered', error_code: '30003' });
   });
 
+  it('asks for a voice call’s status callbacks and reads an unanswered call as undelivered, a completed one as delivered', async () => {
+    const { app } = gateway();
+    for (const [callStatus, status] of [['no-answer', 'undelivered'], ['completed', 'delivered']] as const) {
+      const res = await request(app).post('/sms').set('Authorization', bearer()).send(deliveryBody({ channel: 'voice', code: '482913', language: 'en-US' }));
+      expect(res.status).toBe(200);
+      const id = res.headers[MESSAGE_ID_HEADER.toLowerCase()] as string;
+      const call = twilio.requests.at(-1)!;
+      expect(call.url.endsWith('/Calls.json')).toBe(true);
+      expect(call.form.StatusCallback).toBe(`${PUBLIC_URL}/receipts/twilio/${id}`);
+      const sid = ((await statusOf(app, id)) as { provider_message_id: string }).provider_message_id;
+      expect(sid).toMatch(/^CA/);
+      const params = { CallSid: sid, CallStatus: callStatus };
+      const receipt = await callback(app, id, params, signLikeTwilio(TWILIO_TOKEN, `${PUBLIC_URL}/receipts/twilio/${id}`, params));
+      expect(receipt.status).toBe(204);
+      expect(await statusOf(app, id)).toMatchObject({ status });
+    }
+  });
+
   it('refuses an unsigned callback and one signed with another token or for another URL, with 403, and changes nothing', async () => {
     const { app, logs } = gateway();
     const { id } = await sendOne(app);

@@ -46,6 +46,8 @@ describe('webhook provider', () => {
       body: 'Your verification code is 482913',
       sender: '+15005550006',
       req: { ip: '203.0.113.5', 'user-agent': 'Mozilla/5.0' },
+      // A request without a channel is an SMS, and the receiver is told so.
+      channel: 'sms',
     });
     expect(await metricValue(metrics, 'sms_deliveries_total', { provider: 'webhook', outcome: 'delivered' })).toBe(1);
   });

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { MESSAGE_ID_HEADER, MessageStatusSchema, type MessageStatusValue } from '@smsauth/contracts';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Logger } from '@smsauth/service-kit';
@@ -13,6 +14,8 @@ import {
 } from './gateway-url-policy';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 30_000;
+/** A message status look-up delays a start: it gets this long at most (GATEWAY_TIMEOUT_MS if shorter). */
+export const MESSAGE_STATUS_TIMEOUT_MS = 2_000;
 
 /**
  * The status decides; the body is only read (and dropped) so a keep-alive socket can be
@@ -22,6 +25,7 @@ const MAX_GATEWAY_RESPONSE_BYTES = 64 * 1024;
 
 /** The delivery adapter of the SmsGateway port. */
 export interface SmsGatewayClient extends SmsGateway {
+  messageStatus: NonNullable<SmsGateway['messageStatus']>;
   /** Closes the pooled keep-alive connections (for lifecycle.addCloser). */
   close(): void;
 }
@@ -58,7 +62,7 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
   const timeoutMs = deps.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
   const policy = deps.policy ?? 'public';
 
-  async function deliverSms(request: SmsMessage): Promise<void> {
+  async function deliverSms(request: SmsMessage): Promise<{ messageId?: string }> {
     const gateway = safeOrigin(request.gatewayUrl);
     let failure: SmsProviderError;
     try {
@@ -73,7 +77,7 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
           ...(request.authToken ? { Authorization: `Bearer ${request.authToken}` } : {}),
         },
       }, timeoutMs);
-      if (response.status === 200) return;
+      if (response.status === 200) return response.messageId !== undefined ? { messageId: response.messageId } : {};
       failure =
         response.status === 401
           ? SmsProviderError.authenticationFailed()
@@ -92,8 +96,38 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
     throw failure;
   }
 
+  async function messageStatus(query: { gatewayUrl: string; messageId: string; authToken?: string }): Promise<MessageStatusValue | undefined> {
+    try {
+      // Beside the delivery URL: https://gw/sms -> https://gw/messages/{id}.
+      const url = new URL(`messages/${encodeURIComponent(query.messageId)}`, query.gatewayUrl).toString();
+      checkGatewayUrlSyntax(url, policy);
+      const response = await client.request({
+        method: 'GET',
+        url,
+        headers: { Accept: 'application/json', ...(query.authToken ? { Authorization: `Bearer ${query.authToken}` } : {}) },
+        timeout: Math.min(timeoutMs, MESSAGE_STATUS_TIMEOUT_MS),
+        signal: AbortSignal.timeout(Math.min(timeoutMs, MESSAGE_STATUS_TIMEOUT_MS)),
+        adapter: 'http',
+        maxRedirects: 0,
+        proxy: false,
+        httpAgent: agents[policy].httpAgent,
+        httpsAgent: agents[policy].httpsAgent,
+        maxContentLength: MAX_GATEWAY_RESPONSE_BYTES,
+        responseType: 'json',
+        validateStatus: () => true,
+      });
+      if (response.status !== 200) return undefined;
+      const parsed = MessageStatusSchema.pick({ status: true }).safeParse(response.data);
+      return parsed.success ? parsed.data.status : undefined;
+    } catch (err) {
+      deps.logger?.warn({ gateway: safeOrigin(query.gatewayUrl), code: errorCode(err) }, 'SMS gateway message status look-up failed');
+      return undefined;
+    }
+  }
+
   return {
     deliverSms,
+    messageStatus,
     close() {
       for (const pair of Object.values(agents)) {
         pair.httpAgent.destroy();
@@ -123,7 +157,7 @@ export async function postWithinDeadline(
   agents: AgentPair,
   request: { url: string; data: unknown; headers: Record<string, string> },
   timeoutMs: number,
-): Promise<{ status: number; retryAfter?: string }> {
+): Promise<{ status: number; retryAfter?: string; messageId?: string }> {
   // `timeout` alone is an idle timer; the abort signal bounds the whole call, so a gateway
   // trickling bytes cannot hold a start request open.
   const deadline = new AbortController();
@@ -147,7 +181,12 @@ export async function postWithinDeadline(
     });
     await discardBody(response.data, MAX_GATEWAY_RESPONSE_BYTES);
     const retryAfter = response.headers['retry-after'];
-    return { status: response.status, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
+    const messageId = response.headers[MESSAGE_ID_HEADER.toLowerCase()];
+    return {
+      status: response.status,
+      ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+      ...(typeof messageId === 'string' && messageId.length <= 128 ? { messageId } : {}),
+    };
   } catch (err) {
     if (deadline.signal.aborted) throw new DeadlineExceeded();
     throw err;

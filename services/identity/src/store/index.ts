@@ -20,6 +20,7 @@ import { rolesRepo } from './repos/roles';
 import { loginStatsRepo } from './repos/login-stats';
 import { signingKeysRepo } from './repos/signing-keys';
 import { smsFraudGuardRepo } from './repos/sms-fraud-guard';
+import { lastDeliveriesRepo } from './repos/last-deliveries';
 import { tenantLogsRepo } from './repos/tenant-logs';
 import { logStreamsRepo } from './repos/log-streams';
 import { userBlocksRepo } from './repos/user-blocks';
@@ -45,6 +46,8 @@ export interface IdentityStore {
   /** The SMS fraud guard's per-prefix counts and blocks (domain/sms-policy). */
   readonly smsFraudGuard: ReturnType<typeof smsFraudGuardRepo>;
   readonly loginFailures: ReturnType<typeof loginFailuresRepo>;
+  /** The channel and gateway message of each number's last code (channel fallback after an undelivered receipt). */
+  readonly lastDeliveries: ReturnType<typeof lastDeliveriesRepo>;
   /** Multi-table statements of the start and code-exchange path (one round trip each). */
   readonly passwordlessLogins: ReturnType<typeof passwordlessLoginsRepo>;
   readonly refreshTokens: ReturnType<typeof refreshTokensRepo>;
@@ -134,6 +137,7 @@ function bindStore(
     codes: oneTimeCodesRepo(db, cipher),
     smsFraudGuard: smsFraudGuardRepo(db),
     loginFailures: loginFailuresRepo(db),
+    lastDeliveries: lastDeliveriesRepo(db),
     passwordlessLogins: passwordlessLoginsRepo(db, cipher, { recordTenantLogs: recording }),
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),

@@ -71,9 +71,34 @@ describe('SMS gateway client', () => {
     opened = [];
   });
 
+  describe('message ids and statuses (channel fallback after an undelivered receipt)', () => {
+    it('resolves with the gateway’s SMS-Message-Id', async () => {
+      gateway.respondWith(answer(200, { 'SMS-Message-Id': 'msg-42' }));
+      await expect(client.deliverSms(request())).resolves.toEqual({ messageId: 'msg-42' });
+    });
+
+    it('asks GET messages/{id} beside the delivery URL with the bearer token and reads the status', async () => {
+      gateway.respondWith(answer(200, { 'content-type': 'application/json' }, JSON.stringify({ id: 'msg 1', status: 'undelivered' })));
+      const status = await client.messageStatus({ gatewayUrl: gateway.url('/sms?tenant=acme'), messageId: 'msg 1', authToken: 'token-1' });
+      expect(status).toBe('undelivered');
+      expect(gateway.requests[0]).toMatchObject({ method: 'GET', path: '/messages/msg%201' });
+      expect(gateway.requests[0]!.headers.authorization).toBe('Bearer token-1');
+    });
+
+    it('answers undefined, never throws, for a 404, a body that is not a status, or no answer in time', async () => {
+      gateway.respondWith(answer(404));
+      await expect(client.messageStatus({ gatewayUrl: gateway.url('/sms'), messageId: 'm' })).resolves.toBeUndefined();
+      gateway.respondWith(answer(200, { 'content-type': 'application/json' }, '{"status":"lost"}'));
+      await expect(client.messageStatus({ gatewayUrl: gateway.url('/sms'), messageId: 'm' })).resolves.toBeUndefined();
+      const slow = clientWith({ timeoutMs: 200 });
+      gateway.respondWith(hang);
+      await expect(slow.messageStatus({ gatewayUrl: gateway.url('/sms'), messageId: 'm' })).resolves.toBeUndefined();
+    });
+  });
+
   describe('a successful delivery', () => {
     it('POSTs the JSON body with an Idempotency-Key and resolves on 200', async () => {
-      await expect(client.deliverSms(request())).resolves.toBeUndefined();
+      await expect(client.deliverSms(request())).resolves.toEqual({});
       expect(gateway.requests).toHaveLength(1);
       const [received] = gateway.requests;
       expect(received?.method).toBe('POST');
@@ -118,7 +143,7 @@ describe('SMS gateway client', () => {
         res.writeHead(200, { 'Content-Type': 'text/plain' });
         res.end('x'.repeat(1024 * 1024));
       });
-      await expect(client.deliverSms(request())).resolves.toBeUndefined();
+      await expect(client.deliverSms(request())).resolves.toEqual({});
     });
 
     it('forwards the caller details in req when the payload has them', async () => {

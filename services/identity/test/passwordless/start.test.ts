@@ -63,7 +63,7 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
   const storedCode = (on: LoginSetup, phone: string) => h.identity.store.codes.find(on.connectionId, phone);
 
   describe('success', () => {
-    it('answers 200 with the spec 2.4 body and sends the code to the gateway', async () => {
+    it('answers 200 with the spec 2.4 body (and the channel used) and sends the code to the gateway', async () => {
       const sent = body();
       const res = await h.start(sent);
       expect(res.status).toBe(200);
@@ -72,6 +72,7 @@ describeOnEachDatabase('POST /passwordless/start', (database) => {
         phone_number: sent.phone_number,
         request_language: null,
         phone_verified: false,
+        channel: 'sms',
       });
       expect(h.gateway.requests).toHaveLength(1);
       const code = await storedCode(setup, sent.phone_number);

@@ -5,7 +5,8 @@ import type { MessageStatusStore } from '../store/message-status-store';
 import type { CircuitBreakers } from './circuit-breaker';
 import type { DeliveryMetrics } from './delivery-metrics';
 import { messageFingerprint, type Idempotency } from './idempotency';
-import type { RouteTable } from './routing';
+import type { DeliveryChannel } from '@smsauth/contracts';
+import type { Route } from './routing';
 import { isProviderFailure, ProviderError, type OutgoingSms, type SmsProvider } from './sms-provider';
 
 export type DeliveryOutcome =
@@ -21,7 +22,8 @@ export interface DeliveryResult {
 export interface DeliveryServiceDependencies {
   /** Every provider instance a route names, by name. */
   providers: ReadonlyMap<string, SmsProvider>;
-  routes: RouteTable;
+  /** ChannelRoutes (a RouteTable serves as SMS-only routes). */
+  routes: { routeFor(recipient: string, channel?: DeliveryChannel): Route };
   breakers: CircuitBreakers;
   idempotency: Idempotency<DeliveryOutcome>;
   statuses: MessageStatusStore;
@@ -69,11 +71,15 @@ export class DeliveryService {
   private async send(request: DeliveryRequest, idempotencyKey?: string): Promise<DeliveryOutcome> {
     const { routes, logger } = this.deps;
     const id = this.newId();
-    const route = routes.routeFor(request.recipient);
+    const channel = request.channel ?? 'sms';
+    const route = routes.routeFor(request.recipient, channel);
     const message: OutgoingSms = {
       id,
       recipient: request.recipient,
       body: request.body,
+      channel,
+      ...optional('code', request.code),
+      ...optional('language', request.language),
       ...optional('sender', request.sender),
       ...optional('routeSender', route.sender),
       ...(request.req !== undefined ? { req: request.req } : {}),
@@ -85,6 +91,7 @@ export class DeliveryService {
     const logContext = {
       messageId: id,
       route: route.key,
+      channel,
       recipient: maskPhoneNumber(request.recipient),
       idempotencyKey,
       attempts: result.attempts,
@@ -94,7 +101,11 @@ export class DeliveryService {
       return { delivered: true, id, provider: result.accepted.provider, ...optional('providerMessageId', result.accepted.providerMessageId) };
     }
     const error = result.error;
-    const description = error?.description ?? `no provider of the route is available (circuit open: ${route.providers.join(', ')})`;
+    const description =
+      error?.description ??
+      (route.providers.length === 0
+        ? `no ${channel} route for this number (SMS_ROUTES has ${channel}: routes, none matching it and no ${channel}:default)`
+        : `no provider of the route is available (circuit open: ${route.providers.join(', ')})`);
     logger.warn(
       { ...logContext, provider: error?.provider, providerStatus: error?.details.status, providerCode: error?.details.code, reason: maskPhoneNumbers(description) },
       error !== undefined && !isProviderFailure(error)

@@ -134,8 +134,10 @@ export class SharedIdempotencyStore<T> implements Idempotency<T> {
 }
 
 /** What makes two deliveries "the same message" for an idempotency key. */
-export function messageFingerprint(message: { recipient: string; body: string; sender?: string | undefined }): string {
+export function messageFingerprint(message: { recipient: string; body: string; sender?: string | undefined; channel?: string | undefined }): string {
+  // An SMS fingerprints as it did before channels (a stored key stays valid across the upgrade).
+  const channel = message.channel !== undefined && message.channel !== 'sms' ? [message.channel] : [];
   return createHash('sha256')
-    .update(JSON.stringify([message.recipient, message.body, message.sender ?? null]))
+    .update(JSON.stringify([message.recipient, message.body, message.sender ?? null, ...channel]))
     .digest('base64url');
 }

@@ -1,4 +1,5 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { DELIVERY_CHANNELS, type DeliveryChannel } from '@smsauth/contracts';
 import { z } from 'zod';
 
 /** A provider instance name: a kind (`twilio`) or a name from SMS_PROVIDER_INSTANCES. */
@@ -21,12 +22,29 @@ const RouteSchema = z.union([
   }),
 ]);
 
-/** `+<digits>` (E.164 prefix), a two-letter country code, or `default`. */
-const RouteKeySchema = z.string().refine((key) => key === 'default' || /^\+[0-9]{1,6}$/.test(key) || (/^[A-Z]{2}$/.test(key) && isSupportedCountry(key)), {
-  message: 'route keys are "+<1-6 digits>" (E.164 prefix), an ISO 3166 country code like "DE", or "default"',
+/** A route key without its channel: `+<digits>` (E.164 prefix), a two-letter country code, or `default`. */
+function isPlainRouteKey(key: string): boolean {
+  return key === 'default' || /^\+[0-9]{1,6}$/.test(key) || (/^[A-Z]{2}$/.test(key) && isSupportedCountry(key));
+}
+
+const CHANNEL_PREFIX = new RegExp(`^(${DELIVERY_CHANNELS.join('|')}):`);
+
+/**
+ * A route key's channel and the key within it: `whatsapp:BR` is WhatsApp's route for Brazil,
+ * `voice:default` voice's default; a key without a channel (`+1`, `DE`, `default`) is an SMS
+ * route, as before channels existed.
+ */
+export function splitRouteKey(key: string): { channel: DeliveryChannel; key: string } {
+  const match = CHANNEL_PREFIX.exec(key);
+  return match ? { channel: match[1] as DeliveryChannel, key: key.slice(match[0].length) } : { channel: 'sms', key };
+}
+
+const RouteKeySchema = z.string().refine((key) => isPlainRouteKey(splitRouteKey(key).key), {
+  message:
+    'route keys are "+<1-6 digits>" (E.164 prefix), an ISO 3166 country code like "DE", or "default", optionally after a channel: "whatsapp:BR", "voice:default" ("sms:" is the same as none)',
 });
 
-/** The `SMS_ROUTES` value: a JSON object of route key -> providers (or {providers, sender}). */
+/** The `SMS_ROUTES` value: a JSON object of route key (optionally `<channel>:` first) -> providers (or {providers, sender}). */
 export const RouteTableSchema = z.record(RouteKeySchema, RouteSchema);
 export type RouteTableInput = z.output<typeof RouteTableSchema>;
 
@@ -60,14 +78,32 @@ export class RouteTable {
     this.candidates = routes.map((route) => toCandidate(route)).sort((a, b) => b.specificity - a.specificity);
   }
 
-  /** SMS_ROUTES parsed; `defaultProviders` is the default route when it names none (SMS_PROVIDER). */
+  /**
+   * SMS_ROUTES parsed: the SMS table (keys without a channel; `defaultProviders`, SMS_PROVIDER,
+   * is its default when it names none). Use ChannelRoutes.fromInput for every channel.
+   */
   static fromInput(input: RouteTableInput | undefined, defaultProviders: readonly string[]): RouteTable {
-    const routes: Route[] = Object.entries(input ?? {}).map(([key, value]) =>
-      Array.isArray(value) ? { key, providers: value } : { key, providers: value.providers, ...(value.sender !== undefined ? { sender: value.sender } : {}) },
-    );
-    const fallback = routes.find((route) => route.key === 'default') ?? { key: 'default', providers: defaultProviders };
+    return ChannelRoutes.fromInput(input, defaultProviders).sms;
+  }
+
+  /** The routes of one channel's keys (`channel:` removed from `key`, put back for logs), or undefined when it has none. */
+  static ofChannel(input: RouteTableInput | undefined, channel: DeliveryChannel, defaultProviders?: readonly string[]): RouteTable | undefined {
+    const routes: Route[] = [];
+    for (const [fullKey, value] of Object.entries(input ?? {})) {
+      const { channel: keyChannel, key } = splitRouteKey(fullKey);
+      if (keyChannel !== channel) continue;
+      const shown = channel === 'sms' ? key : `${channel}:${key}`;
+      routes.push(Array.isArray(value) ? { key: shown, providers: value } : { key: shown, providers: value.providers, ...(value.sender !== undefined ? { sender: value.sender } : {}) });
+    }
+    const defaultKey = channel === 'sms' ? 'default' : `${channel}:default`;
+    const fallback = routes.find((route) => route.key === defaultKey) ?? (defaultProviders ? { key: defaultKey, providers: defaultProviders } : undefined);
+    if (!fallback) {
+      if (routes.length === 0) return undefined;
+      // Routes for some countries of this channel and none for the rest: the rest has none.
+      return new RouteTable(routes, { key: defaultKey, providers: [] });
+    }
     return new RouteTable(
-      routes.filter((route) => route.key !== 'default'),
+      routes.filter((route) => route.key !== defaultKey),
       fallback,
     );
   }
@@ -86,13 +122,47 @@ export class RouteTable {
 }
 
 function toCandidate(route: Route): Candidate {
-  if (route.key.startsWith('+')) {
-    return { ...route, specificity: route.key.length - 1, matches: (recipient) => recipient.startsWith(route.key) };
+  const { key } = splitRouteKey(route.key);
+  if (key.startsWith('+')) {
+    return { ...route, specificity: key.length - 1, matches: (recipient) => recipient.startsWith(key) };
   }
-  const country = route.key as CountryCode;
+  const country = key as CountryCode;
   return {
     ...route,
     specificity: getCountryCallingCode(country).length + 0.5,
     matches: (recipient) => parsePhoneNumberFromString(recipient)?.country === country,
   };
+}
+
+/**
+ * The route tables of every channel. SMS is SMS_ROUTES' keys without a channel (SMS_PROVIDER
+ * its default); WhatsApp and voice are their `whatsapp:` / `voice:` keys. A channel with no key
+ * of its own uses the SMS routes (its providers then send that channel, or fail and let the
+ * identity service fall back); a channel with keys of its own and no `<channel>:default` has no
+ * route for the numbers its keys do not match (routeFor answers an empty provider list).
+ */
+export class ChannelRoutes {
+  private constructor(
+    readonly sms: RouteTable,
+    private readonly others: ReadonlyMap<DeliveryChannel, RouteTable>,
+  ) {}
+
+  static fromInput(input: RouteTableInput | undefined, defaultProviders: readonly string[]): ChannelRoutes {
+    const sms = RouteTable.ofChannel(input, 'sms', defaultProviders)!;
+    const others = new Map<DeliveryChannel, RouteTable>();
+    for (const channel of DELIVERY_CHANNELS) {
+      if (channel === 'sms') continue;
+      const table = RouteTable.ofChannel(input, channel);
+      if (table) others.set(channel, table);
+    }
+    return new ChannelRoutes(sms, others);
+  }
+
+  routeFor(recipient: string, channel: DeliveryChannel = 'sms'): Route {
+    return (this.others.get(channel) ?? this.sms).routeFor(recipient);
+  }
+
+  providerNames(): string[] {
+    return [...new Set([this.sms, ...this.others.values()].flatMap((table) => table.providerNames()))];
+  }
 }

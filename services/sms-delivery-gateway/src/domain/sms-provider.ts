@@ -1,4 +1,4 @@
-import type { DeliveryRequestInfo, MessageStatusValue } from '@smsauth/contracts';
+import type { DeliveryChannel, DeliveryRequestInfo, MessageStatusValue } from '@smsauth/contracts';
 
 // The port the delivery domain sends through; each provider in providers/ implements it.
 
@@ -15,6 +15,12 @@ export interface OutgoingSms {
   req?: DeliveryRequestInfo;
   /** The caller's `Idempotency-Key`, for providers that can pass it on. */
   idempotencyKey?: string;
+  /** `sms` unless the request said otherwise; `body` is then a WhatsApp message's text or what a call says. */
+  channel: DeliveryChannel;
+  /** The code's digits, when the request gave them (WhatsApp templates fill a variable with them). */
+  code?: string;
+  /** The language of `body`, when the request gave one (a call speaks in it). */
+  language?: string;
 }
 
 export interface SendResult {

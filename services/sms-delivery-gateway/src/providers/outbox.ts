@@ -17,6 +17,8 @@ export const outboxProvider = defineProvider({
         recipient: message.recipient,
         sender: message.routeSender ?? message.sender ?? null,
         body: message.body,
+        channel: message.channel,
+        language: message.language ?? null,
         received_at: clock.now().toISOString(),
       });
       return { providerMessageId: message.id };

@@ -11,10 +11,11 @@ import {
 } from './provider';
 import { secretsMatch } from '../domain/constant-time';
 import { twilioSignature } from '../domain/receipt-signatures';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
+import { ProviderError, type ReceiptReading, type ReceiptRequest, type SendResult, type SmsProvider } from '../domain/sms-provider';
 
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
+const CONTENT_SID = /^HX[0-9a-fA-F]{32}$/;
 
 /** The twilio provider's variables. */
 const settingsSchema = z.object({
@@ -34,6 +35,27 @@ const settingsSchema = z.object({
     .pipe(z.string().regex(MESSAGING_SERVICE_SID, { message: 'must be a Messaging Service SID (MG followed by 32 hex digits)' }).optional())
     .meta({
       description: 'Messaging Service SID (`MG` + 32 hex digits), sent as `MessagingServiceSid` (with `From` too when `TWILIO_FROM` is set).',
+    }),
+  TWILIO_WHATSAPP_FROM: env
+    .optionalString()
+    .pipe(PhoneNumberSchema.optional())
+    .meta({
+      description:
+        'Your WhatsApp sender (E.164), sent as `From=whatsapp:<number>` for `whatsapp` deliveries. Without it a WhatsApp delivery goes through `TWILIO_MESSAGING_SERVICE_SID` (which then needs a WhatsApp sender) or fails, and identity falls back to its next channel.',
+    }),
+  TWILIO_WHATSAPP_CONTENT_SID: env
+    .optionalString()
+    .pipe(z.string().regex(CONTENT_SID, { message: 'must be a Content SID (HX followed by 32 hex digits)' }).optional())
+    .meta({
+      description:
+        'Content template SID (`HX` + 32 hex digits) of an approved WhatsApp authentication template: WhatsApp deliveries send `ContentSid` and `ContentVariables` `{"1": "<code>"}` instead of a free-form `Body` (WhatsApp only lets a business start a conversation with an approved template).',
+    }),
+  TWILIO_VOICE_FROM: env
+    .optionalString()
+    .pipe(PhoneNumberSchema.optional())
+    .meta({
+      description:
+        'Caller id (E.164, a voice-capable number of the account) for `voice` deliveries; `TWILIO_FROM` when unset and it is a number. The call reads the message with TwiML `<Say language>`.',
     }),
   TWILIO_API_BASE_URL: env
     .url()
@@ -84,49 +106,88 @@ function createTwilioSender(settings: ProviderSettings<typeof settingsSchema>, d
   const { http, name, statusCallbackUrl } = deps;
   const accountSid = settings.TWILIO_ACCOUNT_SID ?? '';
   const authToken = settings.TWILIO_AUTH_TOKEN ?? '';
-  const url = `${settings.TWILIO_API_BASE_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`;
+  const accountUrl = `${settings.TWILIO_API_BASE_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}`;
   const timeout = settings.TWILIO_TIMEOUT_MS;
   const fail = (description: string, details: ProviderError['details'] = {}) =>
     new ProviderError(name, scrubSecrets(description, [authToken]), details);
 
+  /** One POST to a Twilio REST resource; the sid it answers, or a ProviderError. */
+  async function post(resource: 'Messages' | 'Calls', form: URLSearchParams): Promise<SendResult> {
+    let response;
+    try {
+      response = await http.post<unknown>(`${accountUrl}/${resource}.json`, form.toString(), {
+        auth: { username: accountSid, password: authToken },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        timeout,
+        maxRedirects: 0,
+        validateStatus: () => true,
+      });
+    } catch (err) {
+      throw fail(`Twilio request failed: ${describeTransportFailure(err, timeout)}`);
+    }
+
+    if (response.status >= 200 && response.status < 300) {
+      const sid = (response.data as { sid?: unknown } | undefined)?.sid;
+      return typeof sid === 'string' ? { providerMessageId: sid } : {};
+    }
+    const body = (typeof response.data === 'object' && response.data !== null ? response.data : {}) as TwilioErrorBody;
+    const code = typeof body.code === 'number' || typeof body.code === 'string' ? body.code : undefined;
+    const reason = typeof body.message === 'string' ? body.message : 'no error message';
+    const description =
+      code !== undefined
+        ? `Twilio error ${code} (HTTP ${response.status}): ${reason}`
+        : `Twilio answered HTTP ${response.status}: ${reason}`;
+    throw fail(description, { status: response.status, ...(code !== undefined ? { code } : {}) });
+  }
+
   return {
     name,
     async send(message) {
+      if (message.channel === 'voice') {
+        // A call: Twilio dials, then speaks the TwiML given inline (no URL of ours to fetch).
+        const caller = settings.TWILIO_VOICE_FROM ?? (settings.TWILIO_FROM && PhoneNumberSchema.safeParse(settings.TWILIO_FROM).success ? settings.TWILIO_FROM : undefined);
+        if (!caller) throw fail('Twilio voice needs a caller id: set TWILIO_VOICE_FROM (or TWILIO_FROM to a number)');
+        const form = new URLSearchParams({ To: message.recipient, From: caller, Twiml: sayTwiml(message.body, message.language) });
+        if (statusCallbackUrl) form.set('StatusCallback', statusCallbackUrl(message.id));
+        return post('Calls', form);
+      }
+      if (message.channel === 'whatsapp') {
+        const from = settings.TWILIO_WHATSAPP_FROM;
+        if (!from && !settings.TWILIO_MESSAGING_SERVICE_SID) {
+          throw fail('Twilio WhatsApp needs a sender: set TWILIO_WHATSAPP_FROM or TWILIO_MESSAGING_SERVICE_SID');
+        }
+        const form = new URLSearchParams({ To: `whatsapp:${message.recipient}` });
+        if (settings.TWILIO_WHATSAPP_CONTENT_SID && message.code !== undefined) {
+          form.set('ContentSid', settings.TWILIO_WHATSAPP_CONTENT_SID);
+          form.set('ContentVariables', JSON.stringify({ 1: message.code }));
+        } else {
+          form.set('Body', message.body);
+        }
+        if (settings.TWILIO_MESSAGING_SERVICE_SID) form.set('MessagingServiceSid', settings.TWILIO_MESSAGING_SERVICE_SID);
+        if (from) form.set('From', `whatsapp:${from}`);
+        if (statusCallbackUrl) form.set('StatusCallback', statusCallbackUrl(message.id));
+        return post('Messages', form);
+      }
       const form = new URLSearchParams({ To: message.recipient, Body: message.body });
       if (settings.TWILIO_MESSAGING_SERVICE_SID) form.set('MessagingServiceSid', settings.TWILIO_MESSAGING_SERVICE_SID);
       // Both may be set: Twilio then sends from From and applies the service's features.
       const from = message.routeSender ?? settings.TWILIO_FROM;
       if (from) form.set('From', from);
       if (statusCallbackUrl) form.set('StatusCallback', statusCallbackUrl(message.id));
-
-      let response;
-      try {
-        response = await http.post<unknown>(url, form.toString(), {
-          auth: { username: accountSid, password: authToken },
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          timeout,
-          maxRedirects: 0,
-          validateStatus: () => true,
-        });
-      } catch (err) {
-        throw fail(`Twilio request failed: ${describeTransportFailure(err, timeout)}`);
-      }
-
-      if (response.status >= 200 && response.status < 300) {
-        const sid = (response.data as { sid?: unknown } | undefined)?.sid;
-        return typeof sid === 'string' ? { providerMessageId: sid } : {};
-      }
-      const body = (typeof response.data === 'object' && response.data !== null ? response.data : {}) as TwilioErrorBody;
-      const code = typeof body.code === 'number' || typeof body.code === 'string' ? body.code : undefined;
-      const reason = typeof body.message === 'string' ? body.message : 'no error message';
-      const description =
-        code !== undefined
-          ? `Twilio error ${code} (HTTP ${response.status}): ${reason}`
-          : `Twilio answered HTTP ${response.status}: ${reason}`;
-      throw fail(description, { status: response.status, ...(code !== undefined ? { code } : {}) });
+      return post('Messages', form);
     },
     readReceipt: (request) => readTwilioReceipt(request, authToken),
   };
+}
+
+/** TwiML that speaks `text` once (the text itself says the code twice), in `language` when given. */
+export function sayTwiml(text: string, language: string | undefined): string {
+  const lang = language !== undefined ? ` language="${escapeXml(language)}"` : '';
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Say${lang}>${escapeXml(text)}</Say></Response>`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
 /** A Twilio status callback: form-encoded, signed over the URL and the sorted parameters. */
@@ -136,7 +197,9 @@ function readTwilioReceipt(request: ReceiptRequest, authToken: string): ReceiptR
   const params = [...new URLSearchParams(request.rawBody.toString('utf8'))];
   if (!secretsMatch(presented, twilioSignature(authToken, request.url, params))) return { kind: 'bad_signature' };
 
-  const parsed = TwilioStatusCallbackSchema.safeParse(Object.fromEntries(params));
+  const fields = Object.fromEntries(params);
+  if (fields.CallSid !== undefined && fields.MessageSid === undefined) return readTwilioCallReceipt(fields);
+  const parsed = TwilioStatusCallbackSchema.safeParse(fields);
   if (!parsed.success) return { kind: 'invalid', description: 'A Twilio status callback needs MessageSid and MessageStatus' };
   const status = statusFromTwilio(parsed.data.MessageStatus);
   if (status === undefined) return { kind: 'invalid', description: `Unknown Twilio MessageStatus ${parsed.data.MessageStatus}` };
@@ -167,6 +230,37 @@ function statusFromTwilio(value: string): MessageStatusValue | undefined {
     case 'read':
       return 'delivered';
     case 'undelivered':
+      return 'undelivered';
+    case 'failed':
+    case 'canceled':
+      return 'failed';
+    default:
+      return undefined;
+  }
+}
+
+/** A call's status callback (CallSid, CallStatus): answered and ended is delivered; busy or unanswered is undelivered. */
+function readTwilioCallReceipt(fields: Record<string, string>): ReceiptReading {
+  const status = statusFromTwilioCall(fields.CallStatus ?? '');
+  if (!fields.CallSid || status === undefined) return { kind: 'invalid', description: `Unknown Twilio CallStatus ${fields.CallStatus ?? '(none)'}` };
+  return {
+    kind: 'receipt',
+    receipt: { status, providerMessageId: fields.CallSid, ...(fields.ErrorCode ? { errorCode: fields.ErrorCode } : {}) },
+  };
+}
+
+function statusFromTwilioCall(value: string): MessageStatusValue | undefined {
+  switch (value) {
+    case 'queued':
+    case 'initiated':
+      return 'accepted';
+    case 'ringing':
+    case 'in-progress':
+      return 'sent';
+    case 'completed':
+      return 'delivered';
+    case 'busy':
+    case 'no-answer':
       return 'undelivered';
     case 'failed':
     case 'canceled':

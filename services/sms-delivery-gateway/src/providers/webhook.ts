@@ -90,6 +90,9 @@ function createWebhookSender(settings: ProviderSettings<typeof settingsSchema>, 
         body: message.body,
         sender: message.routeSender ?? message.sender ?? null,
         ...(message.req ? { req: message.req } : {}),
+        channel: message.channel,
+        ...(message.code !== undefined ? { code: message.code } : {}),
+        ...(message.language !== undefined ? { language: message.language } : {}),
         ...(statusCallbackUrl ? { status_callback: statusCallbackUrl(message.id) } : {}),
       };
       let response;

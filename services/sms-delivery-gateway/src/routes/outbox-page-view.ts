@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { OutboxMessage } from '@smsauth/contracts';
+import { CHANNEL_NAMES, type OutboxMessage } from '@smsauth/contracts';
 import { escapeHtml, htmlPage } from '@smsauth/service-kit';
 
 /** Seconds between the page's own reloads (`<meta http-equiv="refresh">`: no script needed). */
@@ -48,6 +48,7 @@ function row(message: OutboxMessage): string {
   return `<tr>
 <td data-label="Received"><time datetime="${escapeHtml(message.received_at)}">${escapeHtml(formatTime(message.received_at))}</time></td>
 <td data-label="To">${escapeHtml(message.recipient)}</td>
+<td data-label="Channel">${escapeHtml(CHANNEL_NAMES[message.channel] ?? message.channel)}${message.language ? ` <span lang="en">(${escapeHtml(message.language)})</span>` : ''}</td>
 <td data-label="From">${message.sender === null ? '<span aria-label="no sender">-</span>' : escapeHtml(message.sender)}</td>
 <td class="body" data-label="Message">${highlightCodes(message.body)}</td>
 </tr>`;
@@ -65,7 +66,7 @@ export function outboxPage(messages: readonly OutboxMessage[], watching = false)
   const list = messages.length
     ? `<table>
 <caption>${messages.length} message${messages.length === 1 ? '' : 's'}, newest first.</caption>
-<thead><tr><th scope="col">Received</th><th scope="col">To</th><th scope="col">From</th><th scope="col">Message</th></tr></thead>
+<thead><tr><th scope="col">Received</th><th scope="col">To</th><th scope="col">Channel</th><th scope="col">From</th><th scope="col">Message</th></tr></thead>
 <tbody>
 ${messages.map(row).join('\n')}
 </tbody>
@@ -74,7 +75,7 @@ ${messages.map(row).join('\n')}
   return layout(
     'SMS outbox',
     watching ? `<meta http-equiv="refresh" content="${OUTBOX_PAGE_REFRESH_SECONDS}; url=/outbox?watch=1">\n` : '',
-    `<h1>SMS outbox</h1>\n<p>Text messages this gateway received (development outbox provider); none of them reached a phone.</p>\n<p>${reloading}</p>\n${list}`,
+    `<h1>SMS outbox</h1>\n<p>Messages this gateway received (development outbox provider), whatever their channel (SMS, WhatsApp, voice call); none of them reached a phone.</p>\n<p>${reloading}</p>\n${list}`,
   );
 }
 

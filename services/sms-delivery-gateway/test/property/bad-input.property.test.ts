@@ -239,7 +239,7 @@ describe('sms-delivery-gateway under arbitrary input (property-based)', () => {
           const messages = stored.body as Array<Record<string, unknown>>;
           expect(messages).toHaveLength(res.status === 200 ? 1 : 0);
           for (const message of messages) {
-            expect(Object.keys(message).sort()).toEqual(['body', 'id', 'received_at', 'recipient', 'sender']);
+            expect(Object.keys(message).sort()).toEqual(['body', 'channel', 'id', 'language', 'received_at', 'recipient', 'sender']);
             expect(message.body).toBe(marker);
             expect(Object.getPrototypeOf(message)).toBe(Object.prototype);
           }

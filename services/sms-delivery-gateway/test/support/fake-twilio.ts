@@ -22,15 +22,16 @@ export interface FakeTwilio {
 
 /**
  * The shared recording server (@smsauth/test-support) answering as a small Twilio Programmable
- * Messaging imitation: checks basic auth (401, code 20003), refuses INVALID_TO (400, code
+ * Messaging and Programmable Voice (Calls) imitation: checks basic auth (401, code 20003), refuses INVALID_TO (400, code
  * 21211) and otherwise answers 201 with a message resource.
  */
-export async function startFakeTwilio(): Promise<FakeTwilio> {
+export async function startFakeTwilio(options: { down?: (request: TwilioRequest) => boolean } = {}): Promise<FakeTwilio> {
   const requests: TwilioRequest[] = [];
   const server = await RecordingServer.start({
     responder: (req, res, recorded) => {
       const form = Object.fromEntries(new URLSearchParams(recorded.body));
-      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, form });
+      const request = { method: recorded.method, url: recorded.path, headers: recorded.headers, form };
+      requests.push(request);
       const reply = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
@@ -38,6 +39,15 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       const expectedAuth = `Basic ${Buffer.from(`${TWILIO_SID}:${TWILIO_TOKEN}`).toString('base64')}`;
       if (req.headers.authorization !== expectedAuth) {
         reply(401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
+        return;
+      }
+      if (options.down?.(request)) {
+        reply(503, { code: 20500, message: 'Service unavailable', status: 503 });
+        return;
+      }
+      if (recorded.path.endsWith('/Calls.json')) {
+        // Programmable Voice: the call resource (its sid starts CA).
+        reply(201, { sid: `CA${randomBytes(16).toString('hex')}`, account_sid: TWILIO_SID, to: form.To, from: form.From, status: 'queued' });
         return;
       }
       if (form.To === INVALID_TO) {

@@ -1,4 +1,4 @@
-import { ErrorCodes } from '@smsauth/contracts';
+import { ErrorCodes, type DeliveryChannel } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAuthorizeTransaction } from '../../store';
 import type { PasswordlessExchangeDependencies } from '../oauth/passwordless-exchange';
@@ -75,6 +75,7 @@ export const MESSAGES = {
   signupDisabled: 'This phone number cannot sign in to this application.',
   notConfigured: 'Sign-in by text message is not available for this application any more.',
   sendFailed: 'We could not send the text message. Try again in a moment.',
+  channelUnavailable: 'That way of sending the code is not available for this number. Choose another one.',
   codeMissing: 'Enter the code from the text message.',
   wrongCode: 'That code is not right. Check the text message and try again.',
   expiredCode: 'This code has expired. Request a new code.',
@@ -128,6 +129,9 @@ export function startRefusal(err: unknown): StepRefusal {
       return { ok: false, status: 400, message: MESSAGES.notConfigured };
     case ErrorCodes.SMS_PROVIDER_ERROR:
       return { ok: false, status: 502, message: MESSAGES.sendFailed };
+    // The only bad.request a hosted-login start can get: a channel the connection does not allow for the number.
+    case ErrorCodes.BAD_REQUEST:
+      return { ok: false, status: 400, message: MESSAGES.channelUnavailable };
     default:
       throw err;
   }
@@ -137,6 +141,8 @@ export function startRefusal(err: unknown): StepRefusal {
 export interface PhoneInput {
   number: string;
   country?: string;
+  /** "Call me instead", "Send via WhatsApp": the channel the person chose; absent, the connection's order. */
+  channel?: DeliveryChannel;
 }
 
 /**
@@ -150,7 +156,7 @@ export async function sendLoginCode(
   transaction: StoredAuthorizeTransaction,
   input: PhoneInput,
   caller: Caller,
-): Promise<{ ok: true; phoneNumber: string } | StepRefusal | StepEnd> {
+): Promise<{ ok: true; phoneNumber: string; channel: DeliveryChannel | undefined } | StepRefusal | StepEnd> {
   const country = input.country && isKnownCountry(input.country) ? input.country : undefined;
   const typed = country ? input.number.trim() : normalisePhoneInput(input.number);
   if (!typed) return { ok: false, status: 400, message: MESSAGES.phoneMissing };
@@ -160,25 +166,27 @@ export async function sendLoginCode(
   const now = deps.clock.now();
   const wait = resendCooldownSeconds(transaction, now);
   if (wait > 0) return { ok: false, status: 429, message: MESSAGES.cooldown(wait) };
+  let channel: DeliveryChannel | undefined;
   try {
-    await startPasswordless(deps, {
+    ({ channel } = await startPasswordless(deps, {
       body: {
         client_id: transaction.client_id,
         connection: transaction.connection_name,
         phone_number: phoneNumber,
         send: 'code',
         authParams: { scope: transaction.scope, ...(transaction.nonce !== null ? { nonce: transaction.nonce } : {}) },
+        ...(input.channel ? { channel: input.channel } : {}),
       },
       ...caller,
       setHeaders: () => undefined,
       clientAuthentication: 'hosted-login',
-    });
+    }));
   } catch (err) {
     if (isUserBlockedError(err)) return endForBlockedUser(deps.store, transaction, err);
     return startRefusal(err);
   }
-  await deps.store.authorizeTransactions.recordCodeSent(transaction.id, phoneNumber, now);
-  return { ok: true, phoneNumber };
+  await deps.store.authorizeTransactions.recordCodeSent(transaction.id, phoneNumber, now, channel ?? null);
+  return { ok: true, phoneNumber, channel };
 }
 
 function codeRefusal(reason: CodeRejection): StepRefusal {

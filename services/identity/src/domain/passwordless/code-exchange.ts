@@ -104,7 +104,7 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
       accessToken: attempt.accessToken,
     });
     if (user) {
-      deps.smsMetrics.verified.inc({ country: countryLabel(number) });
+      deps.smsMetrics.verified.inc({ country: countryLabel(number), channel: outcome.code.channel ?? 'sms' });
       reportSmsVerification(deps.smsPolicy, connection, phoneNumber, verification);
       return { ok: true, user, code: outcome.code };
     }

@@ -1,4 +1,4 @@
-import { ErrorCodes, SmsProviderErrorDescriptions, type DeliveryRequest } from '@smsauth/contracts';
+import { ErrorCodes, SmsProviderErrorDescriptions, type DeliveryRequest, type MessageStatusValue } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 
 /** One text message for a connection's SMS delivery gateway. */
@@ -17,8 +17,17 @@ export interface SmsMessage {
  * (URL policy and timeout are its own settings).
  */
 export interface SmsGateway {
-  /** Resolves when the gateway answered 200; otherwise rejects with SmsProviderError. */
-  deliverSms(message: SmsMessage): Promise<void>;
+  /**
+   * Resolves when the gateway answered 200 (with its message id, the `SMS-Message-Id` header,
+   * when it sent one); otherwise rejects with SmsProviderError.
+   */
+  deliverSms(message: SmsMessage): Promise<{ messageId?: string }>;
+  /**
+   * What the gateway knows of a message it took (`GET messages/{id}` beside the gateway URL:
+   * its delivery receipts), or undefined when it cannot say (no such message, no answer, any
+   * error): never throws, and waits at most a short deadline.
+   */
+  messageStatus?(query: { gatewayUrl: string; messageId: string; authToken?: string }): Promise<MessageStatusValue | undefined>;
 }
 
 /** Why a delivery failed; for logs and metrics (the caller only sees the description). */

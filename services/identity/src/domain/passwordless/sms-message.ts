@@ -1,4 +1,4 @@
-import { ErrorCodes, SmsProviderErrorDescriptions, type ConnectionOptions, type DeliveryRequest } from '@smsauth/contracts';
+import { ErrorCodes, SmsProviderErrorDescriptions, type ConnectionOptions, type DeliveryChannel, type DeliveryRequest } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { StoredClient, StoredConnection } from '../../store';
 import { withDomainBoundCode } from './domain-bound-code';
@@ -6,6 +6,7 @@ import { GatewayTokenError, signGatewayToken } from './gateway-token';
 import { LiquidTemplateError, renderLiquidTemplate, type LiquidMessageVariables } from './liquid-template';
 import { renderMessageTemplate } from './message-template';
 import { SmsProviderError } from './sms-gateway';
+import { voiceMessage } from './voice-message';
 
 /** The connection's gateway JWT, or none when it has no gateway_authentication. */
 export function gatewayToken(connection: StoredConnection, now: Date): string | undefined {
@@ -46,34 +47,50 @@ export function unrenderableTemplateError(err: LiquidTemplateError): HttpError {
   return new HttpError(400, ErrorCodes.BAD_CONNECTION, `The connection's SMS template could not be rendered: ${err.message}`);
 }
 
-/** The delivery request body (spec 2.2): the rendered template, the sender, and the caller when forward_req_info. */
+/**
+ * The delivery request body (spec 2.2): the rendered message, the sender, and the caller when
+ * forward_req_info. Per channel: `sms` is the connection's template exactly as before (and the
+ * request carries no `channel`, so an older gateway reads it as it always did); `whatsapp` is
+ * the same template without the SMS-only domain-bound lines, with the code's digits for a
+ * WhatsApp authentication template; `voice` is the spoken text (voiceMessage), its language and
+ * the digits.
+ */
 export function deliveryPayload(
   connection: StoredConnection,
   client: StoredClient,
   phoneNumber: string,
   code: string,
   caller: { ip: string; userAgent: string | undefined; requestLanguage: string | null; send: 'code' | 'link' },
+  channel: DeliveryChannel = 'sms',
 ): DeliveryRequest {
   const { options } = connection;
   const forward = options.forward_req_info === true || options.forward_req_info === 'true';
   let body: string;
-  try {
-    body = messageBody(options, {
-      code,
-      phoneNumber,
-      applicationName: client.name,
-      connectionName: connection.name,
-      requestLanguage: caller.requestLanguage,
-      send: caller.send,
-    });
-  } catch (err) {
-    if (err instanceof LiquidTemplateError) throw unrenderableTemplateError(err);
-    throw err;
+  let language: string | undefined;
+  if (channel === 'voice') {
+    const spoken = voiceMessage(code, client.name, caller.requestLanguage);
+    body = spoken.text;
+    language = spoken.language;
+  } else {
+    try {
+      body = messageBody(channel === 'whatsapp' ? { syntax: options.syntax, template: options.template } : options, {
+        code,
+        phoneNumber,
+        applicationName: client.name,
+        connectionName: connection.name,
+        requestLanguage: caller.requestLanguage,
+        send: caller.send,
+      });
+    } catch (err) {
+      if (err instanceof LiquidTemplateError) throw unrenderableTemplateError(err);
+      throw err;
+    }
   }
   return {
     recipient: phoneNumber,
     body,
     ...(options.from ? { sender: options.from } : {}),
     ...(forward ? { req: { ip: caller.ip, ...(caller.userAgent ? { 'user-agent': caller.userAgent } : {}) } } : {}),
+    ...(channel === 'sms' ? {} : { channel, code, ...(language ? { language } : {}) }),
   };
 }

@@ -5,6 +5,8 @@ import {
   StartRequestSchema,
   startRequestErrorCode,
   toErrorDetails,
+  DeliveryChannelSchema,
+  type DeliveryChannel,
   type StartRequest,
   type StartResponse,
 } from '@smsauth/contracts';
@@ -20,6 +22,7 @@ import { isBlockedUser, refuseBlockedUser } from './blocked-user';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeaders } from './rate-limits';
 import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
+import { channelPlan } from './channels';
 import { SmsProviderError, type SmsGateway } from './sms-gateway';
 import { deliveryPayload, gatewayToken } from './sms-message';
 import { countryLabel, type SmsMetrics } from './sms-metrics';
@@ -180,14 +183,16 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   // From here on the number is its E.164 form only (stored, counted, sent to, echoed); `number` also tells its country and type.
   const phoneNumber = number.e164;
   const now = deps.clock.now();
-  const sms = smsPolicyForStart(deps.smsPolicy, connection, number); // test numbers: fixed code, no limits, no SMS
+  // A channel the connection does not allow for this number is refused before anything is counted.
+  let channels = channelPlan(connection, number, request.channel);
+  const sms = smsPolicyForStart(deps.smsPolicy, connection, number, channels[0]); // test numbers: fixed code, no limits, no SMS
   const log = startLogContext(client, connection, phoneNumber, call, user);
   const signupRefused = !user && connection.options.disable_signup;
   const idempotency = readIdempotencyKey(call.idempotencyKey, request, phoneNumber);
   if (idempotency) {
     // A retry of a start this client made with the key: nothing is counted again.
     const found = await deps.store.passwordlessLogins.findStartKey(client.client_id, idempotency.key, now);
-    if (found) return resumeKeyedStart(deps, call, { request, client, connection, user, number, log, now }, idempotency, found);
+    if (found) return resumeKeyedStart(deps, call, { request, client, connection, user, number, log, now, channels }, idempotency, found);
   }
   let early: EarlySendCount | undefined;
   if (!sms.testNumber) {
@@ -210,6 +215,10 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   if (isBlockedUser(user)) await recordStartRefused(deps.store, 'sms_start_blocked_user', log, now);
   refuseBlockedUser(user);
   await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(early), (err) => smsRefusalDetails(err));
+  if (!sms.testNumber && request.channel === undefined && channels.length > 1) {
+    const avoid = await channelThatFailedLastTime(deps, connection, phoneNumber, now);
+    if (avoid) channels = channelPlan(connection, number, undefined, avoid);
+  }
 
   const { time_step: step, length: digits } = connection.options.totp;
   const secret = generateOtpSecret();
@@ -237,9 +246,9 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
     // The same key was claimed by a concurrent retry a moment ago: continue that start.
     const again = idempotency ? await deps.store.passwordlessLogins.findStartKey(client.client_id, idempotency.key, now) : undefined;
     if (!again || !idempotency) throw startInProgress();
-    return resumeKeyedStart(deps, call, { request, client, connection, user, number, log, now }, idempotency, again);
+    return resumeKeyedStart(deps, call, { request, client, connection, user, number, log, now, channels }, idempotency, again);
   }
-  await deliverAndSettle(deps, call, { request, client, connection, user, number, log, now }, {
+  await deliverAndSettle(deps, call, { request, client, connection, user, number, log, now, channels }, {
     key,
     code: sms.testNumber ? undefined : computeOtp(secret, { issuedAt: now, step, digits }),
     logId: record.log_id,
@@ -264,9 +273,12 @@ interface ResolvedStart {
   number: CanonicalPhoneNumber;
   log: LogContext;
   now: Date;
+  /** The channels to try, in order (channelPlan). */
+  channels: readonly DeliveryChannel[];
 }
 
 function startResponse(startId: string, phoneNumber: string, call: StartCall, connection: StoredConnection, user: StoredUser | undefined): StartResponse {
+  // `channel` is added once a channel took the code (deliverAndSettle).
   return {
     _id: startId,
     phone_number: phoneNumber,
@@ -280,7 +292,7 @@ function readIdempotencyKey(header: string | undefined, request: StartRequest, p
   const parsed = IdempotencyKeySchema.safeParse(header);
   if (!parsed.success) throw new HttpError(400, ErrorCodes.INVALID_REQUEST, `Idempotency-Key header: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const fingerprint = createHash('sha256')
-    .update(JSON.stringify([request.connection, phoneNumber, request.send ?? null, request.authParams ?? null]))
+    .update(JSON.stringify([request.connection, phoneNumber, request.send ?? null, request.authParams ?? null, ...(request.channel ? [request.channel] : [])]))
     .digest('base64url');
   return { key: parsed.data, fingerprint };
 }
@@ -302,16 +314,13 @@ async function deliverAndSettle(
   start: ResolvedStart,
   sending: { key: { connection_id: string; phone_number: string; request_id: string }; code: string | undefined; logId: string | undefined; response: StartResponse; idempotency?: StartIdempotency },
 ): Promise<void> {
-  const { request, client, connection, number, log, now } = start;
+  const { client, connection, number, log, now } = start;
   const { key, code, idempotency } = sending;
   const phoneNumber = number.e164;
+  let channel: DeliveryChannel | undefined;
+  let messageId: string | undefined;
   try {
-    if (code !== undefined) await deps.smsGateway.deliverSms({
-      gatewayUrl: connection.options.gateway_url,
-      payload: deliveryPayload(connection, client, phoneNumber, code, { ...call, send: request.send }),
-      authToken: gatewayToken(connection, now),
-      idempotencyKey: key.request_id,
-    });
+    if (code !== undefined) ({ channel, messageId } = await deliverByFirstChannelThatTakes(deps, call, start, key.request_id, code));
   } catch (err) {
     const unknownOutcome = err instanceof SmsProviderError && (err.retryable || err.failure === 'timeout');
     if (idempotency && unknownOutcome) {
@@ -325,18 +334,115 @@ async function deliverAndSettle(
     });
     throw err;
   }
-  if (code !== undefined) deps.smsMetrics.sent.inc({ country: countryLabel(number) });
+  if (channel !== undefined) {
+    sending.response.channel = channel;
+    deps.smsMetrics.sent.inc({ country: countryLabel(number), channel });
+    // A code's channel is kept only when it is not SMS (no extra write on the SMS path).
+    if (channel !== 'sms') {
+      await deps.store.codes
+        .recordChannel(key, channel)
+        .catch((err: unknown) => deps.logger.info({ err: { message: (err as Error).message } }, 'could not record the code channel'));
+    }
+    // Only where there is another channel to prefer next time (no write for SMS-only connections).
+    if (start.channels.length > 1) {
+      await deps.store.lastDeliveries
+        .record(connection.id, phoneNumber, { channel, gateway_message_id: messageId ?? null, sent_at: now }, new Date(now.getTime() - LAST_DELIVERY_RELEVANCE_MS))
+        .catch((err: unknown) => deps.logger.info({ err: { message: (err as Error).message } }, 'could not record the last delivery channel'));
+    }
+  }
   if (code !== undefined || idempotency) {
     await deps.store.passwordlessLogins.settleStart(
       code !== undefined ? sending.logId : undefined,
-      { delivery: 'sent' },
+      { delivery: 'sent', ...(channel ? { channel } : {}) },
       idempotency ? { clientId: client.client_id, idempotencyKey: idempotency.key, startId: key.request_id, response: { ...sending.response } } : undefined,
     );
   }
   deps.logger.info(
-    { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id },
+    { connection: connection.name, client_id: client.client_id, recipient: maskPhoneNumber(phoneNumber), start_id: key.request_id, channel },
     'passwordless code sent',
   );
+}
+
+/**
+ * Sends the code by the start's channels in order until the gateway takes it: a channel whose
+ * route could not take the message (the gateway answered something other than 200, 401 or
+ * "try again": every provider of the route failed or refused) passes to the next. A gateway
+ * that is away, slow or refuses our token fails the start at once: another channel would go
+ * through the same gateway. The first channel keeps the start's id as the gateway's
+ * Idempotency-Key (as before channels); the others add their name, so each is its own message.
+ */
+async function deliverByFirstChannelThatTakes(
+  deps: StartDependencies,
+  call: StartCall,
+  start: ResolvedStart,
+  startId: string,
+  code: string,
+): Promise<{ channel: DeliveryChannel; messageId?: string }> {
+  const { request, client, connection, number, now, channels } = start;
+  for (const [index, channel] of channels.entries()) {
+    try {
+      const { messageId } = await deps.smsGateway.deliverSms({
+        gatewayUrl: connection.options.gateway_url,
+        payload: deliveryPayload(connection, client, number.e164, code, { ...call, send: request.send }, channel),
+        authToken: gatewayToken(connection, now),
+        idempotencyKey: index === 0 ? startId : `${startId}.${channel}`,
+      });
+      return { channel, ...(messageId !== undefined ? { messageId } : {}) };
+    } catch (err) {
+      const next = channels[index + 1];
+      if (next === undefined || !(err instanceof SmsProviderError) || err.failure !== 'unexpected_status') throw err;
+      deps.logger.info(
+        { connection: connection.name, recipient: maskPhoneNumber(number.e164), start_id: startId, channel, next, status: err.gatewayStatus },
+        'passwordless code: the channel could not take the message; trying the next one',
+      );
+    }
+  }
+  throw new Error('a start has at least one channel');
+}
+
+/** The gateway keeps message statuses a day; an older delivery says nothing about today. */
+const LAST_DELIVERY_RELEVANCE_MS = 24 * 3600_000;
+
+/**
+ * The channel of this number's last code when the gateway's receipts say it did not arrive
+ * (`undelivered`, `failed`): the next start then tries the connection's next channel first.
+ * Undefined when there was none, it arrived (or may still), or the gateway cannot say.
+ */
+async function channelThatFailedLastTime(
+  deps: StartDependencies,
+  connection: StoredConnection,
+  phoneNumber: string,
+  now: Date,
+): Promise<DeliveryChannel | undefined> {
+  if (!deps.smsGateway.messageStatus) return undefined;
+  const last = await deps.store.lastDeliveries.find(connection.id, phoneNumber, new Date(now.getTime() - LAST_DELIVERY_RELEVANCE_MS));
+  if (!last?.gateway_message_id) return undefined;
+  const parsed = DeliveryChannelSchema.safeParse(last.channel);
+  if (!parsed.success) return undefined;
+  const status = await deps.smsGateway.messageStatus({
+    gatewayUrl: connection.options.gateway_url,
+    messageId: last.gateway_message_id,
+    ...withAuthToken(gatewayTokenOrNone(connection, now)),
+  });
+  if (status !== 'undelivered' && status !== 'failed') return undefined;
+  deps.logger.info(
+    { connection: connection.name, recipient: maskPhoneNumber(phoneNumber), channel: parsed.data, status },
+    'passwordless start: the last code to this number was not delivered; trying the next channel first',
+  );
+  return parsed.data;
+}
+
+function gatewayTokenOrNone(connection: StoredConnection, now: Date): string | undefined {
+  try {
+    return gatewayToken(connection, now);
+  } catch {
+    // The delivery itself reports an unusable token; the look-up just goes without.
+    return undefined;
+  }
+}
+
+function withAuthToken(token: string | undefined): { authToken?: string } {
+  return token === undefined ? {} : { authToken: token };
 }
 
 /**
@@ -361,7 +467,7 @@ async function resumeKeyedStart(
   const response = startResponse(found.start_id, number.e164, call, connection, start.user);
   const stored = await deps.store.codes.find(connection.id, number.e164);
   if (!stored || stored.request_id !== found.start_id || stored.used || stored.expires_at <= now) return response;
-  const testNumber = smsPolicyForStart(deps.smsPolicy, connection, number).testNumber;
+  const testNumber = smsPolicyForStart(deps.smsPolicy, connection, number, start.channels[0]).testNumber;
   await deliverAndSettle(deps, call, start, {
     key: { connection_id: connection.id, phone_number: number.e164, request_id: found.start_id },
     code: testNumber ? undefined : computeOtp(stored.secret, { issuedAt: stored.issued_at, step: stored.time_step, digits: stored.digits }),

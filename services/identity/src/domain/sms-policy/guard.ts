@@ -1,10 +1,11 @@
-import { ErrorCodes, type SmsFraudGuard } from '@smsauth/contracts';
+import { ErrorCodes, type DeliveryChannel, type SmsFraudGuard } from '@smsauth/contracts';
 import { HttpError, maskPhoneNumber, type Clock, type Logger } from '@smsauth/service-kit';
 import type { IdentityStore, SmsSend, SmsSendCounted, SmsVerificationCount, StoredConnection } from '../../store';
 import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitCounter } from '../passwordless/rate-limits';
 import { otpMatches } from '../passwordless/otp';
 import type { SmsPolicyMetrics, SmsStartRefusalReason } from './metrics';
 import type { CanonicalPhoneNumber } from '../phone/canonical-number';
+import { channelNoun } from '../passwordless/channels';
 import { looksPumped, smsNumberFacts, smsPolicyOf, staticRefusal, type SmsNumberFacts, type SmsPolicy } from './policy';
 
 export interface SmsPolicyDependencies {
@@ -62,14 +63,24 @@ const TEST_NUMBERS_DISABLED = 'Test numbers are disabled on this deployment (NOD
  * before anything is stored or sent, logged once and counted in sms_start_refusals_total.
  * A test number is refused at once where test numbers are not allowed.
  */
-export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: StoredConnection, number: CanonicalPhoneNumber): SmsStartPolicy {
+export function smsPolicyForStart(
+  deps: SmsPolicyDependencies,
+  connection: StoredConnection,
+  number: CanonicalPhoneNumber,
+  /**
+   * The channel the start sends by first. Every channel is under the same rules and counters
+   * (pumping by voice call is the same fraud as by SMS, and a start counts once however many
+   * channels it tries); refusals name this one.
+   */
+  channel: DeliveryChannel = 'sms',
+): SmsStartPolicy {
   const phoneNumber = number.e164;
   const policy = smsPolicyOf(connection.options);
   const refuse = (reason: SmsStartRefusalReason, error: HttpError, country?: string, facts?: Omit<SmsRefusalFacts, 'reason'>): never => {
-    deps.metrics.refused(reason);
+    deps.metrics.refused(reason, channel);
     refusalFacts.set(error, { reason, ...facts });
     deps.logger.warn(
-      { connection: connection.name, recipient: maskPhoneNumber(phoneNumber), country, reason },
+      { connection: connection.name, recipient: maskPhoneNumber(phoneNumber), country, reason, channel },
       'passwordless start refused before sending',
     );
     throw error;
@@ -84,7 +95,7 @@ export function smsPolicyForStart(deps: SmsPolicyDependencies, connection: Store
   const facts = smsNumberFacts(number, policy.prefixDigits);
   return {
     testNumber: false,
-    enforce: (early) => enforceSmsPolicy(deps, connection, policy, { e164: phoneNumber, facts }, refuse, early),
+    enforce: (early) => enforceSmsPolicy(deps, connection, policy, { e164: phoneNumber, facts }, refuse, early, channelNoun(channel)),
     sendToCountEarly: (now) => {
       const skipsOrMayRefuseFirst =
         staticRefusal(policy, facts) !== null || policy.safeList.has(phoneNumber) || hasVelocityLimits(policy) || policy.fraudGuard.mode === 'off';
@@ -117,9 +128,10 @@ async function enforceSmsPolicy(
   number: { e164: string; facts: SmsNumberFacts },
   refuse: (reason: SmsStartRefusalReason, error: HttpError, country?: string, facts?: Omit<SmsRefusalFacts, 'reason'>) => never,
   early: EarlySendCount | undefined,
+  noun: string,
 ): Promise<void> {
   const { e164: phoneNumber, facts } = number;
-  const rule = staticRefusal(policy, facts);
+  const rule = staticRefusal(policy, facts, noun);
   if (rule) refuse(rule.reason, new HttpError(400, ErrorCodes.BAD_PHONE_NUMBER, rule.description), facts.country);
   if (policy.safeList.has(phoneNumber)) return;
 
@@ -133,7 +145,7 @@ async function enforceSmsPolicy(
   const send = early?.send ?? fraudGuardSend(connection, guard, facts.prefix, now);
   const counted = early?.counted ?? (await deps.store.smsFraudGuard.countSend(send));
   const { windowStart } = send;
-  if (counted.blockedUntil) refuse('fraud_guard', fraudGuardError(guard.min_sends, counted.blockedUntil, now), facts.country, { prefix: facts.prefix });
+  if (counted.blockedUntil) refuse('fraud_guard', fraudGuardError(guard.min_sends, counted.blockedUntil, now, noun), facts.country, { prefix: facts.prefix });
   if (counted.blockedUntil !== null || !looksPumped(guard, counted.counts)) return;
   const { counts } = counted;
   deps.metrics.pumpingDetected(guard.mode);
@@ -144,7 +156,7 @@ async function enforceSmsPolicy(
       { connection: connection.name, prefix: facts.prefix, sends: counts.sends - 1, verified: counts.verified, blocked_until: blockedUntil },
       'SMS fraud guard blocked a prefix: many codes sent, few verified',
     );
-    refuse('fraud_guard', fraudGuardError(guard.min_sends, blockedUntil, now), facts.country, { prefix: facts.prefix, blocked: { prefix: facts.prefix, until: blockedUntil } });
+    refuse('fraud_guard', fraudGuardError(guard.min_sends, blockedUntil, now, noun), facts.country, { prefix: facts.prefix, blocked: { prefix: facts.prefix, until: blockedUntil } });
   }
   // monitor: reported once per min_sends sends, never refused.
   if ((counts.sends - 1) % guard.min_sends === 0) {
@@ -174,9 +186,9 @@ async function velocityDecision(deps: SmsPolicyDependencies, connection: StoredC
  * A blocked prefix answers as Auth0 answers attack protection: 429 too_many_requests, with
  * Retry-After at the block's expiry, so clients that already handle rate limits need nothing new.
  */
-function fraudGuardError(minSends: number, blockedUntil: Date, now: Date): HttpError {
+function fraudGuardError(minSends: number, blockedUntil: Date, now: Date, noun: string): HttpError {
   const decision = decideRateLimit([{ scope: 'fraud_guard', limit: minSends, count: minSends + 1, resetAt: blockedUntil }], now);
-  return new HttpError(429, ErrorCodes.TOO_MANY_REQUESTS, 'SMS to this number range is temporarily blocked: too few codes sent to it were used', {
+  return new HttpError(429, ErrorCodes.TOO_MANY_REQUESTS, `${noun} to this number range ${noun === 'SMS' ? 'is' : 'are'} temporarily blocked: too few codes sent to it were used`, {
     headers: { ...decision.headers },
   });
 }

@@ -1,3 +1,4 @@
+import type { DeliveryChannel } from '@smsauth/contracts';
 import { Counter, type Registry } from 'prom-client';
 
 /** Why a start was refused, as `sms_start_refusals_total{reason}` labels it. */
@@ -5,7 +6,8 @@ export type SmsStartRefusalReason = 'country' | 'number_type' | 'velocity' | 'fr
 
 /** What the SMS policy reports; the app registers it with its /metrics registry. */
 export interface SmsPolicyMetrics {
-  refused(reason: SmsStartRefusalReason): void;
+  /** `channel`: the one the start would have sent by first. */
+  refused(reason: SmsStartRefusalReason, channel?: DeliveryChannel): void;
   /** The fraud guard found a prefix that looks pumped: blocked in `block` mode, only reported in `monitor`. */
   pumpingDetected(mode: 'monitor' | 'block'): void;
   testNumberUsed(step: 'start' | 'login'): void;
@@ -19,8 +21,8 @@ export interface SmsPolicyMetrics {
 export function createSmsPolicyMetrics(registry: Registry): SmsPolicyMetrics {
   const refusals = new Counter({
     name: 'sms_start_refusals_total',
-    help: 'Passwordless starts refused before any SMS was sent, by reason',
-    labelNames: ['reason'] as const,
+    help: 'Passwordless starts refused before any code was sent, by reason and by the channel it would have gone by first',
+    labelNames: ['reason', 'channel'] as const,
     registers: [registry],
   });
   const detections = new Counter({
@@ -36,7 +38,7 @@ export function createSmsPolicyMetrics(registry: Registry): SmsPolicyMetrics {
     registers: [registry],
   });
   return {
-    refused: (reason) => refusals.inc({ reason }),
+    refused: (reason, channel = 'sms') => refusals.inc({ reason, channel }),
     pumpingDetected: (mode) => detections.inc({ mode }),
     testNumberUsed: (step) => testNumbers.inc({ step }),
   };

@@ -22,6 +22,9 @@ export function smsPolicyOptionsProblem(options: ConnectionOptions, testNumbersA
     const index = list.findIndex((code) => !isKnownCountry(code));
     if (index >= 0) return [`${field}.${index}`, `${list[index]} is not a known ISO 3166-1 alpha-2 country code`];
   }
+  // options.channels: per-country lists, so the same known-country rule.
+  const unknownChannelCountry = Object.keys(options.channels ?? {}).find((key) => key !== 'default' && !isKnownCountry(key));
+  if (unknownChannelCountry) return [`channels.${unknownChannelCountry}`, `${unknownChannelCountry} is not a known ISO 3166-1 alpha-2 country code`];
   const listed: [string, readonly string[]][] = [
     ['sms_safe_list', options.sms_safe_list ?? []],
     ['sms_test_numbers', (options.sms_test_numbers ?? []).map((t) => t.phone_number)],

@@ -84,17 +84,22 @@ export function smsNumberFacts(numberOrE164: CanonicalPhoneNumber | string, pref
 export type SmsPolicyRefusal = 'country' | 'number_type';
 
 /** The country and number-type rules: the first one that refuses, or null. */
-export function staticRefusal(policy: SmsPolicy, facts: SmsNumberFacts): { reason: SmsPolicyRefusal; description: string } | null {
+export function staticRefusal(
+  policy: SmsPolicy,
+  facts: SmsNumberFacts,
+  /** How the description names the channel refused ("SMS", "Voice calls"). */
+  channelNoun = 'SMS',
+): { reason: SmsPolicyRefusal; description: string } | null {
   if (facts.country !== undefined || policy.allowedCountries) {
     const country = facts.country ?? '';
     if (policy.deniedCountries.has(country) || (policy.allowedCountries && !policy.allowedCountries.has(country))) {
-      return { reason: 'country', description: 'SMS to this country is not enabled for this connection' };
+      return { reason: 'country', description: `${channelNoun} to this country ${channelNoun === 'SMS' ? 'is' : 'are'} not enabled for this connection` };
     }
   }
   if (facts.type && policy.allowedNumberTypes && !policy.allowedNumberTypes.has(facts.type)) {
     return {
       reason: 'number_type',
-      description: `SMS to ${facts.type} numbers is not enabled for this connection (allowed_number_types)`,
+      description: `${channelNoun} to ${facts.type} numbers ${channelNoun === 'SMS' ? 'is' : 'are'} not enabled for this connection (allowed_number_types)`,
     };
   }
   return null;

@@ -1,3 +1,4 @@
+import { DeliveryChannelSchema } from '@smsauth/contracts';
 import type { Clock } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
 import { errorResponse, type AuthorizationResponse } from '../../domain/authorize/response';
@@ -25,6 +26,7 @@ import {
 import type { PasswordlessExchangeDependencies } from '../../domain/oauth/passwordless-exchange';
 import { loginPageCountry, phoneCountries } from '../../domain/phone/countries';
 import type { StartDependencies } from '../../domain/passwordless/start';
+import { codePageChannels } from '../../domain/passwordless/channels';
 import type { IdentityStore } from '../../store';
 import { isDatabaseUnavailable } from '../../domain/availability';
 import {
@@ -156,6 +158,7 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
         phoneNumber: transaction.phone_number ?? '',
         digits: connection?.options.totp.length ?? 6,
         cooldownSeconds: resendCooldownSeconds(transaction, clock.now()),
+        ...codePageChannels(connection, transaction.phone_number, transaction.code_channel),
         webOtp,
         passkeys,
         ...view,
@@ -272,7 +275,9 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
       const begun = await posted(req);
       const phone = begun.transaction.phone_number;
       if (!phone) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
-      const sent = await sendLoginCode(deps.start, begun.transaction, { number: phone }, callerOf(req));
+      const chosen = DeliveryChannelSchema.safeParse(field(req.body, 'channel'));
+      const input = { number: phone, ...(chosen.success ? { channel: chosen.data } : {}) };
+      const sent = await sendLoginCode(deps.start, begun.transaction, input, callerOf(req));
       if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
       if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
       await renderCode(req, res, sent.status, begun, { error: sent.message });

@@ -52,6 +52,7 @@ a { color: #1d4ed8; }
 @keyframes cooldown-count { from { --cooldown: var(--cooldown-from); } to { --cooldown: 0; } }
 .resend { display: grid; }
 .resend > button { grid-area: 1 / 1; }
+.resend + .resend { margin-top: 0.5rem; }
 .resend-ready { visibility: hidden; animation: cooldown-reveal 0s forwards; }
 .resend-waiting { animation: cooldown-conceal 0s forwards; }
 button:disabled { opacity: 0.55; cursor: not-allowed; }

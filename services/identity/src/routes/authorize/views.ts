@@ -5,6 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { DeliveryChannel } from '@smsauth/contracts';
 import { escapeHtml, htmlPage } from '@smsauth/service-kit';
 
 function layout(title: string, body: string): string {
@@ -111,8 +112,12 @@ ${view.passkeys ? `${passkeyLoginForm(form, view)}\n` : ''}${cancelForm(form)}${
 export interface CodeView {
   phoneNumber: string;
   digits: number;
-  /** Seconds until "send a new code" is allowed again. */
+  /** Seconds until "send again" (or another channel) is allowed. */
   cooldownSeconds: number;
+  /** The channel that carried the last code (`sms` for a transaction from before channels). */
+  channel: DeliveryChannel;
+  /** The channels the connection allows for this number, in its order: one button each after the cooldown. */
+  channels: readonly DeliveryChannel[];
   notice?: string;
   error?: string;
   /** Served from the connection's webotp origin: offer the SMS's code through the WebOTP API. */
@@ -157,13 +162,27 @@ function cooldownHint(seconds: number): string {
  * grid cell and the hint's CSS animation swaps them when it ends (a hidden button can be neither
  * clicked nor focused). No script: the server still refuses an early resend, as before.
  */
-function resendButton(seconds: number): string {
-  const button = '<button type="submit" class="secondary" aria-describedby="resend-hint">Send a new code</button>';
-  if (seconds <= 0) return button;
+function resendButton(seconds: number, label: string, channel: DeliveryChannel): string {
+  const button = `<button type="submit" name="channel" value="${channel}" class="secondary" aria-describedby="resend-hint">${escapeHtml(label)}</button>`;
+  if (seconds <= 0) return `<div class="resend">${button}</div>`;
   return `<div class="resend wait-${seconds}">
-<button type="button" class="secondary resend-waiting" disabled aria-describedby="resend-hint">Send a new code</button>
+<button type="button" class="secondary resend-waiting" disabled aria-describedby="resend-hint">${escapeHtml(label)}</button>
 ${button.replace('class="secondary"', 'class="secondary resend-ready"')}
 </div>`;
+}
+
+/** "Send again" by the channel used, then each other allowed channel by what it does for the person. */
+function resendButtons(seconds: number, used: DeliveryChannel, channels: readonly DeliveryChannel[]): string {
+  const others: Record<DeliveryChannel, string> = { voice: 'Call me instead', whatsapp: 'Send via WhatsApp', sms: 'Send a text message instead' };
+  const ordered = channels.includes(used) ? [used, ...channels.filter((c) => c !== used)] : [...channels];
+  return ordered.map((channel) => resendButton(seconds, channel === used ? 'Send again' : others[channel], channel)).join('\n');
+}
+
+/** What the code page says about the last code: its channel and the number's last digits (the rest masked). */
+function sentTo(view: CodeView): string {
+  const ending = `your number ending in <strong>${escapeHtml(view.phoneNumber.replace(/\D/g, '').slice(-4))}</strong>`;
+  if (view.channel === 'voice') return `We are calling ${ending} to read you a ${view.digits}-digit code.`;
+  return `We sent a ${view.digits}-digit code by ${view.channel === 'whatsapp' ? 'WhatsApp' : 'text message (SMS)'} to ${ending}.`;
 }
 
 export function codePage(form: FormContext, view: CodeView): string {
@@ -172,7 +191,7 @@ export function codePage(form: FormContext, view: CodeView): string {
   return layout(
     `Enter your code - ${form.appName}`,
     `<h1>Enter your code</h1>
-<p id="sent-to">We sent a ${view.digits}-digit code to <strong>${escapeHtml(view.phoneNumber)}</strong>.</p>
+<p id="sent-to">${sentTo(view)}</p>
 ${notice}${errorBox('code-error', view.error)}<form method="post" action="/authorize/code">
 ${hiddenFields(form)}${view.passkeys ? '\n<input type="hidden" name="passkey_capable" id="passkey-capable" value="">' : ''}
 <label for="code">Code</label>
@@ -183,7 +202,7 @@ ${hiddenFields(form)}${view.passkeys ? '\n<input type="hidden" name="passkey_cap
 <form method="post" action="/authorize/resend">
 ${hiddenFields(form)}
 ${cooldownHint(view.cooldownSeconds)}
-${resendButton(view.cooldownSeconds)}
+${resendButtons(view.cooldownSeconds, view.channel, view.channels)}
 </form>
 <p><a href="/authorize/phone?transaction=${encodeURIComponent(form.transactionId)}">Use a different number</a></p>
 ${cancelForm(form)}${view.webOtp ? `\n<script>${WEBOTP_SCRIPT}</script>` : ''}${view.passkeys ? '\n<script src="/authorize/passkeys.js"></script>' : ''}`,

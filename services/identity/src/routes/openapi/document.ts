@@ -386,6 +386,11 @@ function hostedLoginPaths(): Json {
     },
   });
   const transactionFields = { transaction: 'The transaction id of the page.', csrf_token: 'The CSRF token of the page.' };
+  /** A form body with one more, optional, field. */
+  const withOptionalField = (body: ReturnType<typeof form>, name: string, schema: Json) => {
+    const media = body.content['application/x-www-form-urlencoded'];
+    return { ...body, content: { 'application/x-www-form-urlencoded': { schema: { ...media.schema, properties: { ...media.schema.properties, [name]: schema } } } } };
+  };
   const op = (operationId: string, summary: string, extra: Json) => ({ tags: ['Hosted login'], operationId, summary, ...extra });
   return {
     '/authorize': {
@@ -431,8 +436,12 @@ function hostedLoginPaths(): Json {
       }),
     },
     '/authorize/resend': {
-      post: op('authorizeResend', 'Send a new code', {
-        requestBody: form(transactionFields),
+      post: op('authorizeResend', 'Send a new code: again by the same channel, or by the one chosen ("Call me instead", "Send via WhatsApp")', {
+        requestBody: withOptionalField(form(transactionFields), 'channel', {
+          type: 'string',
+          enum: ['sms', 'whatsapp', 'voice'],
+          description: "The channel to send by, one the connection's `options.channels` allows for the number (else the page says it is not available); absent: the connection's order.",
+        }),
         responses: { '303': seeOther('To the code page.'), '302': toRedirectUri, ...pageErrors },
       }),
     },

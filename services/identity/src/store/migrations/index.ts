@@ -10,6 +10,7 @@ import * as m2mLookupNotifications from './011-m2m-lookup-notifications';
 import * as webLogin from './012-web-login';
 import * as startIdempotency from './013-start-idempotency';
 import * as passkeys from './014-passkeys';
+import * as channels from './015-channels';
 import * as rbac from './016-rbac';
 import * as loginStatsAndPhoneLookup from './017-login-stats-and-phone-lookup';
 import * as completedSignIns from './018-completed-sign-ins';
@@ -50,7 +51,7 @@ export const migrations: readonly Migration[] = [
   { version: 12, name: 'web-login', sql: webLogin.sql },
   { version: 13, name: 'start-idempotency', sql: startIdempotency.sql },
   { version: 14, name: 'passkeys', sql: passkeys.sql },
-  // 15 is another branch's (merged later or renumbered); versions need not be consecutive.
+  { version: 15, name: 'channels', sql: channels.sql },
   { version: 16, name: 'rbac', sql: rbac.sql },
   { version: 17, name: 'login-stats-and-phone-lookup', sql: loginStatsAndPhoneLookup.sql },
   { version: 18, name: 'completed-sign-ins', sql: completedSignIns.sql },

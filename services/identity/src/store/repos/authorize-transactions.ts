@@ -23,6 +23,8 @@ export interface StoredAuthorizeTransaction {
   /** Set once a code was sent to it. */
   phone_number: string | null;
   code_sent_at: Date | null;
+  /** The channel of the last code sent (migration 015); null or absent before one was sent. */
+  code_channel?: string | null;
   created_at: Date;
   expires_at: Date;
 }
@@ -92,8 +94,8 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
     },
 
     /** Records the number a code was just sent to. */
-    async recordCodeSent(id: string, phoneNumber: string, at: Date): Promise<void> {
-      await db.query('UPDATE authorize_transactions SET phone_number = $2, code_sent_at = $3 WHERE id = $1', [id, phoneNumber, at]);
+    async recordCodeSent(id: string, phoneNumber: string, at: Date, channel: string | null = null): Promise<void> {
+      await db.query('UPDATE authorize_transactions SET phone_number = $2, code_sent_at = $3, code_channel = $4 WHERE id = $1', [id, phoneNumber, at, channel]);
     },
 
     /** Ends the transaction (cancelled, or refused for the application); true for the one caller that deleted it. */

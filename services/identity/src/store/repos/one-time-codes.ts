@@ -22,9 +22,11 @@ export interface StoredCode {
    */
   attempts: number;
   used: boolean;
+  /** The channel that carried it when not SMS (migration 015; null: SMS, or not delivered yet). */
+  channel?: string | null;
 }
 
-export type NewCode = Omit<StoredCode, 'attempts' | 'used'>;
+export type NewCode = Omit<StoredCode, 'attempts' | 'used' | 'channel'>;
 
 type CodeRow = StoredCode;
 
@@ -59,7 +61,7 @@ export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
          ON CONFLICT (connection_id, phone_number) DO UPDATE SET
            request_id = EXCLUDED.request_id, client_id = EXCLUDED.client_id, auth_params = EXCLUDED.auth_params,
            secret = EXCLUDED.secret, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
-           time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false`,
+           time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false, channel = NULL`,
         [
           code.connection_id,
           code.phone_number,
@@ -85,6 +87,16 @@ export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
         [code.connection_id, code.phone_number, code.request_id],
       );
       return rowCount > 0;
+    },
+
+    /** Notes the channel that carried a code, when not SMS (sms_verified_total counts by it). */
+    async recordChannel(code: CodeKey, channel: string): Promise<void> {
+      await db.query('UPDATE one_time_codes SET channel = $4 WHERE connection_id = $1 AND phone_number = $2 AND request_id = $3', [
+        code.connection_id,
+        code.phone_number,
+        code.request_id,
+        channel,
+      ]);
     },
 
     async find(connectionId: string, phoneNumber: string): Promise<StoredCode | undefined> {

@@ -137,7 +137,7 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
            ON CONFLICT (connection_id, phone_number) DO UPDATE SET
              request_id = EXCLUDED.request_id, client_id = EXCLUDED.client_id, auth_params = EXCLUDED.auth_params,
              secret = EXCLUDED.secret, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
-             time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false),
+             time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false, channel = NULL),
          logged AS (
            INSERT INTO tenant_logs (log_id, date, type, description, client_id, client_name, connection, connection_id, user_id, ip, user_agent, phone_number, details,
              phone_hash, phone_country, phone_prefix)
