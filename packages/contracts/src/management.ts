@@ -325,7 +325,7 @@ export const ResourceServerUpdateSchema = z.strictObject({
   enforce_policies: z
     .boolean()
     .optional()
-    .describe('RBAC: a user login gets only the scopes its roles and direct permissions grant. The only settings of the management API that can change, with token_dialect.'),
+    .describe('RBAC: a user login gets only the scopes its roles and direct permissions grant. Of the management API only this, token_dialect and token_lifetime can change.'),
   token_dialect: TokenDialectSchema.optional(),
 });
 export type ResourceServerUpdate = z.infer<typeof ResourceServerUpdateSchema>;
@@ -337,7 +337,7 @@ export const ResourceServerRecordSchema = z.object({
   signing_alg: z.literal('RS256'),
   token_lifetime: z.int(),
   scopes: z.array(z.object({ value: z.string(), description: z.string() })),
-  /** True for the management API itself, which cannot be deleted nor changed but for enforce_policies and token_dialect. */
+  /** True for the management API itself, which cannot be deleted nor changed but for enforce_policies, token_dialect and token_lifetime. */
   is_system: z.boolean(),
   /** RBAC: user logins get requested scopes ∩ the user's permissions (roles and direct). */
   enforce_policies: z.boolean(),

@@ -9,10 +9,14 @@ export function dayOf(yyyymmdd: string): Date | undefined {
   return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10).replace(/-/g, '') === yyyymmdd ? at : undefined;
 }
 
+/** Figures start with the Unix epoch (nothing was recorded before; and the database refuses year 0). */
+const EARLIEST = Date.UTC(1970, 0, 1);
+
 const YYYYMMDD = z
   .string()
   .regex(/^\d{8}$/, { message: 'must be a date as YYYYMMDD' })
-  .refine((v) => dayOf(v) !== undefined, { message: 'is not a calendar date' });
+  .refine((v) => dayOf(v) !== undefined, { message: 'is not a calendar date' })
+  .refine((v) => (dayOf(v)?.getTime() ?? EARLIEST) >= EARLIEST, { message: 'must be 19700101 or later' });
 
 /** `GET /api/v2/stats/daily?from=YYYYMMDD&to=YYYYMMDD` (both days included, UTC; at most 366 days). */
 export const DailyStatsQuerySchema = z.object({ from: YYYYMMDD.optional(), to: YYYYMMDD.optional() });
@@ -34,13 +38,16 @@ const ISO_DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z
 const DateOrTime = z
   .string()
   .regex(ISO_DATE_OR_TIME, { message: 'must be an ISO 8601 date (2030-01-31) or time (2030-01-31T10:00:00Z)' })
-  .refine((v) => !Number.isNaN(Date.parse(/T/.test(v) && !/(Z|[+-]\d{2}:\d{2})$/.test(v) ? `${v}Z` : v)), { message: 'is not a valid date' });
+  .refine((v) => dayOf(v.slice(0, 10).replace(/-/g, '')) !== undefined, { message: 'is not a calendar date' })
+  .refine((v) => !Number.isNaN(Date.parse(/T/.test(v) && !/(Z|[+-]\d{2}:\d{2})$/.test(v) ? `${v}Z` : v)), { message: 'is not a valid time' })
+  .refine((v) => !(Date.parse(/T/.test(v) && !/(Z|[+-]\d{2}:\d{2})$/.test(v) ? `${v}Z` : v) < EARLIEST), { message: 'must be 1970 or later' });
 
 export const SMS_STATS_GROUPINGS = ['country', 'prefix', 'connection'] as const;
 
 /**
  * `GET /api/v2/stats/sms`: `from` and `to` are ISO dates or times, UTC when no zone is given; a
- * date `to` includes its whole day, a time `to` is excluded. At most 31 days by hour, 366 by day.
+ * date `to` includes its whole day, a time `to` is excluded; by default the 7 days up to `to`
+ * (now by default). At most 31 days by hour, 366 by day.
  */
 export const SmsStatsQuerySchema = z.object({
   from: DateOrTime.optional(),

@@ -180,10 +180,16 @@ describeOnEachDatabase('role-based access control for user logins', (database) =
     expect(res.body.details[0].path).toBe('token_dialect');
   });
 
-  it('stops user logins for the management API when its enforce_policies is turned off (and only that can change)', async () => {
+  it('stops user logins for the management API when its enforce_policies is turned off (and only that, the dialect and the lifetime can change)', async () => {
     const system = (await h.management('get', `/resource-servers/${encodeURIComponent(MANAGEMENT_AUDIENCE)}`)).body;
     expect(system).toMatchObject({ is_system: true, enforce_policies: true, token_dialect: 'access_token_authz' });
     expect((await h.management('patch', `/resource-servers/${system.id}`, { name: 'Renamed' })).status).toBe(403);
+    // Operators' tokens can be made short-lived: they last the management API's token_lifetime.
+    const shorter = await h.management('patch', `/resource-servers/${system.id}`, { token_lifetime: 3600 });
+    expect(shorter.body.token_lifetime).toBe(3600);
+    const { who: shortLived } = await operator(['Viewer']);
+    expect((await signInWithPkce(h, spa, shortLived, EVERY_MANAGEMENT_SCOPE)).body.expires_in).toBe(3600);
+    await h.management('patch', `/resource-servers/${system.id}`, { token_lifetime: 86_400 });
     const off = await h.management('patch', `/resource-servers/${system.id}`, { enforce_policies: false });
     expect(off.body).toMatchObject({ enforce_policies: false, token_dialect: 'access_token' });
     const { who } = await operator(['Admin']);

@@ -104,12 +104,21 @@ describeOnEachDatabase('the console figures and a number’s timeline', (databas
       ['from=2030-01-01&to=2030-03-01&interval=hour', 'from'],
       ['from=yesterday', 'from'],
       ['group_by=city', 'group_by'],
+      ['from=1969-12-31', 'from'],
+      ['to=2030-02-30', 'to'],
     ]) {
       const res = await stats(query!);
       expect(res.status).toBe(400);
       expect(res.body.details[0].path).toBe(path);
     }
     expect((await h.management('get', '/stats/daily?from=20300230')).status).toBe(400);
+    expect((await h.management('get', '/stats/daily?from=00000101&to=00000102')).status).toBe(400);
+  });
+
+  it('answers the 7 days up to a `to` given alone', async () => {
+    const week = await stats('to=2030-01-01&group_by=connection&interval=hour');
+    expect(week.status).toBe(200);
+    expect(week.body.map((f: { period: string }) => f.period)).toEqual(['2030-01-01T00:00:00.000Z', '2030-01-01T02:00:00.000Z']);
   });
 
   it('finds every event of a number that never became a user, and the fraud guard’s decision on it', async () => {

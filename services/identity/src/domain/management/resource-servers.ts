@@ -47,14 +47,15 @@ function assertNotSystem(rs: StoredResourceServer): void {
 
 /**
  * `identifier` is immutable: it is what issued tokens carry as `aud`. Of the management API only
- * enforce_policies and token_dialect change (turning enforce_policies off stops user logins from
- * getting management tokens at all).
+ * enforce_policies, token_dialect and token_lifetime change (turning enforce_policies off stops
+ * user logins from getting management tokens at all).
  */
 export async function updateResourceServer(store: IdentityStore, idOrIdentifier: string, patch: ResourceServerUpdate): Promise<ResourceServerRecord> {
   const rs = await getResourceServer(store, idOrIdentifier);
-  const { enforce_policies: enforcePolicies, token_dialect: tokenDialect, ...rest } = patch;
+  // token_lifetime too: an operator's token for the management API lives that long.
+  const { enforce_policies: enforcePolicies, token_dialect: tokenDialect, token_lifetime: _lifetime, ...rest } = patch;
   if (rs.is_system && Object.values(rest).some((value) => value !== undefined)) {
-    throw forbidden('Of the management API resource server only enforce_policies and token_dialect can be changed');
+    throw forbidden('Of the management API resource server only enforce_policies, token_dialect and token_lifetime can be changed');
   }
   if (patch.identifier !== undefined && patch.identifier !== rs.identifier) {
     throw invalidField('identifier', 'cannot be changed; create a new resource server instead');

@@ -78,7 +78,8 @@ const SMS_TYPES = ['cs', 's', 'fn', 'api_limit', 'fs', 'sms_start_refused', 'sms
 export async function smsStats(store: IdentityStore, clock: Clock, query: SmsStatsQuery): Promise<SmsStat[]> {
   const now = clock.now();
   const to = query.to !== undefined ? instantOf(query.to, true) : now;
-  const from = query.from !== undefined ? instantOf(query.from, false) : new Date(startOfUtcDay(now).getTime() - (DEFAULT_SMS_DAYS - 1) * DAY_MS);
+  // By default the 7 days up to `to`: its day and the 6 before.
+  const from = query.from !== undefined ? instantOf(query.from, false) : new Date(startOfUtcDay(new Date(to.getTime() - 1)).getTime() - (DEFAULT_SMS_DAYS - 1) * DAY_MS);
   checkSpan(from, to, query.interval === 'hour' ? MAX_HOURLY_DAYS : MAX_DAYS, `interval=${query.interval}:`);
   // Whole hours: the rollup counts by hour, so a range starting mid-hour starts at its hour.
   const range = { from: new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS), to: new Date(Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS) };

@@ -38,7 +38,7 @@ export function statsOperations({ store, clock }: ManagementDependencies): Opera
       scope: 'read:stats',
       query: SmsStatsQuerySchema,
       queryDescriptions: {
-        from: 'ISO 8601 date or time (UTC without a zone); by default the start of the day 6 days ago.',
+        from: 'ISO 8601 date or time (UTC without a zone), 1970 or later; by default the start of the 6th day before `to`\'s.',
         to: 'ISO 8601 date (that day included) or time (excluded); now by default. At most 31 days with interval=hour, 366 with day.',
         interval: '`hour` or `day` (default): the periods, UTC.',
         group_by: '`country` (ISO 3166 code, default), `prefix` (+, calling code and the connection\'s sms_prefix_digits next digits) or `connection` (name).',
