@@ -293,7 +293,9 @@ const ScopesSchema = z
  * (needs enforce_policies).
  */
 export const TOKEN_DIALECTS = ['access_token', 'access_token_authz'] as const;
-export const TokenDialectSchema = z.enum(TOKEN_DIALECTS);
+export const TokenDialectSchema = z
+  .enum(TOKEN_DIALECTS)
+  .describe('access_token: the granted scopes in `scope`; access_token_authz: also `permissions`, every permission the user holds on the API, and only with enforce_policies: true (400 otherwise).');
 export type TokenDialect = z.infer<typeof TokenDialectSchema>;
 
 const resourceServerFields = {

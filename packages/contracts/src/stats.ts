@@ -12,11 +12,17 @@ export function dayOf(yyyymmdd: string): Date | undefined {
 /** Figures start with the Unix epoch (nothing was recorded before; and the database refuses year 0). */
 const EARLIEST = Date.UTC(1970, 0, 1);
 
+/** Years from 1970, months 01-12, days 01-31: the document states as much of the calendar as a pattern can (not Feb 30). */
+const YEAR = '(?:19[7-9]\\d|[2-9]\\d{3})';
+const MONTH = '(?:0[1-9]|1[0-2])';
+const DAY = '(?:0[1-9]|[12]\\d|3[01])';
+
 const YYYYMMDD = z
   .string()
   .regex(/^\d{8}$/, { message: 'must be a date as YYYYMMDD' })
   .refine((v) => dayOf(v) !== undefined, { message: 'is not a calendar date' })
-  .refine((v) => (dayOf(v)?.getTime() ?? EARLIEST) >= EARLIEST, { message: 'must be 19700101 or later' });
+  .refine((v) => (dayOf(v)?.getTime() ?? EARLIEST) >= EARLIEST, { message: 'must be 19700101 or later' })
+  .meta({ pattern: `^${YEAR}${MONTH}${DAY}$` });
 
 /** `GET /api/v2/stats/daily?from=YYYYMMDD&to=YYYYMMDD` (both days included, UTC; at most 366 days). */
 export const DailyStatsQuerySchema = z.object({ from: YYYYMMDD.optional(), to: YYYYMMDD.optional() });
@@ -40,7 +46,8 @@ const DateOrTime = z
   .regex(ISO_DATE_OR_TIME, { message: 'must be an ISO 8601 date (2030-01-31) or time (2030-01-31T10:00:00Z)' })
   .refine((v) => dayOf(v.slice(0, 10).replace(/-/g, '')) !== undefined, { message: 'is not a calendar date' })
   .refine((v) => !Number.isNaN(Date.parse(/T/.test(v) && !/(Z|[+-]\d{2}:\d{2})$/.test(v) ? `${v}Z` : v)), { message: 'is not a valid time' })
-  .refine((v) => !(Date.parse(/T/.test(v) && !/(Z|[+-]\d{2}:\d{2})$/.test(v) ? `${v}Z` : v) < EARLIEST), { message: 'must be 1970 or later' });
+  .refine((v) => !(Date.parse(/T/.test(v) && !/(Z|[+-]\d{2}:\d{2})$/.test(v) ? `${v}Z` : v) < EARLIEST), { message: 'must be 1970 or later' })
+  .meta({ pattern: `^${YEAR}-${MONTH}-${DAY}(?:T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,3})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)?)?$` });
 
 export const SMS_STATS_GROUPINGS = ['country', 'prefix', 'connection'] as const;
 

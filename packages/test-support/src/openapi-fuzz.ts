@@ -243,7 +243,14 @@ function send(baseUrl: string, request: FuzzRequest): Promise<FuzzResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, method: request.method, path: request.path, headers: { ...request.headers, connection: 'close' } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: request.method,
+        path: request.path,
+        // Node frames a DELETE body neither by length nor chunked unless told: the server would read it as a second request.
+        headers: { ...request.headers, connection: 'close', ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
