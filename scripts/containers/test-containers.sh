@@ -92,6 +92,7 @@ for service in "${services[@]}"; do
     fail "127.0.0.1:${port[$service]} is in use (is a stack already running? \`pnpm start\`, or \`${compose[*]} down\`)"
   fi
 done
+if port_in_use 4110; then fail "127.0.0.1:4110 (the e2e suite's routed gateway) is in use"; fi
 
 # ---- teardown, whatever happens ----------------------------------------------------------------
 container_of() {
@@ -112,7 +113,7 @@ teardown() {
   if [ "$status" != 0 ]; then
     echo
     echo "== container logs (last 40 lines each)"
-    for service in postgres "${services[@]}" sms-delivery-gateway-failing; do
+    for service in postgres "${services[@]}" sms-delivery-gateway-failing sms-delivery-gateway-routed; do
       local name
       name=$(container_of "$service")
       [ -n "$name" ] || continue
@@ -160,6 +161,10 @@ export GATEWAY_URL=http://localhost:4100
 export BASE_URL=http://localhost:4200
 export GATEWAY_DELIVERY_URL=http://sms-delivery-gateway:4100/sms
 export FAILING_GATEWAY_DELIVERY_URL=http://sms-delivery-gateway-failing:4100/sms
+# The routed gateway (compose.e2e.yaml): identity delivers to it on the compose network, the
+# suite reads it on the published port.
+export ROUTED_GATEWAY_DELIVERY_URL=http://sms-delivery-gateway-routed:4100/sms
+export ROUTED_GATEWAY_URL=http://localhost:4110
 export API_AUDIENCE=https://airport-api.example.com
 export GATEWAY_AUTH_AUDIENCE=$GATEWAY_DELIVERY_URL
 export GATEWAY_AUTH_SUBJECT=smsauth-identity
@@ -191,7 +196,7 @@ else
       name=$(container_of "$service")
     done
   }
-  for group in postgres "identity sms-delivery-gateway sms-delivery-gateway-failing" airport-api; do
+  for group in postgres "identity sms-delivery-gateway sms-delivery-gateway-failing sms-delivery-gateway-routed" airport-api; do
     # shellcheck disable=SC2086 # a group is a list of service names
     "${compose[@]}" up -d --no-build $group >>"$compose_log" 2>&1 || true
     for service in $group; do
@@ -281,6 +286,11 @@ until in_container_get identity http://sms-delivery-gateway-failing:4100/readyz 
   sleep 1
 done
 echo "identity -> http://sms-delivery-gateway-failing:4100 ready (the e2e suite's failing provider)"
+until in_container_get identity http://sms-delivery-gateway-routed:4100/readyz >/dev/null 2>&1 && [ "$(http_status http://127.0.0.1:4110/readyz)" = 200 ]; do
+  [ $SECONDS -lt $ready_deadline ] || fail "the e2e suite's routed gateway never became ready"
+  sleep 1
+done
+echo "identity -> http://sms-delivery-gateway-routed:4100 ready, and 127.0.0.1:4110 (the e2e suite's routed gateway)"
 
 # ---- seed, e2e, demo -----------------------------------------------------------------------------
 phase 'seed demo tenant'

@@ -23,6 +23,8 @@ export interface Targets {
    * with the route's sender, for the routed failover case.
    */
   routedGatewayUrl?: string;
+  /** The routed gateway's delivery URL as identity reaches it (its container name on a compose network). */
+  routedGatewayDeliveryUrl?: string;
   /** Set only when the suite launched the stack: lets a test restart a service. */
   controlUrl?: string;
 }
@@ -50,6 +52,7 @@ export function targetsFromEnv(env: Record<string, string | undefined> = process
     outboxToken: env.OUTBOX_TOKEN || undefined,
     failingGatewayDeliveryUrl: env.FAILING_GATEWAY_DELIVERY_URL || undefined,
     routedGatewayUrl: env.ROUTED_GATEWAY_URL ? trim(env.ROUTED_GATEWAY_URL) : undefined,
+    routedGatewayDeliveryUrl: env.ROUTED_GATEWAY_DELIVERY_URL ?? (env.ROUTED_GATEWAY_URL ? `${trim(env.ROUTED_GATEWAY_URL)}/sms` : undefined),
     controlUrl: env.E2E_CONTROL_URL || undefined,
   };
 }
