@@ -5,7 +5,7 @@ import { configSchema } from '../src/config';
 import { ChannelRoutes } from '../src/domain/routing';
 import { problemsOf } from './support/config';
 import { TWILIO_SID, TWILIO_TOKEN, startFakeTwilio, type FakeTwilio } from './support/fake-twilio';
-import { buildGateway, deliveryBody } from './support/gateway';
+import { buildGateway, deliveryBody, metricValue } from './support/gateway';
 import { bodiesOf, startProvider, webhookInstances } from './support/providers';
 
 const BRAZIL = '+5511987654321';
@@ -93,6 +93,21 @@ describe('Twilio Messages and Calls by channel', () => {
     // The call's sid is the message's provider id.
     const status = await request(app).get(`/messages/${res.headers['sms-message-id']}`);
     expect(status.body).toMatchObject({ status: 'accepted', provider: 'twilio-voice', provider_message_id: expect.stringMatching(/^CA[0-9a-f]{32}$/) });
+  });
+
+  it('counts deliveries by channel, so each channel’s traffic and failures can be watched apart', async () => {
+    const built = buildGateway({
+      SMS_PROVIDER_INSTANCES: JSON.stringify({
+        'twilio-sms': twilioInstance(twilio),
+        'twilio-voice': twilioInstance(twilio, { TWILIO_VOICE_FROM: '+15005550007' }),
+      }),
+      SMS_ROUTES: JSON.stringify({ default: ['twilio-sms'], 'voice:default': ['twilio-voice'] }),
+    });
+    await request(built.app).post('/sms').send(deliveryBody({ recipient: BRAZIL, body: 'Your code is 482913' }));
+    await request(built.app).post('/sms').send(deliveryBody({ recipient: BRAZIL, body: 'Your code: 4, 8, 2, 9, 1, 3.', channel: 'voice', code: '482913', language: 'en' }));
+    expect(await metricValue(built.metrics, 'sms_deliveries_total', { provider: 'twilio-sms', outcome: 'delivered', channel: 'sms' })).toBe(1);
+    expect(await metricValue(built.metrics, 'sms_deliveries_total', { provider: 'twilio-voice', outcome: 'delivered', channel: 'voice' })).toBe(1);
+    expect(await metricValue(built.metrics, 'sms_deliveries_total', { outcome: 'delivered', channel: 'whatsapp' })).toBe(0);
   });
 
   it('escapes what a call says, so text cannot become TwiML', async () => {

@@ -138,12 +138,12 @@ export class DeliveryService {
         const { providerMessageId } = await provider.send(message);
         breaker.recordSuccess();
         stopTimer({ outcome: 'delivered' });
-        metrics.deliveries.inc({ provider: name, outcome: 'delivered' });
+        metrics.deliveries.inc({ provider: name, outcome: 'delivered', channel: message.channel });
         attempts.push({ provider: name, outcome: 'accepted' });
         return { attempts, accepted: { provider: name, ...optional('providerMessageId', providerMessageId) } };
       } catch (err) {
         stopTimer({ outcome: 'failed' });
-        metrics.deliveries.inc({ provider: name, outcome: 'failed' });
+        metrics.deliveries.inc({ provider: name, outcome: 'failed', channel: message.channel });
         if (!(err instanceof ProviderError)) {
           breaker.recordFailure();
           throw err;

@@ -1,11 +1,12 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { DELIVERY_CHANNELS } from '@smsauth/contracts';
 import type { BreakerState } from './circuit-breaker';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'failed';
 export type RejectionReason = 'unauthorized' | 'forbidden' | 'invalid_request';
 
 export interface DeliveryMetrics {
-  deliveries: Counter<'provider' | 'outcome'>;
+  deliveries: Counter<'provider' | 'outcome' | 'channel'>;
   providerLatency: Histogram<'provider' | 'outcome'>;
   replays: Counter<'provider'>;
   rejections: Counter<'reason'>;
@@ -25,8 +26,8 @@ export function createDeliveryMetrics(
   const metrics: DeliveryMetrics = {
     deliveries: new Counter({
       name: 'sms_deliveries_total',
-      help: 'Messages handed to the SMS provider, by provider and outcome (delivered or failed)',
-      labelNames: ['provider', 'outcome'] as const,
+      help: 'Messages handed to a provider, by provider, outcome (delivered or failed) and channel (sms, whatsapp, voice)',
+      labelNames: ['provider', 'outcome', 'channel'] as const,
       registers: [registry],
     }),
     providerLatency: new Histogram({
@@ -73,7 +74,9 @@ export function createDeliveryMetrics(
   });
   // Zero series up front, so dashboards and alerts see the labels before the first message.
   for (const provider of providers) {
-    for (const outcome of ['delivered', 'failed'] as const) metrics.deliveries.inc({ provider, outcome }, 0);
+    for (const outcome of ['delivered', 'failed'] as const) {
+      for (const channel of DELIVERY_CHANNELS) metrics.deliveries.inc({ provider, outcome, channel }, 0);
+    }
     metrics.replays.inc({ provider }, 0);
   }
   return metrics;

@@ -29,14 +29,16 @@ export function deliveryBody(overrides: Record<string, unknown> = {}): Record<st
   return { recipient: '+14155550123', body: 'Your verification code is 482913', sender: '+15005550006', ...overrides };
 }
 
-/** The value of one sample in the Prometheus text, matched by name and a subset of labels. */
+/** The value of a sample in the Prometheus text, matched by name and a subset of labels (summed over the labels not given). */
 export async function metricValue(metrics: Registry, name: string, labels: Record<string, string>): Promise<number | undefined> {
   const text = await metrics.metrics();
+  // The sum over every series the labels match (a label left out, such as channel, is summed over).
+  let sum: number | undefined;
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
     const sampleLabels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([key, value]) => sampleLabels[key] === value)) return Number(match[3]);
+    if (Object.entries(labels).every(([key, value]) => sampleLabels[key] === value)) sum = (sum ?? 0) + Number(match[3]);
   }
-  return undefined;
+  return sum;
 }
