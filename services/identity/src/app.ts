@@ -38,7 +38,7 @@ import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { authorizeRouter } from './routes/authorize';
 import { consoleRouter } from './routes/console';
-import { CORS_PATHS, corsForWebOrigins } from './routes/cors';
+import { CORS_PATHS, corsForWebOrigins, MANAGEMENT_CORS_METHODS } from './routes/cors';
 import { managementOperations, managementRouter, managementRoutesOf } from './routes/management';
 import { logoutRouter } from './routes/logout';
 import { oauthRevokeRouter } from './routes/oauth-revoke';
@@ -184,6 +184,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'identity reference', documentUrl: '/openapi.json' }));
       // Before the routes, so preflights of allowed web origins are answered and their answers carry the headers.
       app.use(CORS_PATHS, corsForWebOrigins(store));
+      app.use('/api/v2', corsForWebOrigins(store, MANAGEMENT_CORS_METHODS));
       app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
       app.use(passwordlessRouter(start));
       app.use(

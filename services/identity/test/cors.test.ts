@@ -45,6 +45,26 @@ describeOnEachDatabase('CORS for the web origins of clients', (database) => {
     expect(res.headers['access-control-allow-origin']).toBe(FROM_ALLOWED_ORIGINS);
   });
 
+  it('lets a registered web origin call the management API from script (a console hosted elsewhere), every method, with the bearer token', async () => {
+    const res = await h
+      .http()
+      .options('/api/v2/users/some-id')
+      .set('Origin', ALLOWED)
+      .set('Access-Control-Request-Method', 'PATCH')
+      .set('Access-Control-Request-Headers', 'authorization, content-type');
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(res.headers['access-control-allow-methods']).toBe('GET,POST,PUT,PATCH,DELETE');
+    expect(res.headers['access-control-allow-headers']!.toLowerCase()).toContain('authorization');
+    const list = await h.management('get', '/clients?per_page=1').set('Origin', ALLOWED);
+    expect(list.status).toBe(200);
+    expect(list.headers['access-control-allow-origin']).toBe(ALLOWED);
+    // The origin opens nothing by itself: without the token the API still answers 401.
+    const anonymous = await h.http().get('/api/v2/clients').set('Origin', ALLOWED);
+    expect(anonymous.status).toBe(401);
+    expect((await h.http().options('/api/v2/clients').set('Origin', 'https://evil.example.com').set('Access-Control-Request-Method', 'DELETE')).headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('gives an unlisted origin no CORS header', async () => {
     const res = await preflight('/oauth/token', 'https://evil.example.com');
     expect(res.headers['access-control-allow-origin']).toBeUndefined();

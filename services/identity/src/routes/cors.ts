@@ -7,12 +7,19 @@ import type { IdentityStore } from '../store';
 export const CORS_PATHS = ['/oauth/token', '/oauth/revoke', '/userinfo', '/.well-known/openid-configuration', '/.well-known/jwks.json'];
 
 /**
- * CORS for CORS_PATHS: an allowed web origin gets its origin echoed (`Vary: Origin`), a
+ * The management API (`/api/v2`) from script, for the operator console hosted on another
+ * origin (its tokens come from an operator's login, so the bearer token, not the origin, is what
+ * authorises a call); the same registered web origins, every method the API has.
+ */
+export const MANAGEMENT_CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * CORS for CORS_PATHS (and, with MANAGEMENT_CORS_METHODS, /api/v2): an allowed web origin gets its origin echoed (`Vary: Origin`), a
  * preflight answered with 204 and the headers and methods the SDKs use; any other origin gets
  * no CORS header, so its browser keeps the answer from the page. No credentials: these
  * endpoints take no cookies.
  */
-export function corsForWebOrigins(store: IdentityStore): RequestHandler {
+export function corsForWebOrigins(store: IdentityStore, methods: readonly string[] = ['GET', 'POST']): RequestHandler {
   return cors({
     origin: (origin, callback) => {
       isAllowedWebOrigin(store, origin).then(
@@ -20,7 +27,7 @@ export function corsForWebOrigins(store: IdentityStore): RequestHandler {
         (err: unknown) => callback(err as Error),
       );
     },
-    methods: ['GET', 'POST'],
+    methods: [...methods],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     maxAge: CORS_MAX_AGE_SECONDS,
     optionsSuccessStatus: 204,
