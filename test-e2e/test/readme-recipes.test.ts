@@ -113,8 +113,8 @@ if (!localRun) console.warn('the README recipes run only when the suite launches
     expect(output.spanish).toMatch(/^Tu código de My App es \d{6}\. Caduca en 5 minutos\.$/m);
     expect(output['web-app']).toMatch(/^enabled for 2 apps$/m);
     expect(output['web-app']).toMatch(/^hosted login page: HTTP 200$/m);
-    expect(output.watch).toMatch(/^sms_sent_total\{country="ES",service="identity"\} 1$/m);
-    expect(output.watch).toMatch(/^sms_deliveries_total\{provider="outbox",outcome="delivered",service="sms-delivery-gateway"\} 3$/m);
+    expect(output.watch).toMatch(/^sms_sent_total\{country="ES",channel="sms",service="identity"\} 1$/m);
+    expect(output.watch).toMatch(/^sms_deliveries_total\{provider="outbox",outcome="delivered",channel="sms",service="sms-delivery-gateway"\} 3$/m);
     expect(output.watch).toMatch(/"status":"ready"/);
   }, 90_000);
 
