@@ -262,7 +262,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; a reload signs in again', async () => {
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; the safe list, fraud-guard mode, a test code, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; a reload signs in again', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -331,6 +331,27 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(await apiError.textContent()).toContain(`${words} (HTTP 400, `);
     await addDialog.getByRole('button', { name: 'Cancel' }).click();
     expect((await connection()).options.sms_safe_list ?? []).toEqual([]);
+    // A valid number is added to the safe list after a confirmation saying what it exempts.
+    const safeNumber = '+14155550188';
+    await page.getByLabel('Number (E.164)').fill(safeNumber);
+    await page.getByRole('button', { name: 'Add to the safe list…' }).click();
+    const addSafe = page.getByRole('dialog', { name: new RegExp(`^Add \\${safeNumber} to the safe list of `) });
+    expect(await addSafe.textContent()).toContain('will always get codes');
+    await addSafe.getByRole('button', { name: 'Add to the safe list' }).click();
+    await addSafe.waitFor({ state: 'detached' });
+    await page.getByRole('listitem').filter({ hasText: safeNumber }).waitFor();
+    expect((await connection()).options.sms_safe_list).toEqual([safeNumber]);
+    // The fraud guard's mode, from block (the Support test set it) to monitor.
+    expect(((await connection()).options.sms_fraud_guard as { mode?: string } | undefined)?.mode).toBe('block');
+    await page.getByLabel('Mode', { exact: true }).selectOption('monitor');
+    await page.getByRole('button', { name: 'Change mode…' }).click();
+    const modeDialog = page.getByRole('dialog', { name: /^Set the fraud guard of .+ to monitor\?$/ });
+    expect(await modeDialog.textContent()).toContain('From block to monitor');
+    await modeDialog.getByRole('button', { name: 'Set mode to monitor' }).click();
+    await modeDialog.waitFor({ state: 'detached' });
+    await page.locator('[data-testid="guard-mode"]:text-is("monitor")').waitFor();
+    expect(((await connection()).options.sms_fraud_guard as { mode?: string } | undefined)?.mode).toBe('monitor');
+    await shot(page, '42b-fraud-guard-changed');
     await openScreen(page, 'Signing keys');
     // Connections: the template's live preview (rendered by identity, not saved) counts encoding and segments; saving confirms each change.
     await openScreen(page, 'Connections');
@@ -351,6 +372,30 @@ describeWithChromium('the operator console in a real browser', () => {
     await save.waitFor({ state: 'detached' });
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     expect((await connection()).options.template).toBe('Your code is @@password@@ ✅');
+    // A test code from the connection reaches the gateway's outbox.
+    const testPhone = '+14155550177';
+    const testSent = new Date();
+    await page.getByLabel('Send a test code to').fill(testPhone);
+    await page.getByRole('button', { name: 'Send…' }).click();
+    const sendDialog = page.getByRole('dialog', { name: `Send a test code to ${testPhone}?` });
+    expect(await sendDialog.textContent()).toContain('A real SMS with a sign-in code');
+    await sendDialog.getByRole('button', { name: 'Send the code' }).click();
+    await page.getByRole('status').filter({ hasText: `A code was sent to ${testPhone}.` }).waitFor();
+    expect(await readCodeFromOutbox(stack.urls.gatewayUrl, testPhone, { notBefore: testSent })).toMatch(/^\d{4,8}$/);
+
+    // Applications: a client's callbacks edited after a confirmation naming the new list.
+    const demo = await api.call<{ name: string; callbacks?: string[] }>('GET', `/clients/${stack.tenant.demoClientId}`);
+    const addedCallback = 'https://console-test.example/callback';
+    await openScreen(page, 'Applications and APIs');
+    await page.getByRole('button', { name: `Edit URLs of ${demo.name}`, exact: true }).click();
+    await page.getByLabel('Callback URLs (one a line)').fill([...(demo.callbacks ?? []), addedCallback].join('\n'));
+    await page.getByRole('button', { name: 'Save…' }).click();
+    const urlsDialog = page.getByRole('dialog', { name: `Change the URLs of ${demo.name}?` });
+    expect(await urlsDialog.textContent()).toContain(addedCallback);
+    await urlsDialog.getByRole('button', { name: 'Save', exact: true }).click();
+    await urlsDialog.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await api.call<{ callbacks: string[] }>('GET', `/clients/${stack.tenant.demoClientId}`)).callbacks).toEqual([...(demo.callbacks ?? []), addedCallback]);
 
     // Logs: the live view shows an event that happens while it is open.
     await openScreen(page, 'Logs');
@@ -378,6 +423,53 @@ describeWithChromium('the operator console in a real browser', () => {
     } finally {
       await sink.close();
     }
+
+    // A user's page: give and take a role, revoke their sessions, delete them. The Viewer signed in
+    // through the hosted login in an earlier test, so they hold a login session.
+    const viewerPhone = '+14155550162';
+    const viewerId = await createOperator(api, stack, viewerPhone, ['Viewer']);
+    const viewerPath = `/users/${encodeURIComponent(viewerId)}`;
+    const roleNames = async () => {
+      const answer = await api.call<{ roles: Array<{ name: string }> } | Array<{ name: string }>>('GET', `${viewerPath}/roles`);
+      return (Array.isArray(answer) ? answer : answer.roles).map((r) => r.name).sort();
+    };
+    const sessionCount = async () => (await api.call<{ sessions: unknown[] }>('GET', `${viewerPath}/sessions`)).sessions.length;
+    expect(await sessionCount()).toBeGreaterThan(0);
+    await openScreen(page, 'Find a login');
+    await page.getByLabel('Phone number, name or user id').fill(viewerId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('user-results').getByRole('link').first().click();
+    const userRoles = page.getByTestId('user-roles');
+    await userRoles.waitFor();
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Support' });
+    await page.getByRole('button', { name: 'Give the role…' }).click();
+    const give = page.getByRole('dialog', { name: `Give ${viewerPhone} the role Support?` });
+    expect(await give.textContent()).toContain('holds the permissions of Support');
+    await give.getByRole('button', { name: 'Give Support' }).click();
+    await give.waitFor({ state: 'detached' });
+    await userRoles.getByRole('button', { name: 'Take the role Support' }).waitFor();
+    expect(await roleNames()).toEqual(['Support', 'Viewer']);
+    await userRoles.getByRole('button', { name: 'Take the role Support' }).click();
+    const take = page.getByRole('dialog', { name: `Take the role Support from ${viewerPhone}?` });
+    expect(await take.textContent()).toContain('no longer has the permissions of Support');
+    await take.getByRole('button', { name: 'Take Support' }).click();
+    await take.waitFor({ state: 'detached' });
+    await userRoles.getByRole('button', { name: 'Take the role Support' }).waitFor({ state: 'detached' });
+    expect(await roleNames()).toEqual(['Viewer']);
+    await page.getByRole('button', { name: 'Revoke sessions…' }).click();
+    const revoke = page.getByRole('dialog', { name: `Revoke every session of ${viewerPhone}?` });
+    expect(await revoke.textContent()).toContain('signed out of the hosted login on every device');
+    await revoke.getByRole('button', { name: 'Revoke the sessions' }).click();
+    await page.getByRole('status').filter({ hasText: `The sessions of ${viewerPhone} are revoked.` }).waitFor();
+    expect(await sessionCount()).toBe(0);
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    const del = page.getByRole('dialog', { name: `Delete ${viewerPhone}?` });
+    expect(await del.textContent()).toContain('deleted for good');
+    await del.getByRole('button', { name: 'Delete the user' }).click();
+    // Deleted: the console goes back to the search.
+    await page.getByLabel('Phone number, name or user id').waitFor();
+    await api.call('GET', viewerPath, undefined, [404]);
 
     await openScreen(page, 'Signing keys');
     // A reload empties the memory the tokens were in: identity's login session signs the operator in again, without an SMS.
