@@ -262,7 +262,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; the safe list, fraud-guard mode, a test code, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; a reload signs in again', async () => {
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; the safe list, fraud-guard mode, a test code, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; a previous signing key is revoked (the current one is never offered); a reload signs in again', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -470,6 +470,38 @@ describeWithChromium('the operator console in a real browser', () => {
     // Deleted: the console goes back to the search.
     await page.getByLabel('Phone number, name or user id').waitFor();
     await api.call('GET', viewerPath, undefined, [404]);
+
+    // Signing keys: a rotation (through the API) makes the key that signed every token so far the
+    // previous one; the console signs in again (a reload: a token signed by the new current key)
+    // and revokes the previous key after a confirmation saying its tokens stop verifying.
+    await api.call('POST', '/keys/signing/rotate');
+    const rotatedApi = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
+    type KeyRecord = { kid: string; current?: boolean; next?: boolean; previous?: boolean; revoked?: boolean };
+    const keysNow = await rotatedApi.call<KeyRecord[]>('GET', '/keys/signing');
+    const previousKey = keysNow.find((k) => k.previous && !k.revoked)!;
+    const currentKey = keysNow.find((k) => k.current)!;
+    await openScreen(page, 'Signing keys');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Signing keys', exact: true }).waitFor();
+    const keyRows = page.getByTestId('signing-keys').locator('tbody tr');
+    await keyRows.first().waitFor();
+    // The current and the next key, which the API refuses to revoke, offer no Revoke button.
+    for (const k of keysNow.filter((k) => k.current || k.next)) {
+      expect(await keyRows.filter({ hasText: k.kid }).getByRole('button').count()).toBe(0);
+    }
+    await page.getByRole('button', { name: `Revoke… ${previousKey.kid}` }).click();
+    const revokeKey = page.getByRole('dialog', { name: `Revoke the signing key ${previousKey.kid}?` });
+    expect(await revokeKey.textContent()).toContain('every token it signed');
+    expect(await revokeKey.textContent()).toContain('stops verifying');
+    await shot(page, '46-revoke-key-confirm');
+    await revokeKey.getByRole('button', { name: 'Revoke the key' }).click();
+    await revokeKey.waitFor({ state: 'detached' });
+    await keyRows.filter({ hasText: previousKey.kid }).locator('td:text-is("revoked")').waitFor();
+    expect((await rotatedApi.call<KeyRecord>('GET', `/keys/signing/${previousKey.kid}`)).revoked).toBe(true);
+    // A token the revoked key signed (the first management client's) no longer verifies.
+    await expect(api.call('GET', '/keys/signing')).rejects.toMatchObject({ status: 401 });
+    // The API refuses revoking the current key: that is why the console never offers it.
+    await rotatedApi.call('PUT', `/keys/signing/${currentKey.kid}/revoke`, undefined, [409]);
 
     await openScreen(page, 'Signing keys');
     // A reload empties the memory the tokens were in: identity's login session signs the operator in again, without an SMS.
