@@ -262,7 +262,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; the safe list, fraud-guard mode, a test code, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; a previous signing key is revoked (the current one is never offered); a reload signs in again', async () => {
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; the safe list, fraud-guard mode, a test code, the rest of the SMS policy (a refusal shown as the API said it), a new connection with gateway authentication, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; a previous signing key is revoked (the current one is never offered); a reload signs in again', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -382,6 +382,73 @@ describeWithChromium('the operator console in a real browser', () => {
     await sendDialog.getByRole('button', { name: 'Send the code' }).click();
     await page.getByRole('status').filter({ hasText: `A code was sent to ${testPhone}.` }).waitFor();
     expect(await readCodeFromOutbox(stack.urls.gatewayUrl, testPhone, { notBefore: testSent })).toMatch(/^\d{4,8}$/);
+
+    // The rest of the SMS policy: an API refusal is shown in the API's words, then each change is listed before it is saved.
+    await page.getByLabel(/^Test numbers and their fixed codes/).fill('+14155550123 12');
+    await page.getByRole('button', { name: 'Save changes…' }).click();
+    const badSave = page.getByRole('dialog', { name: /^Save 1 change\(s\) to / });
+    await badSave.getByRole('button', { name: 'Save', exact: true }).click();
+    await badSave.getByRole('alert').waitFor();
+    expect(await badSave.getByRole('alert').textContent()).toMatch(/sms_test_numbers.*must be 4 to 10 digits.*\(HTTP 400, /);
+    await badSave.getByRole('button', { name: 'Cancel' }).click();
+    expect((await connection()).options.sms_test_numbers ?? []).toEqual([]);
+    await page.getByLabel(/^Test numbers and their fixed codes/).fill('+14155550123 123456');
+    await page.getByLabel(/^Velocity limit: starts per hour to one prefix/).fill('20');
+    await page.getByLabel('Fraud guard: window judged (minutes)').fill('30');
+    await page.getByLabel('Fraud guard: a block lasts (minutes)').fill('120');
+    const typesBefore = (await connection()).options.allowed_number_types as string[];
+    expect(typesBefore).not.toContain('VOIP');
+    await page.getByRole('checkbox', { name: 'VOIP', exact: true }).check();
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await shot(page, `43b-connection-policy-${viewport.width}`);
+      const violations = await seriousAxeViolations(page);
+      if (violations.length) found[`connection page (${name})`] = violations;
+    }
+    await page.getByRole('button', { name: 'Save changes…' }).click();
+    const policySave = page.getByRole('dialog', { name: /^Save 4 change\(s\) to / });
+    const listed = await policySave.textContent();
+    expect(listed).toContain('sms_velocity_limits: {"per_prefix_per_hour":20}');
+    expect(listed).toContain('"window_minutes":30');
+    expect(listed).toContain('"block_minutes":120');
+    expect(listed).toContain('allowed_number_types: ');
+    expect(listed).toContain('"VOIP"');
+    expect(listed).toContain('sms_test_numbers: [{"phone_number":"+14155550123","code":"123456"}]');
+    await policySave.getByRole('button', { name: 'Save', exact: true }).click();
+    await policySave.waitFor({ state: 'detached' });
+    const policy = (await connection()).options as Record<string, unknown>;
+    expect(policy.sms_velocity_limits).toEqual({ per_country_per_hour: null, per_prefix_per_hour: 20 });
+    expect(policy.sms_fraud_guard).toMatchObject({ mode: 'monitor', window_minutes: 30, block_minutes: 120 });
+    expect([...(policy.allowed_number_types as string[])].sort()).toEqual([...typesBefore, 'VOIP'].sort());
+    expect(policy.sms_test_numbers).toEqual([{ phone_number: '+14155550123', code: '123456' }]);
+
+    // A new connection with gateway authentication: the secret is sent once and never shown back.
+    await openScreen(page, 'Connections');
+    await page.getByRole('link', { name: 'New SMS connection' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('backup-sms');
+    await page.getByLabel('Gateway URL').fill('https://sms-gateway.example.com/sms');
+    await page.getByLabel('Subject').fill('smsauth-identity');
+    await page.getByLabel('Audience').fill('sms-gateway');
+    await page.getByLabel(/^Secret/).fill('a-gateway-secret-for-the-test');
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await shot(page, `43c-new-connection-${viewport.width}`);
+      const violations = await seriousAxeViolations(page);
+      if (violations.length) found[`new connection (${name})`] = violations;
+    }
+    expect(found).toEqual({});
+    await page.getByRole('button', { name: 'Create…' }).click();
+    const create = page.getByRole('dialog', { name: 'Create the connection backup-sms?' });
+    const createText = await create.textContent();
+    expect(createText).toContain('bearer token (HS256) with subject smsauth-identity and audience sms-gateway');
+    expect(createText).not.toContain('a-gateway-secret-for-the-test');
+    await create.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'backup-sms', exact: true }).waitFor();
+    const backup = (await api.listConnections()).find((c) => c.name === 'backup-sms')!;
+    expect(backup.options.template).toBe('Your sign-in code is @@password@@');
+    expect(backup.options.gateway_url).toBe('https://sms-gateway.example.com/sms');
+    expect(backup.options.gateway_authentication).toMatchObject({ method: 'bearer', subject: 'smsauth-identity', audience: 'sms-gateway' });
+    expect(JSON.stringify(backup)).not.toContain('a-gateway-secret-for-the-test');
 
     // Applications: a client's callbacks edited after a confirmation naming the new list.
     const demo = await api.call<{ name: string; callbacks?: string[] }>('GET', `/clients/${stack.tenant.demoClientId}`);
