@@ -262,7 +262,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; the safe list, fraud-guard mode, a test code, the rest of the SMS policy (a refusal shown as the API said it), a new connection with gateway authentication, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; a previous signing key is revoked (the current one is never offered); a reload signs in again', async () => {
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a log stream is created, and once paused, resumed and edited; the safe list, fraud-guard mode, a test code, the rest of the SMS policy (a refusal shown as the API said it), a new connection with gateway authentication, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; a previous signing key is revoked (the current one is never offered); a reload signs in again', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -474,8 +474,31 @@ describeWithChromium('the operator console in a real browser', () => {
     // Log streams: a paused stream is resumed after a confirmation.
     const sink = await CallbackServer.start();
     try {
-      const stream = await api.call<{ id: string }>('POST', '/log-streams', { name: 'SIEM', type: 'http', sink: { httpEndpoint: sink.url('/events') } });
+      // Created in the console, after a confirmation naming where events will go.
+      await openScreen(page, 'Log streams');
+      await page.getByRole('button', { name: 'New log stream…' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('SIEM');
+      await page.getByLabel('Endpoint URL (HTTP POST)').fill(sink.url('/events'));
+      await page.getByLabel(/^Authorization header/).fill('Bearer siem-token-for-the-test');
+      const streamViolations: Record<string, unknown> = {};
+      for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+        await page.setViewportSize(viewport);
+        await shot(page, `45a-new-log-stream-${viewport.width}`);
+        const violations = await seriousAxeViolations(page);
+        if (violations.length) streamViolations[name] = violations;
+      }
+      expect(streamViolations).toEqual({});
+      await page.getByRole('button', { name: 'Create…' }).click();
+      const createStream = page.getByRole('dialog', { name: 'Create the log stream SIEM?' });
+      expect(await createStream.textContent()).toContain(`is sent to ${sink.url('/events')}`);
+      expect(await createStream.textContent()).not.toContain('siem-token-for-the-test');
+      await createStream.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.locator('tbody tr', { hasText: 'SIEM' }).waitFor();
+      const streams = await api.call<Array<{ id: string; name: string; sink: { httpEndpoint: string } }>>('GET', '/log-streams');
+      expect(streams.map((s) => [s.name, s.sink.httpEndpoint])).toEqual([['SIEM', sink.url('/events')]]);
+      const stream = streams[0]!;
       await api.call('PATCH', `/log-streams/${stream.id}`, { status: 'paused' });
+      await openScreen(page, 'Fraud guard');
       await openScreen(page, 'Log streams');
       const row = page.locator('tbody tr', { hasText: 'SIEM' });
       expect(await row.locator('td').first().textContent()).toBe('paused');
@@ -486,6 +509,15 @@ describeWithChromium('the operator console in a real browser', () => {
       await row.getByRole('button', { name: 'Pause SIEM' }).waitFor();
       await shot(page, '45-log-stream-resumed');
       expect((await api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('active');
+      // Edited: a new endpoint, listed in the confirmation before it is saved.
+      await row.getByRole('button', { name: 'Edit SIEM' }).click();
+      await page.getByLabel('Endpoint URL (HTTP POST)').fill(sink.url('/siem'));
+      await page.getByRole('button', { name: 'Save…' }).click();
+      const editStream = page.getByRole('dialog', { name: 'Save 1 change(s) to SIEM?' });
+      expect(await editStream.textContent()).toContain(`endpoint: ${sink.url('/siem')}`);
+      await editStream.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.locator('tbody tr', { hasText: sink.url('/siem') }).waitFor();
+      expect((await api.call<{ sink: { httpEndpoint: string } }>('GET', `/log-streams/${stream.id}`)).sink.httpEndpoint).toBe(sink.url('/siem'));
       await api.call('DELETE', `/log-streams/${stream.id}`);
     } finally {
       await sink.close();
