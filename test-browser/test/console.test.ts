@@ -262,7 +262,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a log stream is created, and once paused, resumed and edited; the safe list, fraud-guard mode, a test code, the rest of the SMS policy (a refusal shown as the API said it), a new connection with gateway authentication, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; a previous signing key is revoked (the current one is never offered); a reload signs in again', async () => {
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a log stream is created, resumed, edited and paused; the safe list, fraud-guard mode, a test code, the rest of the SMS policy (a refusal shown as the API said it), a new connection with gateway authentication, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; the signing key is rotated and the previous one revoked (the current one is never offered); a reload signs in again', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -341,6 +341,14 @@ describeWithChromium('the operator console in a real browser', () => {
     await addSafe.waitFor({ state: 'detached' });
     await page.getByRole('listitem').filter({ hasText: safeNumber }).waitFor();
     expect((await connection()).options.sms_safe_list).toEqual([safeNumber]);
+    // And removed again, after a confirmation.
+    await page.getByRole('button', { name: `Remove ${safeNumber}` }).click();
+    const removeSafe = page.getByRole('dialog', { name: `Remove ${safeNumber} from the safe list?` });
+    expect(await removeSafe.textContent()).toContain('judged by the connection');
+    await removeSafe.getByRole('button', { name: 'Remove', exact: true }).click();
+    await removeSafe.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: `Remove ${safeNumber}` }).waitFor({ state: 'detached' });
+    expect((await connection()).options.sms_safe_list ?? []).toEqual([]);
     // The fraud guard's mode, from block (the Support test set it) to monitor.
     expect(((await connection()).options.sms_fraud_guard as { mode?: string } | undefined)?.mode).toBe('block');
     await page.getByLabel('Mode', { exact: true }).selectOption('monitor');
@@ -518,6 +526,13 @@ describeWithChromium('the operator console in a real browser', () => {
       await editStream.getByRole('button', { name: 'Save', exact: true }).click();
       await page.locator('tbody tr', { hasText: sink.url('/siem') }).waitFor();
       expect((await api.call<{ sink: { httpEndpoint: string } }>('GET', `/log-streams/${stream.id}`)).sink.httpEndpoint).toBe(sink.url('/siem'));
+      // Paused again from the console.
+      await row.getByRole('button', { name: 'Pause SIEM' }).click();
+      const pause = page.getByRole('dialog', { name: 'Pause SIEM?' });
+      expect(await pause.textContent()).toContain('delivered on resume');
+      await pause.getByRole('button', { name: 'Pause', exact: true }).click();
+      await row.getByRole('button', { name: 'Resume SIEM' }).waitFor();
+      expect((await api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('paused');
       await api.call('DELETE', `/log-streams/${stream.id}`);
     } finally {
       await sink.close();
@@ -573,12 +588,20 @@ describeWithChromium('the operator console in a real browser', () => {
     // Signing keys: a rotation (through the API) makes the key that signed every token so far the
     // previous one; the console signs in again (a reload: a token signed by the new current key)
     // and revokes the previous key after a confirmation saying its tokens stop verifying.
-    await api.call('POST', '/keys/signing/rotate');
+    const keysBefore = await api.call<Array<{ kid: string; current?: boolean; next?: boolean }>>('GET', '/keys/signing');
+    await openScreen(page, 'Signing keys');
+    await page.getByRole('button', { name: 'Rotate the signing key…' }).click();
+    const rotate = page.getByRole('dialog', { name: 'Rotate the signing key?' });
+    await rotate.getByRole('button', { name: 'Rotate', exact: true }).click();
+    await rotate.waitFor({ state: 'detached' });
     const rotatedApi = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
     type KeyRecord = { kid: string; current?: boolean; next?: boolean; previous?: boolean; revoked?: boolean };
     const keysNow = await rotatedApi.call<KeyRecord[]>('GET', '/keys/signing');
     const previousKey = keysNow.find((k) => k.previous && !k.revoked)!;
     const currentKey = keysNow.find((k) => k.current)!;
+    // The rotation: the key published as next signs now, the one that signed until then is previous.
+    expect(currentKey.kid).toBe(keysBefore.find((k) => k.next)!.kid);
+    expect(previousKey.kid).toBe(keysBefore.find((k) => k.current)!.kid);
     await openScreen(page, 'Signing keys');
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Signing keys', exact: true }).waitFor();
