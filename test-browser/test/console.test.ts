@@ -262,7 +262,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await context.close();
   });
 
-  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a paused log stream is resumed; a reload signs in again', async () => {
+  it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a log stream is created, resumed, edited and paused; the safe list, fraud-guard mode, a test code, the rest of the SMS policy (a refusal shown as the API said it), a new connection with gateway authentication, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; the signing key is rotated and the previous one revoked (the current one is never offered); a reload signs in again', async () => {
     const adminPhone = '+14155550164';
     await createOperator(api, stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
@@ -331,6 +331,35 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(await apiError.textContent()).toContain(`${words} (HTTP 400, `);
     await addDialog.getByRole('button', { name: 'Cancel' }).click();
     expect((await connection()).options.sms_safe_list ?? []).toEqual([]);
+    // A valid number is added to the safe list after a confirmation saying what it exempts.
+    const safeNumber = '+14155550188';
+    await page.getByLabel('Number (E.164)').fill(safeNumber);
+    await page.getByRole('button', { name: 'Add to the safe list…' }).click();
+    const addSafe = page.getByRole('dialog', { name: new RegExp(`^Add \\${safeNumber} to the safe list of `) });
+    expect(await addSafe.textContent()).toContain('will always get codes');
+    await addSafe.getByRole('button', { name: 'Add to the safe list' }).click();
+    await addSafe.waitFor({ state: 'detached' });
+    await page.getByRole('listitem').filter({ hasText: safeNumber }).waitFor();
+    expect((await connection()).options.sms_safe_list).toEqual([safeNumber]);
+    // And removed again, after a confirmation.
+    await page.getByRole('button', { name: `Remove ${safeNumber}` }).click();
+    const removeSafe = page.getByRole('dialog', { name: `Remove ${safeNumber} from the safe list?` });
+    expect(await removeSafe.textContent()).toContain('judged by the connection');
+    await removeSafe.getByRole('button', { name: 'Remove', exact: true }).click();
+    await removeSafe.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: `Remove ${safeNumber}` }).waitFor({ state: 'detached' });
+    expect((await connection()).options.sms_safe_list ?? []).toEqual([]);
+    // The fraud guard's mode, from block (the Support test set it) to monitor.
+    expect(((await connection()).options.sms_fraud_guard as { mode?: string } | undefined)?.mode).toBe('block');
+    await page.getByLabel('Mode', { exact: true }).selectOption('monitor');
+    await page.getByRole('button', { name: 'Change mode…' }).click();
+    const modeDialog = page.getByRole('dialog', { name: /^Set the fraud guard of .+ to monitor\?$/ });
+    expect(await modeDialog.textContent()).toContain('From block to monitor');
+    await modeDialog.getByRole('button', { name: 'Set mode to monitor' }).click();
+    await modeDialog.waitFor({ state: 'detached' });
+    await page.locator('[data-testid="guard-mode"]:text-is("monitor")').waitFor();
+    expect(((await connection()).options.sms_fraud_guard as { mode?: string } | undefined)?.mode).toBe('monitor');
+    await shot(page, '42b-fraud-guard-changed');
     await openScreen(page, 'Signing keys');
     // Connections: the template's live preview (rendered by identity, not saved) counts encoding and segments; saving confirms each change.
     await openScreen(page, 'Connections');
@@ -351,6 +380,97 @@ describeWithChromium('the operator console in a real browser', () => {
     await save.waitFor({ state: 'detached' });
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     expect((await connection()).options.template).toBe('Your code is @@password@@ ✅');
+    // A test code from the connection reaches the gateway's outbox.
+    const testPhone = '+14155550177';
+    const testSent = new Date();
+    await page.getByLabel('Send a test code to').fill(testPhone);
+    await page.getByRole('button', { name: 'Send…' }).click();
+    const sendDialog = page.getByRole('dialog', { name: `Send a test code to ${testPhone}?` });
+    expect(await sendDialog.textContent()).toContain('A real SMS with a sign-in code');
+    await sendDialog.getByRole('button', { name: 'Send the code' }).click();
+    await page.getByRole('status').filter({ hasText: `A code was sent to ${testPhone}.` }).waitFor();
+    expect(await readCodeFromOutbox(stack.urls.gatewayUrl, testPhone, { notBefore: testSent })).toMatch(/^\d{4,8}$/);
+
+    // The rest of the SMS policy: an API refusal is shown in the API's words, then each change is listed before it is saved.
+    await page.getByLabel(/^Test numbers and their fixed codes/).fill('+14155550123 12');
+    await page.getByRole('button', { name: 'Save changes…' }).click();
+    const badSave = page.getByRole('dialog', { name: /^Save 1 change\(s\) to / });
+    await badSave.getByRole('button', { name: 'Save', exact: true }).click();
+    await badSave.getByRole('alert').waitFor();
+    expect(await badSave.getByRole('alert').textContent()).toMatch(/sms_test_numbers.*must be 4 to 10 digits.*\(HTTP 400, /);
+    await badSave.getByRole('button', { name: 'Cancel' }).click();
+    expect((await connection()).options.sms_test_numbers ?? []).toEqual([]);
+    await page.getByLabel(/^Test numbers and their fixed codes/).fill('+14155550123 123456');
+    await page.getByLabel(/^Velocity limit: starts per hour to one prefix/).fill('20');
+    await page.getByLabel('Fraud guard: window judged (minutes)').fill('30');
+    await page.getByLabel('Fraud guard: a block lasts (minutes)').fill('120');
+    const typesBefore = (await connection()).options.allowed_number_types as string[];
+    expect(typesBefore).not.toContain('VOIP');
+    await page.getByRole('checkbox', { name: 'VOIP', exact: true }).check();
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await shot(page, `43b-connection-policy-${viewport.width}`);
+      const violations = await seriousAxeViolations(page);
+      if (violations.length) found[`connection page (${name})`] = violations;
+    }
+    await page.getByRole('button', { name: 'Save changes…' }).click();
+    const policySave = page.getByRole('dialog', { name: /^Save 4 change\(s\) to / });
+    const listed = await policySave.textContent();
+    expect(listed).toContain('sms_velocity_limits: {"per_prefix_per_hour":20}');
+    expect(listed).toContain('"window_minutes":30');
+    expect(listed).toContain('"block_minutes":120');
+    expect(listed).toContain('allowed_number_types: ');
+    expect(listed).toContain('"VOIP"');
+    expect(listed).toContain('sms_test_numbers: [{"phone_number":"+14155550123","code":"123456"}]');
+    await policySave.getByRole('button', { name: 'Save', exact: true }).click();
+    await policySave.waitFor({ state: 'detached' });
+    const policy = (await connection()).options as Record<string, unknown>;
+    expect(policy.sms_velocity_limits).toEqual({ per_country_per_hour: null, per_prefix_per_hour: 20 });
+    expect(policy.sms_fraud_guard).toMatchObject({ mode: 'monitor', window_minutes: 30, block_minutes: 120 });
+    expect([...(policy.allowed_number_types as string[])].sort()).toEqual([...typesBefore, 'VOIP'].sort());
+    expect(policy.sms_test_numbers).toEqual([{ phone_number: '+14155550123', code: '123456' }]);
+
+    // A new connection with gateway authentication: the secret is sent once and never shown back.
+    await openScreen(page, 'Connections');
+    await page.getByRole('link', { name: 'New SMS connection' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('backup-sms');
+    await page.getByLabel('Gateway URL').fill('https://sms-gateway.example.com/sms');
+    await page.getByLabel('Subject').fill('smsauth-identity');
+    await page.getByLabel('Audience').fill('sms-gateway');
+    await page.getByLabel(/^Secret/).fill('a-gateway-secret-for-the-test');
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await shot(page, `43c-new-connection-${viewport.width}`);
+      const violations = await seriousAxeViolations(page);
+      if (violations.length) found[`new connection (${name})`] = violations;
+    }
+    expect(found).toEqual({});
+    await page.getByRole('button', { name: 'Create…' }).click();
+    const create = page.getByRole('dialog', { name: 'Create the connection backup-sms?' });
+    const createText = await create.textContent();
+    expect(createText).toContain('bearer token (HS256) with subject smsauth-identity and audience sms-gateway');
+    expect(createText).not.toContain('a-gateway-secret-for-the-test');
+    await create.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'backup-sms', exact: true }).waitFor();
+    const backup = (await api.listConnections()).find((c) => c.name === 'backup-sms')!;
+    expect(backup.options.template).toBe('Your sign-in code is @@password@@');
+    expect(backup.options.gateway_url).toBe('https://sms-gateway.example.com/sms');
+    expect(backup.options.gateway_authentication).toMatchObject({ method: 'bearer', subject: 'smsauth-identity', audience: 'sms-gateway' });
+    expect(JSON.stringify(backup)).not.toContain('a-gateway-secret-for-the-test');
+
+    // Applications: a client's callbacks edited after a confirmation naming the new list.
+    const demo = await api.call<{ name: string; callbacks?: string[] }>('GET', `/clients/${stack.tenant.demoClientId}`);
+    const addedCallback = 'https://console-test.example/callback';
+    await openScreen(page, 'Applications and APIs');
+    await page.getByRole('button', { name: `Edit URLs of ${demo.name}`, exact: true }).click();
+    await page.getByLabel('Callback URLs (one a line)').fill([...(demo.callbacks ?? []), addedCallback].join('\n'));
+    await page.getByRole('button', { name: 'Save…' }).click();
+    const urlsDialog = page.getByRole('dialog', { name: `Change the URLs of ${demo.name}?` });
+    expect(await urlsDialog.textContent()).toContain(addedCallback);
+    await urlsDialog.getByRole('button', { name: 'Save', exact: true }).click();
+    await urlsDialog.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await api.call<{ callbacks: string[] }>('GET', `/clients/${stack.tenant.demoClientId}`)).callbacks).toEqual([...(demo.callbacks ?? []), addedCallback]);
 
     // Logs: the live view shows an event that happens while it is open.
     await openScreen(page, 'Logs');
@@ -362,8 +482,31 @@ describeWithChromium('the operator console in a real browser', () => {
     // Log streams: a paused stream is resumed after a confirmation.
     const sink = await CallbackServer.start();
     try {
-      const stream = await api.call<{ id: string }>('POST', '/log-streams', { name: 'SIEM', type: 'http', sink: { httpEndpoint: sink.url('/events') } });
+      // Created in the console, after a confirmation naming where events will go.
+      await openScreen(page, 'Log streams');
+      await page.getByRole('button', { name: 'New log stream…' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('SIEM');
+      await page.getByLabel('Endpoint URL (HTTP POST)').fill(sink.url('/events'));
+      await page.getByLabel(/^Authorization header/).fill('Bearer siem-token-for-the-test');
+      const streamViolations: Record<string, unknown> = {};
+      for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+        await page.setViewportSize(viewport);
+        await shot(page, `45a-new-log-stream-${viewport.width}`);
+        const violations = await seriousAxeViolations(page);
+        if (violations.length) streamViolations[name] = violations;
+      }
+      expect(streamViolations).toEqual({});
+      await page.getByRole('button', { name: 'Create…' }).click();
+      const createStream = page.getByRole('dialog', { name: 'Create the log stream SIEM?' });
+      expect(await createStream.textContent()).toContain(`is sent to ${sink.url('/events')}`);
+      expect(await createStream.textContent()).not.toContain('siem-token-for-the-test');
+      await createStream.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.locator('tbody tr', { hasText: 'SIEM' }).waitFor();
+      const streams = await api.call<Array<{ id: string; name: string; sink: { httpEndpoint: string } }>>('GET', '/log-streams');
+      expect(streams.map((s) => [s.name, s.sink.httpEndpoint])).toEqual([['SIEM', sink.url('/events')]]);
+      const stream = streams[0]!;
       await api.call('PATCH', `/log-streams/${stream.id}`, { status: 'paused' });
+      await openScreen(page, 'Fraud guard');
       await openScreen(page, 'Log streams');
       const row = page.locator('tbody tr', { hasText: 'SIEM' });
       expect(await row.locator('td').first().textContent()).toBe('paused');
@@ -374,10 +517,113 @@ describeWithChromium('the operator console in a real browser', () => {
       await row.getByRole('button', { name: 'Pause SIEM' }).waitFor();
       await shot(page, '45-log-stream-resumed');
       expect((await api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('active');
+      // Edited: a new endpoint, listed in the confirmation before it is saved.
+      await row.getByRole('button', { name: 'Edit SIEM' }).click();
+      await page.getByLabel('Endpoint URL (HTTP POST)').fill(sink.url('/siem'));
+      await page.getByRole('button', { name: 'Save…' }).click();
+      const editStream = page.getByRole('dialog', { name: 'Save 1 change(s) to SIEM?' });
+      expect(await editStream.textContent()).toContain(`endpoint: ${sink.url('/siem')}`);
+      await editStream.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.locator('tbody tr', { hasText: sink.url('/siem') }).waitFor();
+      expect((await api.call<{ sink: { httpEndpoint: string } }>('GET', `/log-streams/${stream.id}`)).sink.httpEndpoint).toBe(sink.url('/siem'));
+      // Paused again from the console.
+      await row.getByRole('button', { name: 'Pause SIEM' }).click();
+      const pause = page.getByRole('dialog', { name: 'Pause SIEM?' });
+      expect(await pause.textContent()).toContain('delivered on resume');
+      await pause.getByRole('button', { name: 'Pause', exact: true }).click();
+      await row.getByRole('button', { name: 'Resume SIEM' }).waitFor();
+      expect((await api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('paused');
       await api.call('DELETE', `/log-streams/${stream.id}`);
     } finally {
       await sink.close();
     }
+
+    // A user's page: give and take a role, revoke their sessions, delete them. The Viewer signed in
+    // through the hosted login in an earlier test, so they hold a login session.
+    const viewerPhone = '+14155550162';
+    const viewerId = await createOperator(api, stack, viewerPhone, ['Viewer']);
+    const viewerPath = `/users/${encodeURIComponent(viewerId)}`;
+    const roleNames = async () => {
+      const answer = await api.call<{ roles: Array<{ name: string }> } | Array<{ name: string }>>('GET', `${viewerPath}/roles`);
+      return (Array.isArray(answer) ? answer : answer.roles).map((r) => r.name).sort();
+    };
+    const sessionCount = async () => (await api.call<{ sessions: unknown[] }>('GET', `${viewerPath}/sessions`)).sessions.length;
+    expect(await sessionCount()).toBeGreaterThan(0);
+    await openScreen(page, 'Find a login');
+    await page.getByLabel('Phone number, name or user id').fill(viewerId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByTestId('user-results').getByRole('link').first().click();
+    const userRoles = page.getByTestId('user-roles');
+    await userRoles.waitFor();
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Support' });
+    await page.getByRole('button', { name: 'Give the role…' }).click();
+    const give = page.getByRole('dialog', { name: `Give ${viewerPhone} the role Support?` });
+    expect(await give.textContent()).toContain('holds the permissions of Support');
+    await give.getByRole('button', { name: 'Give Support' }).click();
+    await give.waitFor({ state: 'detached' });
+    await userRoles.getByRole('button', { name: 'Take the role Support' }).waitFor();
+    expect(await roleNames()).toEqual(['Support', 'Viewer']);
+    await userRoles.getByRole('button', { name: 'Take the role Support' }).click();
+    const take = page.getByRole('dialog', { name: `Take the role Support from ${viewerPhone}?` });
+    expect(await take.textContent()).toContain('no longer has the permissions of Support');
+    await take.getByRole('button', { name: 'Take Support' }).click();
+    await take.waitFor({ state: 'detached' });
+    await userRoles.getByRole('button', { name: 'Take the role Support' }).waitFor({ state: 'detached' });
+    expect(await roleNames()).toEqual(['Viewer']);
+    await page.getByRole('button', { name: 'Revoke sessions…' }).click();
+    const revoke = page.getByRole('dialog', { name: `Revoke every session of ${viewerPhone}?` });
+    expect(await revoke.textContent()).toContain('signed out of the hosted login on every device');
+    await revoke.getByRole('button', { name: 'Revoke the sessions' }).click();
+    await page.getByRole('status').filter({ hasText: `The sessions of ${viewerPhone} are revoked.` }).waitFor();
+    expect(await sessionCount()).toBe(0);
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    const del = page.getByRole('dialog', { name: `Delete ${viewerPhone}?` });
+    expect(await del.textContent()).toContain('deleted for good');
+    await del.getByRole('button', { name: 'Delete the user' }).click();
+    // Deleted: the console goes back to the search.
+    await page.getByLabel('Phone number, name or user id').waitFor();
+    await api.call('GET', viewerPath, undefined, [404]);
+
+    // Signing keys: a rotation (through the API) makes the key that signed every token so far the
+    // previous one; the console signs in again (a reload: a token signed by the new current key)
+    // and revokes the previous key after a confirmation saying its tokens stop verifying.
+    const keysBefore = await api.call<Array<{ kid: string; current?: boolean; next?: boolean }>>('GET', '/keys/signing');
+    await openScreen(page, 'Signing keys');
+    await page.getByRole('button', { name: 'Rotate the signing key…' }).click();
+    const rotate = page.getByRole('dialog', { name: 'Rotate the signing key?' });
+    await rotate.getByRole('button', { name: 'Rotate', exact: true }).click();
+    await rotate.waitFor({ state: 'detached' });
+    const rotatedApi = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
+    type KeyRecord = { kid: string; current?: boolean; next?: boolean; previous?: boolean; revoked?: boolean };
+    const keysNow = await rotatedApi.call<KeyRecord[]>('GET', '/keys/signing');
+    const previousKey = keysNow.find((k) => k.previous && !k.revoked)!;
+    const currentKey = keysNow.find((k) => k.current)!;
+    // The rotation: the key published as next signs now, the one that signed until then is previous.
+    expect(currentKey.kid).toBe(keysBefore.find((k) => k.next)!.kid);
+    expect(previousKey.kid).toBe(keysBefore.find((k) => k.current)!.kid);
+    await openScreen(page, 'Signing keys');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Signing keys', exact: true }).waitFor();
+    const keyRows = page.getByTestId('signing-keys').locator('tbody tr');
+    await keyRows.first().waitFor();
+    // The current and the next key, which the API refuses to revoke, offer no Revoke button.
+    for (const k of keysNow.filter((k) => k.current || k.next)) {
+      expect(await keyRows.filter({ hasText: k.kid }).getByRole('button').count()).toBe(0);
+    }
+    await page.getByRole('button', { name: `Revoke… ${previousKey.kid}` }).click();
+    const revokeKey = page.getByRole('dialog', { name: `Revoke the signing key ${previousKey.kid}?` });
+    expect(await revokeKey.textContent()).toContain('every token it signed');
+    expect(await revokeKey.textContent()).toContain('stops verifying');
+    await shot(page, '46-revoke-key-confirm');
+    await revokeKey.getByRole('button', { name: 'Revoke the key' }).click();
+    await revokeKey.waitFor({ state: 'detached' });
+    await keyRows.filter({ hasText: previousKey.kid }).locator('td:text-is("revoked")').waitFor();
+    expect((await rotatedApi.call<KeyRecord>('GET', `/keys/signing/${previousKey.kid}`)).revoked).toBe(true);
+    // A token the revoked key signed (the first management client's) no longer verifies.
+    await expect(api.call('GET', '/keys/signing')).rejects.toMatchObject({ status: 401 });
+    // The API refuses revoking the current key: that is why the console never offers it.
+    await rotatedApi.call('PUT', `/keys/signing/${currentKey.kid}/revoke`, undefined, [409]);
 
     await openScreen(page, 'Signing keys');
     // A reload empties the memory the tokens were in: identity's login session signs the operator in again, without an SMS.

@@ -49,12 +49,13 @@ export function Applications() {
     <section aria-labelledby="apps-title">
       <h1 id="apps-title">Applications and APIs</h1>
       <h2>Applications</h2>
-      {clients.loading ? (
-        <Loading what="applications" />
-      ) : clients.error ? (
+      {/* While reloading after a change the cards stay (keeping their "Saved." notice); only the first load shows Loading. */}
+      {clients.error ? (
         <ErrorMessage error={clients.error} />
+      ) : !clients.data ? (
+        <Loading what="applications" />
       ) : (
-        clients.data!.map((c) => <ClientCard key={c.client_id} client={c} grants={(grants.data ?? []).filter((g) => g.client_id === c.client_id)} reload={clients.reload} />)
+        clients.data.map((c) => <ClientCard key={c.client_id} client={c} grants={(grants.data ?? []).filter((g) => g.client_id === c.client_id)} reload={clients.reload} />)
       )}
       <h2>APIs</h2>
       {apis.loading ? (

@@ -16,7 +16,8 @@ interface TemplateTest {
 export function Connections({ route }: { route: string[] }) {
   const { api } = useConsole();
   const can = useCan();
-  const list = useLoad(() => smsConnections(api), []);
+  // Loaded again on each route: a connection just created is in the list its page looks it up in.
+  const list = useLoad(() => smsConnections(api), [route[0]]);
   if (route[0] === 'new') return <NewConnection />;
   if (route[0]) {
     // After a save the list reloads: the form stays on screen with the connection as it was until then.
@@ -73,6 +74,13 @@ function NewConnection() {
   const [confirm, dialog] = useConfirm();
   const [name, setName] = useState('');
   const [gatewayUrl, setGatewayUrl] = useState('');
+  // The API requires a template (md_with_macros: it must contain @@password@@).
+  const [newTemplate, setNewTemplate] = useState('Your sign-in code is @@password@@');
+  const [subject, setSubject] = useState('');
+  const [audience, setAudience] = useState('');
+  const [secret, setSecret] = useState('');
+  // All three or none: a gateway that checks a bearer token needs each of them.
+  const authenticated = Boolean(subject || audience || secret);
   return (
     <section aria-labelledby="new-connection-title">
       <p>
@@ -88,13 +96,19 @@ function NewConnection() {
             title: `Create the connection ${name}?`,
             effect: (
               <p>
-                A new SMS connection <strong>{name}</strong> delivering through {gatewayUrl}, with the default SMS policy (mobile numbers only, prefixes of 4 digits,
-                the fraud guard blocking). No application uses it until you enable it for one.
+                A new SMS connection <strong>{name}</strong> delivering through {gatewayUrl} the message “{newTemplate}”, with the default SMS policy (mobile numbers only, prefixes of 4 digits,
+                the fraud guard blocking).{' '}
+                {authenticated
+                  ? `Each delivery carries a bearer token (HS256) with subject ${subject} and audience ${audience}, signed with the secret you entered (stored, never shown again).`
+                  : 'Deliveries carry no bearer token: a gateway that checks one refuses every delivery.'}{' '}
+                No application uses it until you enable it for one.
               </p>
             ),
             action: 'Create',
             run: async () => {
-              const created = await api.post<Connection>('/connections', { name, strategy: 'sms', options: { provider: 'sms_gateway', gateway_url: gatewayUrl } });
+              const options: Record<string, unknown> = { provider: 'sms_gateway', gateway_url: gatewayUrl, template: newTemplate };
+              if (authenticated) options.gateway_authentication = { method: 'bearer', subject, audience, secret };
+              const created = await api.post<Connection>('/connections', { name, strategy: 'sms', options });
               location.hash = href('connections', created.id);
             },
           });
@@ -104,6 +118,17 @@ function NewConnection() {
         <input id="conn-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         <label for="conn-gateway">Gateway URL</label>
         <input id="conn-gateway" type="url" required value={gatewayUrl} onInput={(e) => setGatewayUrl((e.target as HTMLInputElement).value)} placeholder="https://sms-gateway.example.com/sms" />
+        <label for="conn-template">Template (@@password@@ is the code)</label>
+        <textarea id="conn-template" rows={2} required value={newTemplate} onInput={(e) => setNewTemplate((e.target as HTMLTextAreaElement).value)} />
+        <fieldset>
+          <legend>Gateway authentication (bearer token; leave empty for none)</legend>
+          <label for="conn-subject">Subject</label>
+          <input id="conn-subject" required={authenticated} value={subject} onInput={(e) => setSubject((e.target as HTMLInputElement).value)} />
+          <label for="conn-audience">Audience</label>
+          <input id="conn-audience" required={authenticated} value={audience} onInput={(e) => setAudience((e.target as HTMLInputElement).value)} />
+          <label for="conn-secret">Secret (write-only: never shown again)</label>
+          <input id="conn-secret" type="password" autoComplete="new-password" required={authenticated} value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
+        </fieldset>
         <button type="submit" class="primary">
           Create…
         </button>
@@ -111,6 +136,29 @@ function NewConnection() {
     </section>
   );
 }
+
+/** libphonenumber's number types (packages/contracts SMS_NUMBER_TYPES); the console does not import the contracts package. */
+const NUMBER_TYPES = ['MOBILE', 'FIXED_LINE_OR_MOBILE', 'FIXED_LINE', 'PREMIUM_RATE', 'TOLL_FREE', 'SHARED_COST', 'VOIP', 'PERSONAL_NUMBER', 'PAGER', 'UAN', 'VOICEMAIL', 'UNKNOWN'];
+
+interface TestNumber {
+  phone_number: string;
+  code: string;
+}
+
+/** "+14155550123 123456" a line: the API checks each number and code and names the bad one. */
+function testNumbersOf(text: string): TestNumber[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [phone_number = '', code = ''] = line.split(/[\s,]+/);
+      return { phone_number, code };
+    });
+}
+
+/** An empty field is "no limit" (null); anything else goes to the API as a number, which checks it. */
+const limitOf = (text: string): number | null => (text.trim() === '' ? null : Number(text));
 
 const listOf = (text: string) =>
   text
@@ -130,6 +178,16 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
   const guard = o.sms_fraud_guard;
   const [minSends, setMinSends] = useState(String(guard?.min_sends ?? 50));
   const [minConversion, setMinConversion] = useState(String(Math.round((guard?.min_conversion ?? 0.1) * 100)));
+  const [windowMinutes, setWindowMinutes] = useState(String(guard?.window_minutes ?? 60));
+  const [blockMinutes, setBlockMinutes] = useState(String(guard?.block_minutes ?? 1440));
+  const velocity = (o.sms_velocity_limits ?? {}) as { per_country_per_hour?: number | null; per_prefix_per_hour?: number | null };
+  const [perCountry, setPerCountry] = useState(velocity.per_country_per_hour == null ? '' : String(velocity.per_country_per_hour));
+  const [perPrefix, setPerPrefix] = useState(velocity.per_prefix_per_hour == null ? '' : String(velocity.per_prefix_per_hour));
+  // Not set: every type may receive codes (the policy checks no type).
+  const storedTypes = (o.allowed_number_types as string[] | undefined) ?? NUMBER_TYPES;
+  const [numberTypes, setNumberTypes] = useState<string[]>(storedTypes);
+  const storedTestNumbers = (o.sms_test_numbers as TestNumber[] | undefined) ?? [];
+  const [testNumbers, setTestNumbers] = useState(storedTestNumbers.map((t) => `${t.phone_number} ${t.code}`).join('\n'));
   const [preview, setPreview] = useState<TemplateTest | undefined>();
   const [previewError, setPreviewError] = useState<unknown>();
   const [testNumber, setTestNumber] = useState('');
@@ -158,7 +216,17 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
   const guardChanges: Record<string, number> = {};
   if (Number(minSends) !== (guard?.min_sends ?? 50)) guardChanges.min_sends = Number(minSends);
   if (Number(minConversion) / 100 !== (guard?.min_conversion ?? 0.1)) guardChanges.min_conversion = Number(minConversion) / 100;
+  if (Number(windowMinutes) !== (guard?.window_minutes ?? 60)) guardChanges.window_minutes = Number(windowMinutes);
+  if (Number(blockMinutes) !== (guard?.block_minutes ?? 1440)) guardChanges.block_minutes = Number(blockMinutes);
   if (Object.keys(guardChanges).length) changes.sms_fraud_guard = guardChanges;
+  const velocityChanges: Record<string, number | null> = {};
+  if (limitOf(perCountry) !== (velocity.per_country_per_hour ?? null)) velocityChanges.per_country_per_hour = limitOf(perCountry);
+  if (limitOf(perPrefix) !== (velocity.per_prefix_per_hour ?? null)) velocityChanges.per_prefix_per_hour = limitOf(perPrefix);
+  if (Object.keys(velocityChanges).length) changes.sms_velocity_limits = velocityChanges;
+  const chosenTypes = NUMBER_TYPES.filter((t) => numberTypes.includes(t));
+  if (chosenTypes.join() !== NUMBER_TYPES.filter((t) => storedTypes.includes(t)).join()) changes.allowed_number_types = chosenTypes;
+  const parsedTestNumbers = testNumbersOf(testNumbers);
+  if (JSON.stringify(parsedTestNumbers) !== JSON.stringify(storedTestNumbers)) changes.sms_test_numbers = parsedTestNumbers.length ? parsedTestNumbers : null;
 
   return (
     <section aria-labelledby="connection-title">
@@ -224,6 +292,32 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
           <input id="min-sends" type="number" min={1} value={minSends} onInput={(e) => setMinSends((e.target as HTMLInputElement).value)} />
           <label for="min-conversion">Fraud guard: block below this conversion (%)</label>
           <input id="min-conversion" type="number" min={0} max={100} value={minConversion} onInput={(e) => setMinConversion((e.target as HTMLInputElement).value)} />
+          <label for="window-minutes">Fraud guard: window judged (minutes)</label>
+          <input id="window-minutes" type="number" min={1} max={10080} value={windowMinutes} onInput={(e) => setWindowMinutes((e.target as HTMLInputElement).value)} />
+          <label for="block-minutes">Fraud guard: a block lasts (minutes)</label>
+          <input id="block-minutes" type="number" min={1} max={43200} value={blockMinutes} onInput={(e) => setBlockMinutes((e.target as HTMLInputElement).value)} />
+          <label for="per-country">Velocity limit: starts per hour to one country (empty: no limit)</label>
+          <input id="per-country" type="number" min={1} value={perCountry} onInput={(e) => setPerCountry((e.target as HTMLInputElement).value)} />
+          <label for="per-prefix">Velocity limit: starts per hour to one prefix (empty: no limit)</label>
+          <input id="per-prefix" type="number" min={1} value={perPrefix} onInput={(e) => setPerPrefix((e.target as HTMLInputElement).value)} />
+        </fieldset>
+        <fieldset disabled={!canUpdate}>
+          <legend>Number types that may receive codes</legend>
+          {NUMBER_TYPES.map((type) => (
+            <label key={type} class="check">
+              <input
+                type="checkbox"
+                checked={numberTypes.includes(type)}
+                onChange={(e) => setNumberTypes((e.target as HTMLInputElement).checked ? [...numberTypes, type] : numberTypes.filter((t) => t !== type))}
+              />{' '}
+              {type}
+            </label>
+          ))}
+        </fieldset>
+        <fieldset disabled={!canUpdate}>
+          <legend>Test numbers</legend>
+          <label for="test-numbers">Test numbers and their fixed codes ("+14155550123 123456", one a line; no SMS is sent to them)</label>
+          <textarea id="test-numbers" rows={3} value={testNumbers} onInput={(e) => setTestNumbers((e.target as HTMLTextAreaElement).value)} />
         </fieldset>
         {canUpdate && (
           <button type="submit" class="primary" disabled={Object.keys(changes).length === 0}>

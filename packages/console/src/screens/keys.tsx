@@ -1,3 +1,4 @@
+import { seg } from '../api';
 import { ErrorMessage, formatDate, Loading, useConfirm, useLoad } from '../components/ui';
 import { useCan, useConsole } from '../context';
 
@@ -14,6 +15,14 @@ interface SigningKey {
 
 function stateOf(k: SigningKey): string {
   return k.revoked ? 'revoked' : k.current ? 'current' : k.next ? 'next' : k.previous ? 'previous' : 'retired';
+}
+
+/**
+ * The API refuses revoking the current key (it signs every new token) and the next one (rotation
+ * needs it): the console offers revoking only the others. Any other refusal is shown in the API's words.
+ */
+function mayRevoke(k: SigningKey): boolean {
+  return !k.revoked && !k.current && !k.next;
 }
 
 export function Keys() {
@@ -47,10 +56,10 @@ export function Keys() {
           Rotate the signing key…
         </button>
       )}
-      {keys.loading ? (
-        <Loading what="keys" />
-      ) : keys.error ? (
+      {keys.error ? (
         <ErrorMessage error={keys.error} />
+      ) : !keys.data ? (
+        <Loading what="keys" />
       ) : (
         <div class="table-scroll" tabIndex={0}>
           <table data-testid="signing-keys">
@@ -61,6 +70,11 @@ export function Keys() {
                 <th scope="col">State</th>
                 <th scope="col">Created</th>
                 <th scope="col">Current since</th>
+                {can('update:signing_keys') && (
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -72,6 +86,33 @@ export function Keys() {
                   <td>{stateOf(k)}</td>
                   <td>{formatDate(k.created_at)}</td>
                   <td>{formatDate(k.current_since)}</td>
+                  {can('update:signing_keys') && (
+                    <td>
+                      {mayRevoke(k) && (
+                        <button
+                          type="button"
+                          class="danger"
+                          onClick={() =>
+                            confirm({
+                              title: `Revoke the signing key ${k.kid}?`,
+                              effect: (
+                                <p>
+                                  The key is unpublished for good: every token it signed (access and ID tokens still in use, this console's included if it
+                                  holds one) stops verifying at once, and its holders must sign in or renew again. It cannot be undone.
+                                </p>
+                              ),
+                              action: 'Revoke the key',
+                              danger: true,
+                              run: () => api.put(`/keys/signing/${seg(k.kid)}/revoke`),
+                              done: keys.reload,
+                            })
+                          }
+                        >
+                          Revoke…<span class="visually-hidden"> {k.kid}</span>
+                        </button>
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
