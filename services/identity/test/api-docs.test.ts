@@ -1,18 +1,10 @@
 import request from 'supertest';
-import { startTestIdentity, type TestIdentity } from './helpers';
+import { identitiesClosedAfterAll } from './helpers';
 
 const KEY_ENCRYPTION_SECRET = 'k'.repeat(32);
 
 describe('GET /docs (the API reference page)', () => {
-  const started: TestIdentity[] = [];
-  afterAll(async () => {
-    for (const identity of started) await identity.close();
-  });
-  async function start(env: Record<string, string> = {}): Promise<TestIdentity> {
-    const identity = await startTestIdentity(env);
-    started.push(identity);
-    return identity;
-  }
+  const start = identitiesClosedAfterAll();
 
   it('renders identity’s own /openapi.json under a strict CSP outside production', async () => {
     const page = await request((await start()).app).get('/docs').expect(200);

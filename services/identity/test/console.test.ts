@@ -1,16 +1,8 @@
 import request from 'supertest';
-import { adminToken, AUTH_URL, MANAGEMENT_AUDIENCE, startTestIdentity, type TestIdentity } from './helpers';
+import { adminToken, AUTH_URL, identitiesClosedAfterAll, MANAGEMENT_AUDIENCE } from './helpers';
 
 describe('GET /console (the operator console, packages/console built)', () => {
-  const started: TestIdentity[] = [];
-  afterAll(async () => {
-    for (const identity of started) await identity.close();
-  });
-  async function start(env: Record<string, string> = {}): Promise<TestIdentity> {
-    const identity = await startTestIdentity(env);
-    started.push(identity);
-    return identity;
-  }
+  const start = identitiesClosedAfterAll();
 
   it('serves the built single-page app under a CSP allowing nothing inline and nothing from another origin', async () => {
     const { app } = await start();

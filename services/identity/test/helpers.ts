@@ -86,6 +86,22 @@ export async function startTestIdentity(
   return { ...started, logs: text, printed, config };
 }
 
+/**
+ * startTestIdentity for a describe block: each identity it starts is closed after the block's
+ * tests (registers the afterAll; call it in the describe body).
+ */
+export function identitiesClosedAfterAll(): (env?: Record<string, string>) => Promise<TestIdentity> {
+  const started: TestIdentity[] = [];
+  afterAll(async () => {
+    for (const identity of started) await identity.close();
+  });
+  return async (env = {}) => {
+    const identity = await startTestIdentity(env);
+    started.push(identity);
+    return identity;
+  };
+}
+
 export async function clientCredentialsToken(
   app: Express,
   credentials: { clientId: string; clientSecret: string },
