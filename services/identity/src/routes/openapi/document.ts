@@ -372,6 +372,22 @@ function hostedLoginPaths(): Json {
     '502': html('The SMS gateway failed.'),
     '503': html('Database unreachable (with `Retry-After: 5`).'),
   };
+  /**
+   * Every page and post of a transaction: besides its own answers, Back after the sign-in
+   * completed (within the hour the transaction is kept) goes to the client's initiate_login_uri
+   * (303) or shows "You are signed in" (200).
+   */
+  const COMPLETED = 'Or, for a transaction that already signed its user in:';
+  const transactionResponses = (responses: Record<string, { description: string }>) => ({
+    ...responses,
+    '200': responses['200']
+      ? { ...responses['200'], description: `${responses['200'].description} ${COMPLETED} the "You are signed in" page linking to the application.` }
+      : html(`${COMPLETED} the "You are signed in" page linking to the application.`),
+    '303': responses['303']
+      ? { ...responses['303'], description: `${responses['303'].description} ${COMPLETED} to the client's initiate_login_uri.` }
+      : seeOther(`${COMPLETED} to the client's initiate_login_uri.`),
+    ...pageErrors,
+  });
   const transactionQuery = [{ name: 'transaction', in: 'query', required: true, schema: { type: 'string' } }];
   const form = (fields: Record<string, string>) => ({
     required: true,
@@ -414,7 +430,7 @@ function hostedLoginPaths(): Json {
     '/authorize/phone': {
       get: op('authorizePhonePage', 'The phone-number page of a transaction', {
         parameters: transactionQuery,
-        responses: { '200': html('The page.'), ...pageErrors },
+        responses: transactionResponses({ '200': html('The page.') }),
       }),
       post: op('authorizePhone', 'Send the code to the number typed', {
         requestBody: form({
@@ -422,17 +438,17 @@ function hostedLoginPaths(): Json {
           country: 'ISO 3166-1 alpha-2 code the number is read for (national format); empty: the number starts with + and its country code.',
           phone_number: 'The number as typed; it must be a valid number (libphonenumber) and is kept in E.164.',
         }),
-        responses: { '303': seeOther('To the code page.'), '302': toRedirectUri, ...pageErrors },
+        responses: transactionResponses({ '303': seeOther('To the code page.'), '302': toRedirectUri }),
       }),
     },
     '/authorize/code': {
       get: op('authorizeCodePage', 'The code page of a transaction', {
         parameters: [...transactionQuery, { name: 'sent', in: 'query', required: false, schema: { const: '1' } }],
-        responses: { '200': html('The page.'), '303': seeOther('To the phone page when no code was sent yet.'), ...pageErrors },
+        responses: transactionResponses({ '200': html('The page.'), '303': seeOther('To the phone page when no code was sent yet.') }),
       }),
       post: op('authorizeCode', 'Check the code, start the login session (cookie `smsauth_session`) and answer the client', {
         requestBody: form({ ...transactionFields, code: 'The one-time code.' }),
-        responses: { '200': responsePage, '302': toRedirectUri, ...pageErrors },
+        responses: transactionResponses({ '200': responsePage, '302': toRedirectUri }),
       }),
     },
     '/authorize/resend': {
@@ -442,13 +458,13 @@ function hostedLoginPaths(): Json {
           enum: ['sms', 'whatsapp', 'voice'],
           description: "The channel to send by, one the connection's `options.channels` allows for the number (else the page says it is not available); absent: the connection's order.",
         }),
-        responses: { '303': seeOther('To the code page.'), '302': toRedirectUri, ...pageErrors },
+        responses: transactionResponses({ '303': seeOther('To the code page.'), '302': toRedirectUri }),
       }),
     },
     '/authorize/cancel': {
       post: op('authorizeCancel', 'Cancel: redirect with `error=access_denied`', {
         requestBody: form(transactionFields),
-        responses: { '302': toRedirectUri, ...pageErrors },
+        responses: transactionResponses({ '302': toRedirectUri }),
       }),
     },
   };
