@@ -17,6 +17,7 @@ export function Overview() {
   const times = useMemo(() => periodStarts(period), [period]);
   const daily = useLoad(() => (period.interval === 'day' ? dailyStats(api, period) : Promise.resolve(undefined)), [period]);
   const sms = useLoad(() => smsStats(api, period, 'country'), [period]);
+  const channels = useLoad(() => smsStats(api, period, 'channel'), [period]);
   const blocks = useBlockedPrefixes();
   const activeUsers = useLoad(() => api.get<number>('/stats/active-users'), []);
 
@@ -50,6 +51,11 @@ export function Overview() {
       <section class="card" aria-labelledby="sms-title">
         <h2 id="sms-title">SMS sent and verified</h2>
         {sms.loading ? <Loading what="SMS figures" /> : sms.error ? <ErrorMessage error={sms.error} /> : <SmsCharts times={times} rows={sms.data ?? []} />}
+      </section>
+
+      <section class="card" aria-labelledby="channels-title">
+        <h2 id="channels-title">Channels and passkeys</h2>
+        {channels.loading ? <Loading what="figures by channel" /> : channels.error ? <ErrorMessage error={channels.error} /> : <ChannelFigures times={times} rows={channels.data ?? []} />}
       </section>
 
       <section class="card" aria-labelledby="blocked-title">
@@ -154,6 +160,67 @@ function SmsCharts({ times, rows }: { times: number[]; rows: SmsStatsRow[] }) {
       </div>
       <h3>Refusals by reason</h3>
       <Bars rows={refusals} label="Refusals by reason" />
+    </>
+  );
+}
+
+/** How the figures name each channel ('' holds the passkey logins, which no code carried). */
+const CHANNEL_NAMES: Record<string, string> = { sms: 'SMS', whatsapp: 'WhatsApp', voice: 'Voice call' };
+
+function ChannelFigures({ times, rows }: { times: number[]; rows: SmsStatsRow[] }) {
+  const totals = useMemo(() => totalsByKey(rows.filter((r) => r.key !== '')), [rows]);
+  const passkeyLogins = useMemo(() => rows.reduce((n, r) => n + r.passkey_logins, 0), [rows]);
+  const codeLogins = totals.reduce((n, t) => n + t.verified, 0);
+  const conversionSeries = useMemo<Series[]>(
+    () =>
+      totals
+        .filter((t) => t.sent > 0)
+        .map(({ key }) => {
+          const byPeriod = new Map(rows.filter((r) => r.key === key).map((r) => [bySecond(r.period), r]));
+          return {
+            label: CHANNEL_NAMES[key] ?? key,
+            percent: true,
+            values: times.map((t) => {
+              const r = byPeriod.get(t);
+              return r && r.sent > 0 ? r.verified / r.sent : null;
+            }),
+          };
+        }),
+    [times, rows, totals],
+  );
+  const passkeyShare = passkeyLogins + codeLogins > 0 ? passkeyLogins / (passkeyLogins + codeLogins) : null;
+  return (
+    <>
+      <p data-testid="passkey-logins">
+        Passkey logins: <strong>{passkeyLogins}</strong>, so <strong>{passkeyLogins}</strong> {passkeyLogins === 1 ? 'code' : 'codes'} not sent
+        {passkeyShare !== null && <> ({percent(passkeyShare)} of logins)</>}.
+      </p>
+      {conversionSeries.length > 1 && <TimeChart title="Conversion by channel" times={times} series={conversionSeries} testId="channel-chart" />}
+      <div class="table-scroll" tabIndex={0}>
+        <table data-testid="channel-table">
+          <caption class="visually-hidden">Codes by channel over the period</caption>
+          <thead>
+            <tr>
+              <th scope="col">Channel</th>
+              <th scope="col">Sent</th>
+              <th scope="col">Verified</th>
+              <th scope="col">Conversion</th>
+              <th scope="col">Refused</th>
+            </tr>
+          </thead>
+          <tbody>
+            {totals.map((t) => (
+              <tr key={t.key}>
+                <th scope="row">{CHANNEL_NAMES[t.key] ?? t.key}</th>
+                <td>{t.sent}</td>
+                <td>{t.verified}</td>
+                <td>{percent(t.conversion)}</td>
+                <td>{t.refused}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </>
   );
 }
