@@ -22,9 +22,10 @@ export function buildOpenApiDocument({ version, operations }: OpenApiOptions): R
   const components = new SchemaComponents();
   const errorBody = components.ref('ErrorBody', OAuthErrorBodySchema, 'output');
   const paths = openApiPathsOf(operations, { components });
-  // Named for readers though no operation answers them alone: what the webhook provider POSTs, one outbox message.
-  components.ref('WebhookDelivery', WebhookDeliverySchema, 'output');
+  // Named for readers though no operation refers to them: one outbox message (as answered), and
+  // what the webhook provider POSTs to WEBHOOK_URL (a request to the receiver: its input form).
   components.ref('OutboxMessage', OutboxMessageSchema, 'output');
+  components.ref('WebhookDelivery', WebhookDeliverySchema, 'input');
   const used = new Set(operations.flatMap((operation) => operation.tags ?? []));
   const unknown = [...used].filter((name) => !TAGS.some((tag) => tag.name === name));
   if (unknown.length) throw new Error(`The gateway's document describes no tag ${unknown.join(', ')}`);
