@@ -13,7 +13,7 @@ const load = (path) => require(join(root, path));
 const { renderApiReferencePage, renderConfigurationPage } = load('packages/service-kit/dist/index.js');
 const { managementOperations, managementRouter, managementRoutesOf } = load('services/identity/dist/routes/management/index.js');
 const { buildIdentityOpenApiDocument } = load('services/identity/dist/routes/openapi/index.js');
-const { buildOpenApiDocument } = load('services/sms-delivery-gateway/dist/domain/openapi.js');
+const { gatewayOpenApiDocument } = load('services/sms-delivery-gateway/dist/routes/index.js');
 const { renderOpenApiDocument } = load('services/airport-api/dist/domain/openapi-document.js');
 
 /** Identity's document as the service builds it: the management router and its declared operations. */
@@ -35,7 +35,7 @@ const pages = {
       name: 'sms-delivery-gateway',
       served: 'GET /openapi.json',
       page: 'sms-delivery-gateway.md',
-      document: buildOpenApiDocument({ version: '0', authEnabled: true, outboxRoutes: true, outboxTokenRequired: false, receiptRoutes: true }),
+      document: gatewayOpenApiDocument('0', { authEnabled: true, outboxRoutes: true, publicUrl: 'https://gateway.example.com' }),
     },
     {
       name: 'airport-api',

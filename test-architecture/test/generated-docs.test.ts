@@ -8,7 +8,7 @@ import { configSchema as identityConfig } from '../../services/identity/src/conf
 import { managementOperations, managementRouter, managementRoutesOf, type ManagementDependencies } from '../../services/identity/src/routes/management';
 import { buildIdentityOpenApiDocument } from '../../services/identity/src/routes/openapi';
 import { configSchema as gatewayConfig } from '../../services/sms-delivery-gateway/src/config';
-import { buildOpenApiDocument as buildGatewayOpenApiDocument } from '../../services/sms-delivery-gateway/src/domain/openapi';
+import { gatewayOpenApiDocument } from '../../services/sms-delivery-gateway/src/routes';
 
 const REPO = join(__dirname, '..', '..');
 const SERVICES = [
@@ -41,7 +41,7 @@ describe('docs/api-reference.md, generated from the OpenAPI documents the servic
     managementRoutes: managementRoutesOf(managementRouter({} as ManagementDependencies, operations)),
     managementOperations: operations,
   });
-  const gateway = buildGatewayOpenApiDocument({ version: '0', authEnabled: true, outboxRoutes: true, outboxTokenRequired: false, receiptRoutes: true });
+  const gateway = gatewayOpenApiDocument('0', { authEnabled: true, outboxRoutes: true, publicUrl: 'https://gateway.example.com' });
   const airport = renderOpenApiDocument({ authUrl: 'http://localhost:4000', audience: 'https://airport-api.example.com' }).document;
   const page = renderApiReferencePage([
     { name: 'identity', served: 'GET /openapi.json', page: 'identity.md', document: identity },

@@ -6,6 +6,8 @@ import { guardPath, guardQueryAndBody } from './input-guard';
 import { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
 import { createMetricsRegistry, httpDurationRecorder } from './metrics';
+import { mountOperations } from './operation';
+import { probeOperations } from './probes';
 import { parseQueryOnce } from './query';
 
 export interface ServiceAppOptions {
@@ -79,21 +81,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     res.set('Cache-Control', 'public, max-age=86400').status(204).end();
   });
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    if (lifecycle.isShuttingDown) {
-      res.status(503).json({ status: 'shutting_down', checks: {} });
-      return;
-    }
-    const { ready, checks } = await lifecycle.checkReadiness();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.setHeader('content-type', metrics.contentType);
-    res.send(await metrics.metrics());
-  });
+  app.use(mountOperations(express.Router(), probeOperations(lifecycle, metrics)));
 
   const limit = options.bodyLimit ?? '100kb';
   app.use(

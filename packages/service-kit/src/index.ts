@@ -17,6 +17,7 @@ export * from './operation';
 export * from './memory-logger';
 export * from './metrics';
 export * from './ports';
+export * from './probes';
 export * from './query';
 export * from './request-id';
 export * from './run-service';

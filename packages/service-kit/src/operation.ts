@@ -1,7 +1,8 @@
 import { toJsonSchema } from '@smsauth/contracts';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
-import { type HttpError, validationError } from './errors';
+import { toErrorDetails } from '@smsauth/contracts';
+import { HttpError, validationError } from './errors';
 
 // One declaration per HTTP operation: the schemas that validate a request are the ones the
 // OpenAPI document publishes, and the handler only ever sees values those schemas parsed.
@@ -31,17 +32,34 @@ export interface OperationResponse {
   headers?: Json;
 }
 
-export interface OperationInput<P, Q, B> {
+/**
+ * A body the handler reads itself, because what it means depends on its exact bytes (a
+ * signature over them is checked first): documented, never parsed by the kit, one schema per
+ * media type. The handler's `body` is undefined; a guard installs the parser it needs.
+ */
+export interface OperationRawBody {
+  content: Record<string, { schema: z.ZodType; component?: string }>;
+  description?: string;
+}
+
+export interface OperationInput<P, Q, B, H = undefined> {
   params: P;
   query: Q;
   body: B;
+  /** The declared request headers, parsed (undefined when the operation declares none). */
+  headers: H;
   req: Request;
   res: Response;
 }
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface OperationDeclaration<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+export interface OperationDeclaration<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+  H extends z.ZodType | undefined = undefined,
+> {
   method: HttpMethod;
   /** Express form, `/clients/:id`; the document shows `/clients/{id}`. */
   path: string;
@@ -57,9 +75,22 @@ export interface OperationDeclaration<P extends z.ZodType | undefined, Q extends
   query?: Q;
   queryDescriptions?: Record<string, string>;
   body?: B extends z.ZodType ? OperationBody<B> : undefined;
+  /** Instead of `body`: a body the handler reads from its bytes (see OperationRawBody). */
+  rawBody?: OperationRawBody;
+  /**
+   * Request headers as an object schema keyed by the header's name as documented
+   * (`Idempotency-Key`); each is read case-insensitively and a refused value is a 400 naming it.
+   */
+  headers?: H;
+  headerDescriptions?: Record<string, string>;
+  /**
+   * The security scheme whose credential the operation demands, when it is not the document's
+   * (`securityScheme` of openApiPathsOf); with `scopes`, those are its scopes.
+   */
+  securityScheme?: string;
   /** Exactly one 2xx (the handler's answer goes out with it) and any refusals, by status. */
   responses: Record<string, OperationResponse | Json>;
-  handle(input: OperationInput<Parsed<P>, Parsed<Q>, Parsed<B>>): Promise<unknown> | unknown;
+  handle(input: OperationInput<Parsed<P>, Parsed<Q>, Parsed<B>, Parsed<H>>): Promise<unknown> | unknown;
 }
 
 /** A declared operation with its types erased, as routers and documents hold them. */
@@ -76,19 +107,27 @@ export interface Operation {
   readonly query?: z.ZodType;
   readonly queryDescriptions?: Record<string, string>;
   readonly body?: OperationBody<z.ZodType>;
+  readonly rawBody?: OperationRawBody;
+  readonly headers?: z.ZodType;
+  readonly headerDescriptions?: Record<string, string>;
+  readonly securityScheme?: string;
   readonly responses: Record<string, OperationResponse | Json>;
   /** The status of the answer the handler's value goes out with. */
   readonly successStatus: number;
-  handle(input: OperationInput<unknown, unknown, unknown>): Promise<unknown> | unknown;
+  handle(input: OperationInput<unknown, unknown, unknown, unknown>): Promise<unknown> | unknown;
 }
 
 const pathParameterNames = (path: string): string[] => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
 
 /** Checks a declaration once, at start-up: one success status, documented path parameters. */
-export function defineOperation<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  declaration: OperationDeclaration<P, Q, B>,
-): Operation {
+export function defineOperation<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  H extends z.ZodType | undefined = undefined,
+>(declaration: OperationDeclaration<P, Q, B, H>): Operation {
   const key = `${declaration.method.toUpperCase()} ${declaration.path}`;
+  if (declaration.body && declaration.rawBody) throw new Error(`${key} declares both a body and a raw body`);
   const successes = Object.keys(declaration.responses).filter((status) => /^2\d\d$/.test(status));
   if (successes.length !== 1) throw new Error(`${key} must declare exactly one 2xx response, not ${successes.length}`);
   if (declaration.params) {
@@ -106,26 +145,48 @@ export interface MountOptions {
   invalid?: (issues: readonly z.core.$ZodIssue[]) => HttpError;
 }
 
-/** Adds each operation to the router: guards, then params, query and body parsed by their schemas, then the handler. */
+/** 400 for refused request headers: `<Name> header: <problem>`, `details` naming each header. */
+function headerValidationError(error: z.ZodError): HttpError {
+  const details = toErrorDetails(error.issues);
+  const description = details.map((d) => (d.path ? `${d.path} header: ${d.message}` : d.message)).join('; ');
+  return new HttpError(400, 'invalid_request', description, { details });
+}
+
+/**
+ * Adds each operation to the router: guards, then params, query, body and headers parsed by
+ * their schemas, then the handler. The handler's value is the success answer: JSON, or sent as
+ * it is when the success response declares another content type (the handler may set its own
+ * Content-Type first). A handler that writes the response itself (a page, a redirect) wins.
+ */
 export function mountOperations(router: Router, operations: readonly Operation[], options: MountOptions = {}): Router {
   const refuse = (error: z.ZodError) => (options.invalid ? options.invalid(error.issues) : validationError(error));
-  const parse = (schema: z.ZodType | undefined, value: unknown) => {
+  const parse = (schema: z.ZodType | undefined, value: unknown, refusal = refuse) => {
     if (!schema) return undefined;
     const result = schema.safeParse(value);
-    if (!result.success) throw refuse(result.error);
+    if (!result.success) throw refusal(result.error);
     return result.data;
   };
+  const refuseHeaders = (error: z.ZodError) => (options.invalid ? options.invalid(error.issues) : headerValidationError(error));
   for (const operation of operations) {
-    const bodyless = !responseHasBody(operation.responses[String(operation.successStatus)]);
+    const success = operation.responses[String(operation.successStatus)];
+    const bodyless = !responseHasBody(success);
+    const contentType = isDeclaredResponse(success) ? success.contentType : undefined;
+    const sendsJson = contentType === undefined || /[/+]json\b/.test(contentType);
+    const headerNames = operation.headers ? Object.keys((jsonSchemaOf(operation.headers) as { properties?: Json }).properties ?? {}) : [];
     const handler: RequestHandler = async (req, res) => {
       const params = operation.params ? parse(operation.params, { ...req.params }) : { ...req.params };
       const query = parse(operation.query, req.query);
       const body = parse(operation.body?.schema, req.body ?? {});
-      const answer = await operation.handle({ params, query, body, req, res });
+      const headers = parse(operation.headers, Object.fromEntries(headerNames.map((name) => [name, req.get(name)])), refuseHeaders);
+      const answer = await operation.handle({ params, query, body, headers, req, res });
       if (res.headersSent) return;
       res.status(operation.successStatus);
       if (bodyless) res.end();
-      else res.json(answer);
+      else if (sendsJson) res.json(answer);
+      else {
+        if (!res.get('Content-Type')) res.type(contentType!);
+        res.send(answer);
+      }
     };
     router[operation.method](operation.path, ...(options.guards?.(operation) ?? []), handler);
   }
@@ -191,7 +252,7 @@ export function toOpenApiPath(expressPath: string): string {
 }
 
 /** An object schema's fields as OpenAPI parameters (query or path), each with its JSON Schema. */
-export function parametersOf(schema: z.ZodType, where: 'query' | 'path', descriptions: Record<string, string> = {}): Json[] {
+export function parametersOf(schema: z.ZodType, where: 'query' | 'path' | 'header', descriptions: Record<string, string> = {}): Json[] {
   const jsonSchema = jsonSchemaOf(schema) as { properties?: Record<string, Json>; required?: string[] };
   return Object.entries(jsonSchema.properties ?? {}).map(([name, property]) => ({
     name,
@@ -243,8 +304,14 @@ export function openApiPathsOf(operations: readonly Operation[], options: OpenAp
         ? parameter
         : { ...parameter, description: operation.paramDescriptions?.[parameter.name as string] ?? options.defaultParamDescription },
     );
-    const parameters = [...described, ...(operation.query ? parametersOf(operation.query, 'query', operation.queryDescriptions) : [])];
+    const parameters = [
+      ...described,
+      ...(operation.query ? parametersOf(operation.query, 'query', operation.queryDescriptions) : []),
+      ...(operation.headers ? parametersOf(operation.headers, 'header', operation.headerDescriptions) : []),
+    ];
     const body = operation.body;
+    const scheme = operation.securityScheme ?? options.securityScheme;
+    const secured = scheme !== undefined && (operation.securityScheme !== undefined || operation.scopes !== undefined);
     const bodySchema = body ? (body.component ? components.ref(body.component, body.schema, 'input') : jsonSchemaOf(body.schema, 'input')) : undefined;
     const mediaTypes = body?.mediaTypes ?? ['application/json'];
     paths[path] = {
@@ -254,7 +321,7 @@ export function openApiPathsOf(operations: readonly Operation[], options: OpenAp
         operationId: operation.operationId ?? defaultOperationId(operation.method, path),
         summary: operation.summary,
         ...(operation.description ? { description: operation.description } : {}),
-        ...(operation.scopes && options.securityScheme ? { security: [{ [options.securityScheme]: [...operation.scopes] }] } : {}),
+        ...(secured ? { security: [{ [scheme]: [...(operation.scopes ?? [])] }] } : {}),
         ...(parameters.length ? { parameters } : {}),
         ...(body
           ? {
@@ -266,9 +333,21 @@ export function openApiPathsOf(operations: readonly Operation[], options: OpenAp
               },
             }
           : {}),
+        ...(operation.rawBody ? { requestBody: rawRequestBody(operation.rawBody, components) } : {}),
         responses: Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, responseObject(response, components)])),
       },
     };
   }
   return paths;
+}
+
+/** The requestBody of a raw body: one schema per media type, input form. */
+function rawRequestBody(rawBody: OperationRawBody, components: SchemaComponents): Json {
+  const content = Object.fromEntries(
+    Object.entries(rawBody.content).map(([type, { schema, component }]) => [
+      type,
+      { schema: component ? components.ref(component, schema, 'input') : jsonSchemaOf(schema, 'input') },
+    ]),
+  );
+  return { required: true, ...(rawBody.description ? { description: rawBody.description } : {}), content };
 }

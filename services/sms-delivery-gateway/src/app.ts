@@ -6,6 +6,7 @@ import {
   createServiceApp,
   epochMillis,
   Lifecycle,
+  probeOperations,
   systemClock,
   type Clock,
   type Logger,
@@ -23,16 +24,11 @@ import { decodeGatewaySecret } from './domain/gateway-secret';
 import { IdempotencyStore, SharedIdempotencyStore, type Idempotency } from './domain/idempotency';
 import { createIpAllowList } from './domain/ip-allow-list';
 import { MessageStatusService } from './domain/message-statuses';
-import { buildOpenApiDocument } from './domain/openapi';
 import { ChannelRoutes } from './domain/routing';
 import type { SmsProvider } from './domain/sms-provider';
 import { createProviderInstance } from './providers/registry';
-import { mountDeliveryRoute } from './routes/delivery';
-import { mountMessageRoutes } from './routes/messages';
 import { requireAllowedIp, requireDeliveryToken, requireOutboxToken } from './routes/guards';
-import { mountOpenApiRoute } from './routes/openapi';
-import { mountOutboxRoutes } from './routes/outbox';
-import { mountOutboxPage } from './routes/outbox-page';
+import { gatewayOperations, mountGatewayOperations, withOpenApiDocument } from './routes';
 import { MemoryMessageStatusStore, type MessageStatusStore } from './store/message-status-store';
 import { OutboxStore } from './store/outbox-store';
 import { RedisIdempotencyRecords, RedisMessageStatusStore } from './store/redis-store';
@@ -78,16 +74,7 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
   const routes = ChannelRoutes.fromInput(config.SMS_ROUTES, [config.SMS_PROVIDER]);
   const usesOutbox = config.providerInstances.some((instance) => instance.kind === 'outbox');
   const outboxRoutes = usesOutbox && (!isProduction(config) || config.OUTBOX_TOKEN !== undefined);
-  const authEnabled = config.GATEWAY_AUTH_SECRET !== undefined;
   logStartupWarnings(config, logger, outboxRoutes);
-
-  const document = buildOpenApiDocument({
-    version: VERSION,
-    authEnabled,
-    outboxRoutes,
-    outboxTokenRequired: config.OUTBOX_TOKEN !== undefined,
-    receiptRoutes: publicUrl !== undefined,
-  });
 
   const metrics = createMetricsRegistry(SERVICE_NAME);
   const breakers = new CircuitBreakers({ failureThreshold: config.SMS_BREAKER_FAILURES, cooldownMs: config.SMS_BREAKER_COOLDOWN_MS }, clock);
@@ -98,6 +85,16 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
 
   const deliveryGuards = createDeliveryGuards(config, clock, deliveryMetrics);
   const outboxGuards = config.OUTBOX_TOKEN !== undefined ? [requireOutboxToken(config.OUTBOX_TOKEN, logger)] : [];
+  const operations = gatewayOperations(
+    { delivery, messageStatuses, outbox },
+    {
+      authEnabled: config.GATEWAY_AUTH_SECRET !== undefined,
+      outboxRoutes,
+      ...(config.OUTBOX_TOKEN !== undefined ? { outboxToken: config.OUTBOX_TOKEN } : {}),
+      ...(publicUrl !== undefined ? { publicUrl } : {}),
+    },
+  );
+  const { served } = withOpenApiDocument(VERSION, operations, probeOperations(lifecycle, metrics));
 
   return createServiceApp({
     name: SERVICE_NAME,
@@ -110,11 +107,7 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
     // The development outbox page reloads its list every few seconds: a reader, not an event.
     debugPaths: ['/outbox'],
     routes: (app) => {
-      mountDeliveryRoute(app, { delivery, guards: deliveryGuards });
-      mountMessageRoutes(app, { messageStatuses, guards: deliveryGuards, ...(publicUrl !== undefined ? { publicUrl } : {}) });
-      if (outboxRoutes) mountOutboxRoutes(app, { outbox, guards: outboxGuards });
-      if (outboxRoutes) mountOutboxPage(app, { outbox, token: config.OUTBOX_TOKEN });
-      mountOpenApiRoute(app, document);
+      mountGatewayOperations(app, served, { delivery: deliveryGuards, outbox: outboxGuards });
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: `${SERVICE_NAME} reference`, documentUrl: '/openapi.json' }));
     },
   });

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { decodeJsonObjectSegment, isCanonicalBase64url, isNumericDate, type SegmentProblem } from '@smsauth/jose-rules';
-import { bearerToken, epochSeconds, HttpError, type Clock } from '@smsauth/service-kit';
+import { bearerToken, epochSeconds, type Clock } from '@smsauth/service-kit';
+import { DeliveryAuthError } from './errors';
 import { isDeliveryTokenType } from './token-structure';
 
 /** A delivery token's claims, after the structure check made every time claim a NumericDate. */
@@ -26,20 +27,6 @@ export interface DeliveryTokenPolicy {
   audience?: string;
   subject?: string;
   clock: Clock;
-}
-
-/** Why a delivery was refused; `tokenPresented` picks the WWW-Authenticate form (RFC 6750 §3). */
-export class DeliveryAuthError extends HttpError {
-  constructor(
-    public readonly reason: string,
-    description: string,
-    tokenPresented: boolean,
-  ) {
-    super(401, 'invalid_token', description, {
-      headers: { 'WWW-Authenticate': tokenPresented ? 'Bearer error="invalid_token"' : 'Bearer' },
-    });
-    this.name = 'DeliveryAuthError';
-  }
 }
 
 /**

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { epochMillis, HttpError, type Clock, type Logger } from '@smsauth/service-kit';
+import { epochMillis, type Clock, type Logger } from '@smsauth/service-kit';
 import { LRUCache } from 'lru-cache';
 import type { IdempotencyRecords } from '../store/idempotency-records';
+import { idempotencyKeyInProgress, idempotencyKeyReused } from './errors';
 
 export const IDEMPOTENCY_TTL_MS = 10 * 60 * 1000;
 export const IDEMPOTENCY_MAX_KEYS = 10_000;
@@ -20,8 +21,6 @@ export interface Idempotency<T> {
   run(key: string, fingerprint: string, task: () => Promise<T>): Promise<{ outcome: T; replayed: boolean }>;
 }
 
-const reusedKey = () =>
-  new HttpError(422, 'invalid_request', 'This Idempotency-Key was already used for a different message; use a new key per message');
 
 /**
  * Remembers the outcome of each `Idempotency-Key` for 10 minutes, in memory and bounded
@@ -48,7 +47,7 @@ export class IdempotencyStore<T> implements Idempotency<T> {
   async run(key: string, fingerprint: string, task: () => Promise<T>): Promise<{ outcome: T; replayed: boolean }> {
     const existing = this.entries.get(key);
     if (existing) {
-      if (existing.fingerprint !== fingerprint) throw reusedKey();
+      if (existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
       return { outcome: await existing.outcome, replayed: true };
     }
     const entry: Entry<T> = { fingerprint, outcome: task() };
@@ -90,12 +89,12 @@ export class SharedIdempotencyStore<T> implements Idempotency<T> {
     for (;;) {
       const found = await this.records.claim(key, fingerprint, owner, this.inFlightTtlMs);
       if (found === undefined) return { outcome: await this.runOwned(key, fingerprint, owner, task), replayed: false };
-      if (found.fingerprint !== fingerprint) throw reusedKey();
+      if (found.fingerprint !== fingerprint) throw idempotencyKeyReused();
       if (found.state === 'done') return { outcome: found.outcome, replayed: true };
       // In flight on some replica: wait for its outcome (or for the marker to go), but not past
       // the caller's own timeout: a 409 it can retry beats an answer it no longer waits for.
       if (Date.now() >= giveUpAt) {
-        throw new HttpError(409, 'invalid_request', 'A delivery with this Idempotency-Key is still in progress; retry later with the same key');
+        throw idempotencyKeyInProgress();
       }
       await sleep(pollMs);
       pollMs = Math.min(pollMs * 2, 200);

@@ -1,8 +1,8 @@
 import type { Logger } from '@smsauth/service-kit';
-import { HttpError } from '@smsauth/service-kit';
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import type { DeliveryMetrics } from '../domain/delivery-metrics';
-import { DeliveryAuthError, verifyDeliveryAuthorization, type DeliveryTokenPolicy } from '../domain/delivery-token';
+import { verifyDeliveryAuthorization, type DeliveryTokenPolicy } from '../domain/delivery-token';
+import { callerNotAllowed, DeliveryAuthError, deliveryBodyNotJsonObject, outboxTokenRefused } from '../domain/errors';
 import type { IpAllowList } from '../domain/ip-allow-list';
 import { secretsMatch } from '../domain/constant-time';
 import { presentedOutboxToken } from '../domain/outbox-token';
@@ -13,7 +13,7 @@ export function requireAllowedIp(allowList: IpAllowList, metrics: DeliveryMetric
     if (allowList.allows(req.ip)) return next();
     metrics.rejections.inc({ reason: 'forbidden' });
     req.log.warn({ callerIp: req.ip }, 'delivery refused: caller address is not in ALLOWED_IPS');
-    next(new HttpError(403, 'forbidden', 'The caller address is not allowed to use this gateway'));
+    next(callerNotAllowed());
   };
 }
 
@@ -36,14 +36,22 @@ export function requireDeliveryToken(policy: DeliveryTokenPolicy, metrics: Deliv
 /** `Authorization: Bearer <OUTBOX_TOKEN>`, compared in constant time. */
 export function requireOutboxToken(expected: string, logger: Logger): RequestHandler {
   return (req, _res, next) => {
-    const header = req.headers.authorization;
-    const token = presentedOutboxToken(header);
+    const token = presentedOutboxToken(req.headers.authorization);
     if (token !== undefined && secretsMatch(token, expected)) return next();
     logger.warn({ tokenPresented: token !== undefined }, 'outbox access refused');
-    next(
-      new HttpError(401, 'invalid_token', token === undefined ? 'Authorization: Bearer <OUTBOX_TOKEN> is required' : 'The outbox token is wrong', {
-        headers: { 'WWW-Authenticate': token === undefined ? 'Bearer' : 'Bearer error="invalid_token"' },
-      }),
-    );
+    next(outboxTokenRefused(token !== undefined));
   };
 }
+
+/**
+ * A body its schema can judge: express.json leaves other content types unparsed (undefined)
+ * and accepts arrays and strings; this says so rather than listing the missing fields.
+ */
+export const requireJsonObjectBody: RequestHandler = (req, _res, next) => {
+  const body: unknown = req.body;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return next();
+  next(deliveryBodyNotJsonObject());
+};
+
+/** A delivery receipt's bytes, whatever their type (a signature covers them); receipts are small: Twilio's is well under 4 kB. */
+export const readReceiptBytes: RequestHandler = express.raw({ type: () => true, limit: '64kb' });

@@ -1,54 +1,94 @@
-import { ErrorCodes } from '@smsauth/contracts';
-import { HttpError, rawBodyOf } from '@smsauth/service-kit';
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import { MessageStatusSchema, WebhookReceiptSchema } from '@smsauth/contracts';
+import { defineOperation, rawBodyOf, type Operation } from '@smsauth/service-kit';
+import type { Request } from 'express';
+import { z } from 'zod';
+import { messageNotFound, receiptRefused } from '../domain/errors';
 import type { MessageStatusService } from '../domain/message-statuses';
+import { DELIVERY_TAG, DELIVERY_TOKEN_SCHEME } from './delivery';
+import { refusal } from './refusals';
 
-export interface MessageRoutesOptions {
-  messageStatuses: MessageStatusService;
-  /** The same guards as `POST /sms`. */
-  guards: RequestHandler[];
-  /** GATEWAY_PUBLIC_URL: receipts are received only when providers were told where to send them. */
-  publicUrl?: string;
-}
+export const RECEIPTS_TAG = 'Delivery receipts';
 
-// Receipts are small: Twilio's status callback is well under 4 kB.
-const readRawBody = express.raw({ type: () => true, limit: '64kb' });
-
-/** `GET /messages/{id}` (a message's status) and `POST /receipts/{provider}/{id}` (signed delivery receipts). */
-export function mountMessageRoutes(app: Express, { messageStatuses, guards, publicUrl }: MessageRoutesOptions): void {
-  app.get('/messages/:id', ...guards, async (req, res) => {
-    const record = await messageStatuses.get(String(req.params.id));
-    if (!record) throw new HttpError(404, ErrorCodes.NOT_FOUND, 'No message with this id (statuses are kept 24 hours)');
-    res.setHeader('cache-control', 'no-store');
-    res.json(record);
-  });
-
-  if (publicUrl === undefined) return;
-  app.post('/receipts/:provider/:id', readRawBody, async (req, res) => {
-    const result = await messageStatuses.recordReceipt(String(req.params.provider), String(req.params.id), {
-      // What the provider signed: the URL it was given, not what a proxy made of the Host header.
-      url: `${publicUrl}${req.originalUrl}`,
-      headers: req.headers,
-      rawBody: bodyBytes(req),
-    });
-    switch (result.kind) {
-      case 'unknown_provider':
-        throw new HttpError(404, ErrorCodes.NOT_FOUND, 'This provider sends no delivery receipts');
-      case 'unsigned':
-        throw new HttpError(403, ErrorCodes.FORBIDDEN, 'The delivery receipt is not signed');
-      case 'bad_signature':
-        throw new HttpError(403, ErrorCodes.FORBIDDEN, 'The delivery receipt signature does not verify');
-      case 'invalid':
-        throw new HttpError(400, ErrorCodes.INVALID_REQUEST, result.description);
-      case 'unknown_message':
-        throw new HttpError(404, ErrorCodes.NOT_FOUND, 'No message with this id was accepted by this provider');
-      case 'recorded':
-        res.status(204).end();
-    }
+/** `GET /messages/{id}`: a message's status, behind the same guards as `POST /sms`. */
+export function messageStatusOperation(messageStatuses: MessageStatusService, authEnabled: boolean): Operation {
+  return defineOperation({
+    method: 'get',
+    path: '/messages/:id',
+    operationId: 'getMessageStatus',
+    tags: [DELIVERY_TAG],
+    summary: 'Where a message stands: accepted, sent, delivered, undelivered or failed (kept 24 hours)',
+    ...(authEnabled ? { securityScheme: DELIVERY_TOKEN_SCHEME } : {}),
+    params: z.object({ id: z.string() }),
+    responses: {
+      '200': { description: 'The status', schema: MessageStatusSchema, component: 'MessageStatus' },
+      '400': refusal('The id is not valid percent-encoded text.'),
+      '401': refusal('Missing or invalid bearer token.'),
+      '403': refusal('Caller address not in ALLOWED_IPS.'),
+      '404': refusal('No message with this id.'),
+      '503': refusal('`service_unavailable`, with REDIS_URL: Redis cannot be reached (Retry-After: 2).'),
+    },
+    handle: async ({ params, res }) => {
+      const record = await messageStatuses.get(params.id);
+      if (!record) throw messageNotFound();
+      res.setHeader('cache-control', 'no-store');
+      return record;
+    },
   });
 }
 
-/** The body's bytes: read here for forms and text, kept by the shared JSON parser for JSON. */
+/**
+ * The signature headers, read by each provider's receipt reader from the raw request: declared
+ * so that the document names them, with no rule of their own here (an unsigned or badly signed
+ * receipt is a 403 the provider's check answers, after the provider is known).
+ */
+const ReceiptSignatureHeadersSchema = z.object({ 'X-Twilio-Signature': z.string().optional(), 'Webhook-Signature': z.string().optional() });
+
+/**
+ * `POST /receipts/{provider}/{id}`: a provider's signed delivery receipt, read from its bytes
+ * (the signature covers them). Served only with GATEWAY_PUBLIC_URL: receipts are received only
+ * when providers were told where to send them, and `publicUrl` is what they signed.
+ */
+export function receiptOperation(messageStatuses: MessageStatusService, publicUrl: string): Operation {
+  return defineOperation({
+    method: 'post',
+    path: '/receipts/:provider/:id',
+    operationId: 'receiveDeliveryReceipt',
+    tags: [RECEIPTS_TAG],
+    summary: 'A provider’s signed delivery receipt for one message (the URL each message was sent with)',
+    description:
+      'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`.',
+    params: z.object({ provider: z.string(), id: z.string() }),
+    headers: ReceiptSignatureHeadersSchema,
+    headerDescriptions: {
+      'X-Twilio-Signature':
+        'provider twilio: Twilio’s signature of the receipt URL and form fields (HMAC-SHA1 keyed with TWILIO_AUTH_TOKEN, base64). Required for twilio receipts.',
+      'Webhook-Signature': 'provider webhook: `sha256=<hex HMAC-SHA256 of the raw body keyed with WEBHOOK_CALLBACK_SECRET>`. Required for webhook receipts.',
+    },
+    rawBody: {
+      content: {
+        'application/x-www-form-urlencoded': { schema: z.record(z.string(), z.string()) },
+        'application/json': { schema: WebhookReceiptSchema, component: 'WebhookReceipt' },
+      },
+    },
+    responses: {
+      '204': { description: 'Recorded (a status never moves back: an older receipt changes nothing).' },
+      '400': refusal('Signed, but not a receipt the gateway understands; or a path that is not valid percent-encoded text.'),
+      '403': refusal('Unsigned, or the signature does not verify.'),
+      '404': refusal('The provider sends no receipts, or no message with this id was accepted by it.'),
+    },
+    handle: async ({ params, req }) => {
+      const result = await messageStatuses.recordReceipt(params.provider, params.id, {
+        // What the provider signed: the URL it was given, not what a proxy made of the Host header.
+        url: `${publicUrl}${req.originalUrl}`,
+        headers: req.headers,
+        rawBody: bodyBytes(req),
+      });
+      if (result.kind !== 'recorded') throw receiptRefused(result);
+    },
+  });
+}
+
+/** The body's bytes: read by the receipt guard for forms and text, kept by the shared JSON parser for JSON. */
 function bodyBytes(req: Request): Buffer {
   if (Buffer.isBuffer(req.body)) return req.body;
   return rawBodyOf(req) ?? Buffer.alloc(0);

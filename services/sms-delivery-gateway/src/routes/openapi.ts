@@ -1,8 +1,14 @@
-import type { Express } from 'express';
+import { defineOperation, PROBES_TAG, type Operation } from '@smsauth/service-kit';
 
-/** `GET /openapi.json`: the document is built once at start, from the running configuration. */
-export function mountOpenApiRoute(app: Express, document: Record<string, unknown>): void {
-  app.get('/openapi.json', (_req, res) => {
-    res.json(document);
+/** `GET /openapi.json`: the document is built once at start, from the running configuration's operations. */
+export function openApiOperation(document: () => Record<string, unknown>): Operation {
+  return defineOperation({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'openApiDocument',
+    tags: [PROBES_TAG],
+    summary: 'This document (OpenAPI 3.1), as the running configuration shapes it',
+    responses: { '200': { description: 'The document.', jsonSchema: { type: 'object' } } },
+    handle: () => document(),
   });
 }
