@@ -15,11 +15,11 @@ describe('failover between the providers of a route', () => {
     await Promise.all([primary.close(), secondary.close(), tertiary.close()]);
   });
 
-  const gateway = (extra: Record<string, string> = {}, clock = manualClock()) => ({
+  const gateway = (extra: Record<string, string> = {}, clock = manualClock(), timeoutsMs: Record<string, number> = {}) => ({
     clock,
     ...buildGateway(
       {
-        SMS_PROVIDER_INSTANCES: webhookInstances({ primary, secondary, tertiary }),
+        SMS_PROVIDER_INSTANCES: webhookInstances({ primary, secondary, tertiary }, {}, timeoutsMs),
         SMS_ROUTES: JSON.stringify({ default: ['primary', 'secondary', 'tertiary'] }),
         ...extra,
       },
@@ -30,7 +30,7 @@ describe('failover between the providers of a route', () => {
   it('tries the next provider when one answers 500 and another does not answer in time, and answers 200 once one accepted', async () => {
     primary.respondWith(failWith(500));
     secondary.respondWith(hang);
-    const { app, metrics, logs } = gateway();
+    const { app, metrics, logs } = gateway({}, manualClock(), { secondary: 200 });
 
     const res = await request(app).post('/sms').send(deliveryBody());
 

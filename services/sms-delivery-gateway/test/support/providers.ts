@@ -21,11 +21,19 @@ export function manualClock(start = NOW): Clock & { advance(ms: number): void } 
   };
 }
 
-/** SMS_PROVIDER_INSTANCES with one webhook instance per server, named as given. */
-export function webhookInstances(servers: Record<string, RecordingServer>, extra: Record<string, string> = {}): string {
+/**
+ * SMS_PROVIDER_INSTANCES with one webhook instance per server, named as given. Each waits 10 s
+ * for an answer (on a loaded machine a provider's answer can take more than a few hundred ms,
+ * which a short timeout would turn into a failover), except the instances `timeoutsMs` names:
+ * a provider that hangs gets a short one so its test does not wait long.
+ */
+export function webhookInstances(servers: Record<string, RecordingServer>, extra: Record<string, string> = {}, timeoutsMs: Record<string, number> = {}): string {
   return JSON.stringify(
     Object.fromEntries(
-      Object.entries(servers).map(([name, server]) => [name, { provider: 'webhook', WEBHOOK_URL: server.url(), WEBHOOK_TIMEOUT_MS: '200', ...extra }]),
+      Object.entries(servers).map(([name, server]) => [
+        name,
+        { provider: 'webhook', WEBHOOK_URL: server.url(), WEBHOOK_TIMEOUT_MS: String(timeoutsMs[name] ?? 10_000), ...extra },
+      ]),
     ),
   );
 }
