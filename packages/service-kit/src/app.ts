@@ -81,7 +81,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     res.set('Cache-Control', 'public, max-age=86400').status(204).end();
   });
 
-  app.use(mountOperations(express.Router(), probeOperations(lifecycle, metrics)));
+  // On the app itself, not a router of their own: every request passes here, a router costs a dispatch.
+  mountOperations(app, probeOperations(lifecycle, metrics));
 
   const limit = options.bodyLimit ?? '100kb';
   app.use(

@@ -158,7 +158,7 @@ function headerValidationError(error: z.ZodError): HttpError {
  * it is when the success response declares another content type (the handler may set its own
  * Content-Type first). A handler that writes the response itself (a page, a redirect) wins.
  */
-export function mountOperations(router: Router, operations: readonly Operation[], options: MountOptions = {}): Router {
+export function mountOperations<R extends Pick<Router, HttpMethod>>(router: R, operations: readonly Operation[], options: MountOptions = {}): R {
   const refuse = (error: z.ZodError) => (options.invalid ? options.invalid(error.issues) : validationError(error));
   const parse = (schema: z.ZodType | undefined, value: unknown, refusal = refuse) => {
     if (!schema) return undefined;
