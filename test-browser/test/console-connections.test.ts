@@ -149,6 +149,8 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
   it('orders the channels per country: a list naming a channel twice is refused in the API’s words beside the channels, then a corrected table is saved as the dialog described it', async () => {
     await openConnection();
     await page.getByRole('button', { name: 'Add a rule' }).click();
+    // The keyboard lands on the new rule's country.
+    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('channel-key-0');
     const fallback = page.getByTestId('channel-rule-0');
     expect(await fallback.getByLabel('Country (ISO code) or default').inputValue()).toBe('default');
     await fallback.getByLabel('Then').selectOption('voice');

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Notice } from '../../components/ui';
 import { FieldError } from '../../components/field-error';
 import { inputValue, usePatch, type SectionProps } from './section';
@@ -39,6 +39,12 @@ export function ChannelSettings({ connection, confirm, reload, canUpdate }: Sect
   const table = tableOf(rules);
   const change = sameTable(table, stored ?? {}) ? undefined : rules.length ? table : null;
   const setRule = (index: number, rule: Rule) => setRules(rules.map((r, i) => (i === index ? rule : r)));
+  // Keyboard users land on what they act on: a new rule's country field; after a removal, "Add a rule".
+  const addButton = useRef<HTMLButtonElement>(null);
+  const [added, setAdded] = useState<{ index: number } | undefined>();
+  useEffect(() => {
+    if (added) document.getElementById(`channel-key-${added.index}`)?.focus();
+  }, [added]);
 
   return (
     <section class="card" aria-labelledby="channels-title">
@@ -104,7 +110,14 @@ export function ChannelSettings({ connection, confirm, reload, canUpdate }: Sect
                 </span>
               ))}
               {canUpdate && (
-                <button type="button" class="link" onClick={() => setRules(rules.filter((_, i) => i !== index))}>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => {
+                    setRules(rules.filter((_, i) => i !== index));
+                    addButton.current?.focus();
+                  }}
+                >
                   Remove rule {index + 1}
                 </button>
               )}
@@ -112,7 +125,14 @@ export function ChannelSettings({ connection, confirm, reload, canUpdate }: Sect
           ))}
           {canUpdate && (
             <p>
-              <button type="button" onClick={() => setRules([...rules, { key: rules.length ? '' : 'default', channels: ['sms', '', ''] }])}>
+              <button
+                type="button"
+                ref={addButton}
+                onClick={() => {
+                  setRules([...rules, { key: rules.length ? '' : 'default', channels: ['sms', '', ''] }]);
+                  setAdded({ index: rules.length });
+                }}
+              >
                 Add a rule
               </button>
             </p>
