@@ -243,6 +243,23 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
     expect((await stored()).enabled_clients).toEqual([stack.tenant.demoClientId]);
   });
 
+  it('Support sees the same page read only: every field disabled, no button that would change or delete the connection', async () => {
+    const supportPhone = '+14155550182';
+    await createOperator(api, stack, supportPhone, ['Support']);
+    const supportContext = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const support = await signInToConsole(supportContext, stack, supportPhone, SCREENSHOTS);
+    await support.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Connections', exact: true }).click();
+    await support.getByRole('link', { name: EDITED, exact: true }).click();
+    await support.getByRole('heading', { level: 1, name: EDITED, exact: true }).waitFor();
+    await support.locator('.loading').first().waitFor({ state: 'detached' });
+    await support.screenshot({ path: join(SCREENSHOTS, '65-support-connection-read-only.png'), fullPage: true });
+    expect(await support.getByLabel('Gateway URL', { exact: true }).inputValue()).toBe('https://sms-gateway-2.example.com/sms');
+    expect(await support.getByLabel('Gateway URL', { exact: true }).isDisabled()).toBe(true);
+    expect(await support.getByRole('checkbox', { name: /Offer passkeys/ }).isDisabled()).toBe(true);
+    expect(await support.locator('main button').allTextContents()).toEqual([]);
+    await supportContext.close();
+  });
+
   it('axe-core finds no serious violation on the edited connection page or its delete confirmation at 390 and 1280 px, with nothing wider than the screen', async () => {
     await openConnection();
     // A refusal beside a field is on screen too.
