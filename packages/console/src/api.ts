@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** A 400's `details`: each refused field's path (`options.gateway_url`) and what is wrong with it. */
+    readonly details: ReadonlyArray<{ path: string; message: string }> = [],
   ) {
     super(message);
   }
@@ -19,7 +21,13 @@ export async function apiErrorOf(response: Response): Promise<ApiError> {
     const body = JSON.parse(text) as Record<string, unknown>;
     const message = body.message ?? body.error_description ?? body.error ?? text;
     const code = body.errorCode ?? body.error ?? String(response.status);
-    return new ApiError(response.status, String(code), String(message));
+    const details = Array.isArray(body.details)
+      ? (body.details as unknown[]).flatMap((d) => {
+          const detail = d as { path?: unknown; message?: unknown };
+          return typeof detail?.message === 'string' ? [{ path: String(detail.path ?? ''), message: detail.message }] : [];
+        })
+      : [];
+    return new ApiError(response.status, String(code), String(message), details);
   } catch {
     return new ApiError(response.status, String(response.status), text || response.statusText);
   }

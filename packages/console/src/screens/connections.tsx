@@ -3,6 +3,12 @@ import { apiErrorOf, seg } from '../api';
 import { ErrorMessage, Loading, Notice, useConfirm, useLoad } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { href } from '../router';
+import { EnabledApplications } from './connection/applications';
+import { ChannelSettings } from './connection/channels';
+import { CodeSettings } from './connection/code';
+import { DeleteConnection } from './connection/delete';
+import { GatewaySettings } from './connection/gateway';
+import { PasskeySettings } from './connection/passkeys';
 import { smsConnections, type Connection } from './fraud-data';
 
 interface TemplateTest {
@@ -193,6 +199,13 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
   const [testNumber, setTestNumber] = useState('');
   const [message, setMessage] = useState('');
   const canUpdate = can('update:connections');
+  // What each further part of the page gets: the one dialog, and the reload after a change.
+  const section = {
+    connection,
+    confirm,
+    canUpdate,
+    reload,
+  };
 
   // The live preview: rendered by identity exactly as a start would send it, without saving.
   useEffect(() => {
@@ -206,7 +219,8 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
       );
     }, 300);
     return () => clearTimeout(timer);
-  }, [template, connection.id]);
+    // The saved code length and domain-bound line are part of the message: a save elsewhere on the page renders it again.
+  }, [template, connection.id, JSON.stringify([o.totp, o.webotp])]);
 
   const changes: Record<string, unknown> = {};
   if (template !== String(o.template ?? '')) changes.template = template;
@@ -352,6 +366,12 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
           <button type="submit">Send…</button>
         </form>
       )}
+      <GatewaySettings {...section} />
+      <ChannelSettings {...section} />
+      <CodeSettings {...section} />
+      <PasskeySettings {...section} />
+      <EnabledApplications {...section} />
+      {can('delete:connections') && <DeleteConnection connection={connection} confirm={confirm} />}
     </section>
   );
 }
