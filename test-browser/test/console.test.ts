@@ -349,8 +349,8 @@ describeWithChromium('the operator console in a real browser', () => {
     await removeSafe.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: `Remove ${safeNumber}` }).waitFor({ state: 'detached' });
     expect((await connection()).options.sms_safe_list ?? []).toEqual([]);
-    // The fraud guard's mode, from block (the Support test set it) to monitor.
-    expect(((await connection()).options.sms_fraud_guard as { mode?: string } | undefined)?.mode).toBe('block');
+    // The fraud guard's mode, from block (set here, as the Support test does, so this test stands on its own) to monitor.
+    await api.updateConnection((await connection()).id, { options: { sms_fraud_guard: { mode: 'block', min_sends: 5, min_conversion: 0.5, window_minutes: 60, block_minutes: 60 } } });
     await page.getByLabel('Mode', { exact: true }).selectOption('monitor');
     await page.getByRole('button', { name: 'Change mode…' }).click();
     const modeDialog = page.getByRole('dialog', { name: /^Set the fraud guard of .+ to monitor\?$/ });
@@ -538,10 +538,13 @@ describeWithChromium('the operator console in a real browser', () => {
       await sink.close();
     }
 
-    // A user's page: give and take a role, revoke their sessions, delete them. The Viewer signed in
-    // through the hosted login in an earlier test, so they hold a login session.
-    const viewerPhone = '+14155550162';
+    // A user's page: give and take a role, revoke their sessions, delete them. The Viewer signs in
+    // through the hosted login first (a browser of their own), so they hold a login session.
+    const viewerPhone = '+14155550166';
     const viewerId = await createOperator(api, stack, viewerPhone, ['Viewer']);
+    const viewerContext = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    await signInToConsole(viewerContext, stack, viewerPhone, SCREENSHOTS);
+    await viewerContext.close();
     const viewerPath = `/users/${encodeURIComponent(viewerId)}`;
     const roleNames = async () => {
       const answer = await api.call<{ roles: Array<{ name: string }> } | Array<{ name: string }>>('GET', `${viewerPath}/roles`);
