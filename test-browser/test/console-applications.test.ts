@@ -258,6 +258,8 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
 
     await roles.getByRole('button', { name: 'New role…' }).click();
     const form = roles.getByRole('form', { name: 'New role' });
+    // The form opened by a button starts at its first field (the button is gone).
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('role-name');
     await form.getByLabel('Name', { exact: true }).fill('Auditor');
     await form.getByLabel(/^Description/).fill('Reads the tenant logs');
     await axeAtBothWidths(page, '20-new-role', found);

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import { useConfirm } from '../components/ui';
+import { useConfirm, useFocusOnMount } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import type { ResourceServer } from './applications-data';
 
@@ -85,12 +85,10 @@ export function Apis({ apis, reload }: { apis: ResourceServer[]; reload: () => v
   );
 }
 
-function NewApi({ confirm, done }: { confirm: ReturnType<typeof useConfirm>[0]; done: () => void }) {
-  const { api } = useConsole();
+type Confirm = ReturnType<typeof useConfirm>[0];
+
+function NewApi({ confirm, done }: { confirm: Confirm; done: () => void }) {
   const [open, setOpen] = useState(false);
-  const [name, setName] = useState('');
-  const [identifier, setIdentifier] = useState('');
-  const [scopes, setScopes] = useState('');
   if (!open)
     return (
       <p>
@@ -99,6 +97,24 @@ function NewApi({ confirm, done }: { confirm: ReturnType<typeof useConfirm>[0]; 
         </button>
       </p>
     );
+  return (
+    <ApiForm
+      confirm={confirm}
+      close={() => setOpen(false)}
+      done={() => {
+        setOpen(false);
+        done();
+      }}
+    />
+  );
+}
+
+function ApiForm({ confirm, close, done }: { confirm: Confirm; close: () => void; done: () => void }) {
+  const { api } = useConsole();
+  const [name, setName] = useState('');
+  const [identifier, setIdentifier] = useState('');
+  const [scopes, setScopes] = useState('');
+  const first = useFocusOnMount<HTMLInputElement>();
   return (
     <form
       class="stack card"
@@ -116,25 +132,19 @@ function NewApi({ confirm, done }: { confirm: ReturnType<typeof useConfirm>[0]; 
           ),
           action: 'Create',
           run: () => api.post('/resource-servers', body),
-          done: () => {
-            setOpen(false);
-            setName('');
-            setIdentifier('');
-            setScopes('');
-            done();
-          },
+          done,
         });
       }}
     >
       <h3>New API</h3>
       <label for="api-name">Name</label>
-      <input id="api-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      <input ref={first} id="api-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       <label for="api-identifier">Identifier (the audience, usually the API's URL)</label>
       <input id="api-identifier" required value={identifier} onInput={(e) => setIdentifier((e.target as HTMLInputElement).value)} placeholder="https://api.example.com/" />
       <label for="api-scopes">Scopes (one a line: the scope, then an optional description)</label>
       <textarea id="api-scopes" rows={3} value={scopes} onInput={(e) => setScopes((e.target as HTMLTextAreaElement).value)} placeholder="read:flights Read flights" />
       <div class="actions">
-        <button type="button" onClick={() => setOpen(false)}>
+        <button type="button" onClick={close}>
           Cancel
         </button>
         <button type="submit" class="primary">

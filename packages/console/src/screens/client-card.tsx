@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import { Notice, useConfirm } from '../components/ui';
+import { Notice, useConfirm, useFocusOnMount } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { difference, GRANT_TYPES, grantTypeWords, lines, type Client, type ClientGrant, type ResourceServer } from './applications-data';
 import { ClientGrants } from './client-grants';
@@ -140,8 +140,12 @@ function UrlsForm({ id, client, confirm, close, done }: { id: string; client: Cl
 function GrantTypesForm({ id, client, confirm, close, done }: { id: string; client: Client; confirm: Confirm; close: () => void; done: () => void }) {
   const { api } = useConsole();
   const [chosen, setChosen] = useState(new Set(client.grant_types ?? []));
+  const form = useFocusOnMount<HTMLFormElement>();
   return (
     <form
+      ref={form}
+      tabIndex={-1}
+      aria-label={`Grant types of ${client.name}`}
       class="stack"
       onSubmit={(e) => {
         e.preventDefault();

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import type { useConfirm } from '../components/ui';
+import { useFocusOnMount, type useConfirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { difference, type Client, type ClientGrant, type ResourceServer } from './applications-data';
 import { ScopeChecks } from './scope-checks';
@@ -88,8 +88,12 @@ function GrantForm({ client, grant, apis, confirm, close, done }: { client: Clie
   const [chosen, setChosen] = useState(new Set(grant?.scope ?? []));
   const target = apis.find((a) => a.identifier === audience) ?? apis[0]!;
   const formId = `grant-${client.client_id}`;
+  // The form starts at its first control: the API to choose, or the scopes of the one being changed.
+  const form = useFocusOnMount<HTMLFormElement>();
   return (
     <form
+      ref={form}
+      tabIndex={-1}
       class="stack"
       aria-label={grant ? `Scopes of ${client.name} for ${target.name}` : `Give ${client.name} access to an API`}
       onSubmit={(e) => {

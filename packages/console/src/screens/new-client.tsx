@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { useConfirm } from '../components/ui';
+import { useFocusOnMount, type useConfirm } from '../components/ui';
 import { useConsole } from '../context';
 import { APP_TYPES, CONFIDENTIAL_TYPES, lines, type Client } from './applications-data';
 
@@ -7,11 +7,7 @@ type Confirm = ReturnType<typeof useConfirm>[0];
 
 /** Create an application: name, type and (for sign-in types) callbacks; a confidential one's secret is shown once, after. */
 export function NewClient({ confirm, created }: { confirm: Confirm; created: (client: Client) => void }) {
-  const { api } = useConsole();
   const [open, setOpen] = useState(false);
-  const [name, setName] = useState('');
-  const [type, setType] = useState('spa');
-  const [callbacks, setCallbacks] = useState('');
   if (!open)
     return (
       <p>
@@ -20,6 +16,15 @@ export function NewClient({ confirm, created }: { confirm: Confirm; created: (cl
         </button>
       </p>
     );
+  return <ClientForm confirm={confirm} created={created} close={() => setOpen(false)} />;
+}
+
+function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (client: Client) => void; close: () => void }) {
+  const { api } = useConsole();
+  const [name, setName] = useState('');
+  const [type, setType] = useState('spa');
+  const [callbacks, setCallbacks] = useState('');
+  const first = useFocusOnMount<HTMLInputElement>();
   const signsIn = type !== 'non_interactive';
   const words = APP_TYPES.find(([v]) => v === type)![1];
   return (
@@ -43,17 +48,13 @@ export function NewClient({ confirm, created }: { confirm: Confirm; created: (cl
           ),
           action: 'Create',
           run: async () => created(await api.post<Client>('/clients', body)),
-          done: () => {
-            setOpen(false);
-            setName('');
-            setCallbacks('');
-          },
+          done: close,
         });
       }}
     >
       <h3>New application</h3>
       <label for="client-name">Name</label>
-      <input id="client-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      <input ref={first} id="client-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       <label for="client-type">Type</label>
       <select id="client-type" value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
         {APP_TYPES.map(([value, label]) => (
@@ -69,7 +70,7 @@ export function NewClient({ confirm, created }: { confirm: Confirm; created: (cl
         </>
       )}
       <div class="actions">
-        <button type="button" onClick={() => setOpen(false)}>
+        <button type="button" onClick={close}>
           Cancel
         </button>
         <button type="submit" class="primary">
@@ -82,6 +83,8 @@ export function NewClient({ confirm, created }: { confirm: Confirm; created: (cl
 
 /** The secret of a client just created: shown this once (the API never answers it again), with a clear warning. */
 export function CreatedClient({ client, dismiss }: { client: Client; dismiss: () => void }) {
+  // Focused (and so selected) as it appears: ready to copy.
+  const secret = useFocusOnMount<HTMLInputElement>();
   return (
     <section class="card" aria-labelledby="created-client" data-testid="created-client">
       <h3 id="created-client">{client.name} is created</h3>
@@ -98,7 +101,7 @@ export function CreatedClient({ client, dismiss }: { client: Client; dismiss: ()
             old one then stops working). Keep it out of source code, chat and logs.
           </p>
           <label for="created-secret">Client secret of {client.name}</label>
-          <input id="created-secret" readOnly value={client.client_secret} onFocus={(e) => (e.target as HTMLInputElement).select()} />
+          <input ref={secret} id="created-secret" readOnly value={client.client_secret} onFocus={(e) => (e.target as HTMLInputElement).select()} />
         </div>
       ) : (
         <p>A public application: it has no client secret.</p>

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import { ErrorMessage, Loading, Notice, useConfirm, useLoad } from '../components/ui';
+import { ErrorMessage, Loading, Notice, useConfirm, useFocusOnMount, useLoad } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { difference, inChunks, listRoles, type Permission, type ResourceServer, type Role } from './applications-data';
 import { itemsOf } from './fraud-data';
@@ -37,10 +37,7 @@ export function Roles({ apis }: { apis: ResourceServer[] }) {
 }
 
 function NewRole({ confirm, done }: { confirm: Confirm; done: () => void }) {
-  const { api } = useConsole();
   const [open, setOpen] = useState(false);
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
   if (!open)
     return (
       <p>
@@ -49,6 +46,23 @@ function NewRole({ confirm, done }: { confirm: Confirm; done: () => void }) {
         </button>
       </p>
     );
+  return (
+    <RoleForm
+      confirm={confirm}
+      close={() => setOpen(false)}
+      done={() => {
+        setOpen(false);
+        done();
+      }}
+    />
+  );
+}
+
+function RoleForm({ confirm, close, done }: { confirm: Confirm; close: () => void; done: () => void }) {
+  const { api } = useConsole();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const first = useFocusOnMount<HTMLInputElement>();
   return (
     <form
       class="stack card"
@@ -60,22 +74,17 @@ function NewRole({ confirm, done }: { confirm: Confirm; done: () => void }) {
           effect: <p>A role with no permission yet: give it permissions here, then give it to users on their page.</p>,
           action: 'Create',
           run: () => api.post('/roles', description ? { name, description } : { name }),
-          done: () => {
-            setOpen(false);
-            setName('');
-            setDescription('');
-            done();
-          },
+          done,
         });
       }}
     >
       <h3>New role</h3>
       <label for="role-name">Name</label>
-      <input id="role-name" required maxLength={50} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      <input ref={first} id="role-name" required maxLength={50} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       <label for="role-description">Description (optional)</label>
       <input id="role-description" maxLength={140} value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
       <div class="actions">
-        <button type="button" onClick={() => setOpen(false)}>
+        <button type="button" onClick={close}>
           Cancel
         </button>
         <button type="submit" class="primary">
@@ -179,6 +188,7 @@ function PermissionsForm({ role, held, apis, confirm, close, done }: { role: Rol
   const [chosen, setChosen] = useState(heldOn(identifier));
   const target = apis.find((a) => a.identifier === identifier)!;
   const formId = `perm-${role.id}`;
+  const first = useFocusOnMount<HTMLSelectElement>();
   return (
     <form
       class="stack"
@@ -209,6 +219,7 @@ function PermissionsForm({ role, held, apis, confirm, close, done }: { role: Rol
     >
       <label for={`${formId}-api`}>API</label>
       <select
+        ref={first}
         id={`${formId}-api`}
         value={identifier}
         onChange={(e) => {
