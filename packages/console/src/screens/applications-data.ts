@@ -38,11 +38,11 @@ export interface Permission {
 }
 
 /** The application types the API knows, in words (`app_type`). */
-export const APP_TYPES: Array<[string, string]> = [
-  ['spa', 'Single-page app (public: no secret)'],
-  ['regular_web', 'Regular web app (confidential: a client secret)'],
-  ['native', 'Native or mobile app (public: no secret)'],
-  ['non_interactive', 'Machine to machine (confidential: client credentials only)'],
+export const APP_TYPES: Array<[string, string, string]> = [
+  ['spa', 'Single-page app (public: no secret)', 'single-page app'],
+  ['regular_web', 'Regular web app (confidential: a client secret)', 'regular web app'],
+  ['native', 'Native or mobile app (public: no secret)', 'native app'],
+  ['non_interactive', 'Machine to machine (confidential: client credentials only)', 'machine-to-machine application'],
 ];
 export const CONFIDENTIAL_TYPES = new Set(['regular_web', 'non_interactive']);
 

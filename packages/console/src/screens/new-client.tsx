@@ -26,7 +26,7 @@ function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (c
   const [callbacks, setCallbacks] = useState('');
   const first = useFocusOnMount<HTMLInputElement>();
   const signsIn = type !== 'non_interactive';
-  const words = APP_TYPES.find(([v]) => v === type)![1];
+  const kind = APP_TYPES.find(([v]) => v === type)![2];
   return (
     <form
       class="stack card"
@@ -40,7 +40,7 @@ function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (c
           effect: (
             <>
               <p>
-                A new client id for a {words.replace(/ \(.*$/, '').toLowerCase()}, with the API's default grant types for that type
+                A new client id for a {kind}, with the API's default grant types for that type
                 {signsIn ? `; callbacks: ${lines(callbacks).join(', ') || 'none yet'}` : ''}.
               </p>
               {CONFIDENTIAL_TYPES.has(type) && <p>Its client secret is shown once, right after: copy it then.</p>}

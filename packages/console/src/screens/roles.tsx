@@ -184,7 +184,10 @@ function RoleCard({ role, apis, confirm, reload }: { role: Role; apis: ResourceS
 function PermissionsForm({ role, held, apis, confirm, close, done }: { role: Role; held: Permission[]; apis: ResourceServer[]; confirm: Confirm; close: () => void; done: () => void }) {
   const { api } = useConsole();
   const heldOn = (identifier: string) => new Set(held.filter((p) => p.resource_server_identifier === identifier).map((p) => p.permission_name));
-  const [identifier, setIdentifier] = useState((apis.find((a) => !a.is_system) ?? apis[0]!).identifier);
+  // Where the role already holds permissions, else the management API (the console's roles are mostly operators').
+  const [identifier, setIdentifier] = useState(
+    held.find((p) => apis.some((a) => a.identifier === p.resource_server_identifier))?.resource_server_identifier ?? (apis.find((a) => a.is_system) ?? apis[0]!).identifier,
+  );
   const [chosen, setChosen] = useState(heldOn(identifier));
   const target = apis.find((a) => a.identifier === identifier)!;
   const formId = `perm-${role.id}`;
