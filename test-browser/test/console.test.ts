@@ -187,6 +187,10 @@ describeWithChromium('the operator console in a real browser', () => {
     const before = (await gbRow.locator('td').allTextContents()).map((t) => t.trim());
     expect(before[1]).toBe('0');
     expect(before[2]).toBe('0.0 %');
+    // By channel, every code went by SMS; the login adds one verified code there.
+    const smsRow = page.getByTestId('channel-table').locator('tbody tr', { has: page.locator('th', { hasText: /^SMS$/ }) });
+    const smsVerifiedBefore = Number((await smsRow.locator('td').nth(1).textContent())!.trim());
+    await expect(page.getByTestId('passkey-logins').textContent()).resolves.toContain('Passkey logins: 0');
     await verify(GB_MOBILE(50));
     // Back to the overview: it loads the figures again.
     await openScreen(page, 'Find a login');
@@ -195,6 +199,7 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(Number(after[0])).toBe(Number(before[0]) + 1);
     expect(after[1]).toBe('1');
     expect(after[2]).not.toBe('0.0 %');
+    expect(Number((await smsRow.locator('td').nth(1).textContent())!.trim())).toBe(smsVerifiedBefore + 1);
     await shot(page, '14-support-conversion-moved');
     expect(problems).toEqual([]);
     await context.close();

@@ -8,6 +8,8 @@ export interface SmsStatsRow {
   verified: number;
   conversion: number | null;
   refused: Record<string, number>;
+  /** Logins with a passkey: each one a code not sent. */
+  passkey_logins: number;
 }
 
 export interface DailyStats {
@@ -38,7 +40,7 @@ export function periodOf(name: string, now = new Date()): Period {
   return { from: new Date(end.getTime() - p.hours * 3_600_000), to: end, interval: p.interval };
 }
 
-export function smsStats(api: Api, period: Period, groupBy: 'country' | 'prefix' | 'connection'): Promise<SmsStatsRow[]> {
+export function smsStats(api: Api, period: Period, groupBy: 'country' | 'prefix' | 'connection' | 'channel'): Promise<SmsStatsRow[]> {
   return api.get<SmsStatsRow[]>('/stats/sms', { from: period.from.toISOString(), to: period.to.toISOString(), interval: period.interval, group_by: groupBy });
 }
 

@@ -49,12 +49,12 @@ const DateOrTime = z
   .refine((v) => !(Date.parse(/T/.test(v) && !/(Z|[+-]\d{2}:\d{2})$/.test(v) ? `${v}Z` : v) < EARLIEST), { message: 'must be 1970 or later' })
   .meta({ pattern: `^${YEAR}-${MONTH}-${DAY}(?:T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,3})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)?)?$` });
 
-export const SMS_STATS_GROUPINGS = ['country', 'prefix', 'connection'] as const;
+export const SMS_STATS_GROUPINGS = ['country', 'prefix', 'connection', 'channel'] as const;
 
 /**
  * `GET /api/v2/stats/sms`: `from` and `to` are ISO dates or times, UTC when no zone is given; a
  * date `to` includes its whole day, a time `to` is excluded; by default the 7 days up to `to`
- * (now by default). At most 31 days by hour, 366 by day.
+ * (by default the end of the current hour). At most 31 days by hour, 366 by day.
  */
 export const SmsStatsQuerySchema = z.object({
   from: DateOrTime.optional(),
@@ -65,10 +65,11 @@ export const SmsStatsQuerySchema = z.object({
 export type SmsStatsQuery = z.output<typeof SmsStatsQuerySchema>;
 
 /**
- * One period and key: codes sent by SMS (test numbers excluded), codes verified (SMS logins),
- * verified / sent (null when nothing was sent), and starts refused, by reason (rate_limit,
- * signup_disabled, blocked_user, country, number_type, velocity, fraud_guard, test_numbers_disabled,
- * delivery_failed).
+ * One period and key: codes sent (by SMS, WhatsApp or voice; test numbers excluded), codes
+ * verified (logins with a code), verified / sent (null when nothing was sent), starts refused, by
+ * reason (rate_limit, signup_disabled, blocked_user, country, number_type, velocity, fraud_guard,
+ * test_numbers_disabled, delivery_failed), and logins with a passkey (each one a code not sent).
+ * By channel, the key is `sms`, `whatsapp` or `voice`, and '' holds the passkey logins.
  */
 export const SmsStatSchema = z.object({
   period: z.string(),
@@ -77,5 +78,6 @@ export const SmsStatSchema = z.object({
   verified: z.int().nonnegative(),
   conversion: z.number().nullable(),
   refused: z.record(z.string(), z.int().nonnegative()),
+  passkey_logins: z.int().nonnegative(),
 });
 export type SmsStat = z.infer<typeof SmsStatSchema>;

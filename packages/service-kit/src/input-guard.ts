@@ -27,7 +27,10 @@ function refused(where: string, field: string, problem: string): HttpError {
  * URIError deep in its router; checking here answers a 400 for every route of every service.
  */
 export const guardPath: RequestHandler = (req, _res, next) => {
-  for (const segment of req.path.split('/')) {
+  const path = req.path;
+  // Most paths have no escape at all: no split, no array, on every request.
+  if (!path.includes('%')) return next();
+  for (const segment of path.split('/')) {
     if (!segment.includes('%')) continue;
     let decoded: string;
     try {

@@ -17,6 +17,7 @@ export function Overview() {
   const times = useMemo(() => periodStarts(period), [period]);
   const daily = useLoad(() => (period.interval === 'day' ? dailyStats(api, period) : Promise.resolve(undefined)), [period]);
   const sms = useLoad(() => smsStats(api, period, 'country'), [period]);
+  const channels = useLoad(() => smsStats(api, period, 'channel'), [period]);
   const blocks = useBlockedPrefixes();
   const activeUsers = useLoad(() => api.get<number>('/stats/active-users'), []);
 
@@ -50,6 +51,11 @@ export function Overview() {
       <section class="card" aria-labelledby="sms-title">
         <h2 id="sms-title">SMS sent and verified</h2>
         {sms.loading ? <Loading what="SMS figures" /> : sms.error ? <ErrorMessage error={sms.error} /> : <SmsCharts times={times} rows={sms.data ?? []} />}
+      </section>
+
+      <section class="card" aria-labelledby="channels-title">
+        <h2 id="channels-title">Channels and passkeys</h2>
+        {channels.loading ? <Loading what="figures by channel" /> : channels.error ? <ErrorMessage error={channels.error} /> : <ChannelFigures times={times} rows={channels.data ?? []} />}
       </section>
 
       <section class="card" aria-labelledby="blocked-title">
@@ -102,20 +108,7 @@ function SmsCharts({ times, rows }: { times: number[]; rows: SmsStatsRow[] }) {
       { label: 'Conversion', percent: true, values: times.map((t) => ((sent.get(t) ?? 0) > 0 ? (verified.get(t) ?? 0) / sent.get(t)! : null)) },
     ];
   }, [times, rows]);
-  const conversionSeries = useMemo<Series[]>(() => {
-    const top = totals.filter((t) => t.sent > 0).slice(0, TOP_COUNTRIES);
-    return top.map(({ key }) => {
-      const byPeriod = new Map(rows.filter((r) => r.key === key).map((r) => [bySecond(r.period), r]));
-      return {
-        label: key,
-        percent: true,
-        values: times.map((t) => {
-          const r = byPeriod.get(t);
-          return r && r.sent > 0 ? r.verified / r.sent : null;
-        }),
-      };
-    });
-  }, [times, rows, totals]);
+  const conversionSeries = useMemo(() => conversionSeriesOf(totals.filter((t) => t.sent > 0).slice(0, TOP_COUNTRIES), rows, times), [times, rows, totals]);
   const refusals = useMemo(() => {
     const counts = new Map<string, number>();
     for (const r of rows) for (const [reason, n] of Object.entries(r.refused ?? {})) counts.set(reason, (counts.get(reason) ?? 0) + n);
@@ -127,33 +120,79 @@ function SmsCharts({ times, rows }: { times: number[]; rows: SmsStatsRow[] }) {
       <TimeChart title="SMS sent, verified and conversion" times={times} series={sentSeries} testId="sms-chart" />
       <h3>Conversion by country</h3>
       {conversionSeries.length > 0 && <TimeChart title="Conversion by country" times={times} series={conversionSeries} testId="conversion-chart" />}
-      <div class="table-scroll" tabIndex={0}>
-        <table data-testid="country-table">
-          <caption class="visually-hidden">SMS by country over the period</caption>
-          <thead>
-            <tr>
-              <th scope="col">Country</th>
-              <th scope="col">Sent</th>
-              <th scope="col">Verified</th>
-              <th scope="col">Conversion</th>
-              <th scope="col">Refused</th>
-            </tr>
-          </thead>
-          <tbody>
-            {totals.map((t) => (
-              <tr key={t.key}>
-                <th scope="row">{t.key}</th>
-                <td>{t.sent}</td>
-                <td>{t.verified}</td>
-                <td>{percent(t.conversion)}</td>
-                <td>{t.refused}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <TotalsTable totals={totals} testId="country-table" caption="SMS by country over the period" keyHeader="Country" />
       <h3>Refusals by reason</h3>
       <Bars rows={refusals} label="Refusals by reason" />
+    </>
+  );
+}
+
+/** How the figures name each channel ('' holds the passkey logins, which no code carried). */
+const CHANNEL_NAMES: Record<string, string> = { sms: 'SMS', whatsapp: 'WhatsApp', voice: 'Voice call' };
+const channelName = (key: string) => CHANNEL_NAMES[key] ?? key;
+
+type Totals = ReturnType<typeof totalsByKey>;
+
+/** One conversion line per key over the periods (null where nothing was sent). */
+function conversionSeriesOf(keys: Totals, rows: SmsStatsRow[], times: number[], label: (key: string) => string = (key) => key): Series[] {
+  return keys.map(({ key }) => {
+    const byPeriod = new Map(rows.filter((r) => r.key === key).map((r) => [bySecond(r.period), r]));
+    return {
+      label: label(key),
+      percent: true,
+      values: times.map((t) => {
+        const r = byPeriod.get(t);
+        return r && r.sent > 0 ? r.verified / r.sent : null;
+      }),
+    };
+  });
+}
+
+/** Sent, verified, conversion and refusals per key over the whole period; the chart's figures as a table. */
+function TotalsTable({ totals, testId, caption, keyHeader, label = (key) => key }: { totals: Totals; testId: string; caption: string; keyHeader: string; label?: (key: string) => string }) {
+  return (
+    <div class="table-scroll" tabIndex={0}>
+      <table data-testid={testId}>
+        <caption class="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{keyHeader}</th>
+            <th scope="col">Sent</th>
+            <th scope="col">Verified</th>
+            <th scope="col">Conversion</th>
+            <th scope="col">Refused</th>
+          </tr>
+        </thead>
+        <tbody>
+          {totals.map((t) => (
+            <tr key={t.key}>
+              <th scope="row">{label(t.key)}</th>
+              <td>{t.sent}</td>
+              <td>{t.verified}</td>
+              <td>{percent(t.conversion)}</td>
+              <td>{t.refused}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ChannelFigures({ times, rows }: { times: number[]; rows: SmsStatsRow[] }) {
+  const totals = useMemo(() => totalsByKey(rows.filter((r) => r.key !== '')), [rows]);
+  const passkeyLogins = useMemo(() => rows.reduce((n, r) => n + r.passkey_logins, 0), [rows]);
+  const codeLogins = totals.reduce((n, t) => n + t.verified, 0);
+  const conversionSeries = useMemo(() => conversionSeriesOf(totals.filter((t) => t.sent > 0), rows, times, channelName), [times, rows, totals]);
+  const passkeyShare = passkeyLogins + codeLogins > 0 ? passkeyLogins / (passkeyLogins + codeLogins) : null;
+  return (
+    <>
+      <p data-testid="passkey-logins">
+        Passkey logins: <strong>{passkeyLogins}</strong>, so <strong>{passkeyLogins}</strong> {passkeyLogins === 1 ? 'code' : 'codes'} not sent
+        {passkeyShare !== null && <> ({percent(passkeyShare)} of logins)</>}.
+      </p>
+      {conversionSeries.length > 1 && <TimeChart title="Conversion by channel" times={times} series={conversionSeries} testId="channel-chart" />}
+      <TotalsTable totals={totals} testId="channel-table" caption="Codes by channel over the period" keyHeader="Channel" label={channelName} />
     </>
   );
 }

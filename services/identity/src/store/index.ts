@@ -261,7 +261,7 @@ export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
 export type { SmsPrefixCount, SmsSend, SmsSendCounted, SmsVerificationCount, StoredSmsFraudBlock } from './repos/sms-fraud-guard';
 export type { StoredResourceServer } from './repos/resource-servers';
-export type { HourlyCount, GroupedCount, StatsGrouping } from './repos/login-stats';
+export type { GroupedCount, StatsGrouping } from './repos/login-stats';
 export { COUNTED_LOG_TYPES } from './repos/login-stats';
 export type { StoredRole, StoredPermission, ListedPermission, ListedUserPermission, RoleMember } from './repos/roles';
 export type { StoredClientGrant } from './repos/client-grants';

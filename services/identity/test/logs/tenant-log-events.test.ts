@@ -76,8 +76,8 @@ describeOnEachDatabase('tenant log events', (database) => {
     }
     const records = await mark.records();
     expect(records.map((r) => r.type)).toEqual(['cs', 'fn']);
-    expect(records[0]!.details).toEqual({ start_id: records[1]!.details.start_id, delivery: 'failed', error: 'sms_provider_error', status: 400 });
-    expect(records[1]!.details).toMatchObject({ error: expect.any(String) });
+    expect(records[0]!.details).toEqual({ start_id: records[1]!.details.start_id, delivery: 'failed', error: 'sms_provider_error', status: 400, channel: 'sms' });
+    expect(records[1]!.details).toMatchObject({ error: expect.any(String), channel: 'sms' });
     const codes = await h.identity.sql.query('SELECT 1 FROM one_time_codes WHERE phone_number = $1', [who.phone]);
     expect(codes.rows).toEqual([]);
   });
@@ -101,7 +101,7 @@ describeOnEachDatabase('tenant log events', (database) => {
     expect(otp.status).toBe(200);
     keep(otp.body);
     const records = await mark.records();
-    expect(records.map((r) => [r.type, r.details])).toEqual([['s', { via: 'otp' }]]);
+    expect(records.map((r) => [r.type, r.details])).toEqual([['s', { via: 'otp', channel: 'sms' }]]);
     expect(records[0]!.user_id).toMatch(/^sms\|/);
   });
 
@@ -173,7 +173,7 @@ describeOnEachDatabase('tenant log events', (database) => {
         'Start Refused by SMS Policy',
         britishOnly.connection,
         maskPhoneNumber(who.phone),
-        { error: 'bad.phone_number', reason: 'SMS to this country is not enabled for this connection', refusal: 'country' },
+        { error: 'bad.phone_number', reason: 'SMS to this country is not enabled for this connection', refusal: 'country', channel: 'sms' },
       ],
     ]);
   });

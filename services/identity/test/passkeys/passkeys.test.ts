@@ -68,6 +68,14 @@ describeOnEachDatabase('passkeys on the hosted login', (database) => {
 
   const smsCount = () => h.gateway.requests.length;
 
+  /** The console's figures of the last 7 days, summed: passkey logins and codes verified. */
+  async function loginFigures(): Promise<{ passkeyLogins: number; verified: number }> {
+    const res = await h.management('get', '/stats/sms?group_by=channel');
+    expect(res.status).toBe(200);
+    const figures = res.body as Array<{ passkey_logins: number; verified: number }>;
+    return { passkeyLogins: figures.reduce((n, f) => n + f.passkey_logins, 0), verified: figures.reduce((n, f) => n + f.verified, 0) };
+  }
+
   describe('the offer after an SMS login', () => {
     it('offers a passkey after the first SMS login where the browser can make one, then creates it and continues to the application', async () => {
       const who = h.caller();
@@ -188,6 +196,7 @@ describeOnEachDatabase('passkeys on the hosted login', (database) => {
       expect(options.allowCredentials ?? []).toEqual([]);
 
       const sent = smsCount();
+      const figuresBefore = await loginFigures();
       const res = await session.post('/authorize/passkey/login', { credential: JSON.stringify(authenticator.get(passkey, options)) });
       expect(res.status).toBe(302);
       const fragment = fragmentOf(res.headers.location);
@@ -210,6 +219,8 @@ describeOnEachDatabase('passkeys on the hosted login', (database) => {
       expect(metrics.text).toMatch(/\npasskey_logins_total\{[^}]*result="success"[^}]*\} [1-9]/);
       expect(metrics.text).toMatch(/\npasskey_sms_saved_total(\{[^}]*\})? [1-9]/);
       expect(metrics.text).toMatch(/\npasskey_enrollments_total\{[^}]*result="success"[^}]*\} [1-9]/);
+      // The console's figures: one passkey login (an SMS saved); the silent sign-in is no code verified.
+      expect(await loginFigures()).toEqual({ passkeyLogins: figuresBefore.passkeyLogins + 1, verified: figuresBefore.verified });
     });
 
     it('continues a code flow with PKCE: the code exchanges for tokens', async () => {

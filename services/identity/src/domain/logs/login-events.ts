@@ -57,8 +57,10 @@ export async function discardUnsentCode(
   at: Date,
   err: unknown,
   written: { logId: string | undefined; key?: { clientId: string; idempotencyKey: string } } = { logId: undefined },
+  channel?: string,
 ): Promise<void> {
-  const details = failureDetails(err);
+  // `channel`: the one the start tried first (the figures count the failure by it).
+  const details = { ...failureDetails(err), ...(channel ? { channel } : {}) };
   await store
     .transaction(async (tx) => {
       await tx.codes.discard(code);
@@ -133,9 +135,9 @@ export function exchangeLogContext(attempt: {
   };
 }
 
-/** The record of a successful exchange; the store adds the user's id in the login statement. */
-export function loginRecord(context: LogContext, at: Date, via: ExchangeVia | undefined): Omit<TenantLogRecord, 'user_id'> {
-  const { user_id: _user, ...record } = logRecord('s', context, at, via ? { via } : {});
+/** The record of a successful exchange, with the channel that carried the code; the store adds the user's id in the login statement. */
+export function loginRecord(context: LogContext, at: Date, via: ExchangeVia | undefined, channel: string): Omit<TenantLogRecord, 'user_id'> {
+  const { user_id: _user, ...record } = logRecord('s', context, at, { ...(via ? { via } : {}), channel });
   return record;
 }
 

@@ -69,15 +69,19 @@ function instantOf(value: string, endOfDay: boolean): Date {
 /** The record types the SMS figures read, and what each counts as. */
 const SMS_TYPES = ['cs', 's', 'fn', 'api_limit', 'fs', 'sms_start_refused', 'sms_start_blocked_user'];
 
+/** How a login (`s`, its `via`) counts: a code verified, a passkey login, or neither (single sign-on). */
+const CODE_EXCHANGES = new Set(['', 'oauth/ro', 'otp', 'hosted-login']);
+
 /**
- * `GET /stats/sms`: per period and key, codes sent by SMS (`cs`, test numbers left out),
- * verified (SMS logins: `s` but passkeys), and refused starts by reason (rate limits, sign-up,
- * blocked users, the SMS policy's rules with the fraud guard's, failed deliveries). Periods are
+ * `GET /stats/sms`: per period and key, codes sent (`cs`, test numbers left out), verified
+ * (logins with a code), refused starts by reason (rate limits, sign-up, blocked users, the SMS
+ * policy's rules with the fraud guard's, failed deliveries) and passkey logins. Periods are
  * UTC hours or days from the start of `from`'s; only periods and keys with something to count.
  */
 export async function smsStats(store: IdentityStore, clock: Clock, query: SmsStatsQuery): Promise<SmsStat[]> {
   const now = clock.now();
-  const to = query.to !== undefined ? instantOf(query.to, true) : now;
+  // Without `to`: up to the end of the current hour, so what was recorded at this very instant counts.
+  const to = query.to !== undefined ? instantOf(query.to, true) : new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS);
   // By default the 7 days up to `to`: its day and the 6 before.
   const from = query.from !== undefined ? instantOf(query.from, false) : new Date(startOfUtcDay(new Date(to.getTime() - 1)).getTime() - (DEFAULT_SMS_DAYS - 1) * DAY_MS);
   checkSpan(from, to, query.interval === 'hour' ? MAX_HOURLY_DAYS : MAX_DAYS, `interval=${query.interval}:`);
@@ -94,18 +98,19 @@ function smsFigures(rows: readonly GroupedCount[]): SmsStat[] {
     const id = `${period}\0${row.key}`;
     let figure = figures.get(id);
     if (!figure) {
-      figure = { period, key: row.key, sent: 0, verified: 0, conversion: null, refused: {} };
+      figure = { period, key: row.key, sent: 0, verified: 0, conversion: null, refused: {}, passkey_logins: 0 };
       figures.set(id, figure);
     }
     if (row.type === 'cs') {
       if (row.reason !== 'test_number') figure.sent += row.n;
     } else if (row.type === 's') {
-      if (row.reason !== 'passkey') figure.verified += row.n;
+      if (row.reason === 'passkey') figure.passkey_logins += row.n;
+      else if (CODE_EXCHANGES.has(row.reason)) figure.verified += row.n;
     } else {
       figure.refused[row.reason] = (figure.refused[row.reason] ?? 0) + row.n;
     }
   }
-  const answer = [...figures.values()].filter((f) => f.sent > 0 || f.verified > 0 || Object.keys(f.refused).length > 0);
+  const answer = [...figures.values()].filter((f) => f.sent > 0 || f.verified > 0 || f.passkey_logins > 0 || Object.keys(f.refused).length > 0);
   for (const figure of answer) figure.conversion = figure.sent > 0 ? Math.round((figure.verified / figure.sent) * 10_000) / 10_000 : null;
   return answer;
 }

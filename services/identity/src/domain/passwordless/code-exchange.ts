@@ -97,7 +97,7 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
       ip,
       at: now,
       maxAttempts: MAX_CODE_ATTEMPTS,
-      log: loginRecord(log, now, attempt.log?.via),
+      log: loginRecord(log, now, attempt.log?.via, outcome.code.channel ?? 'sms'),
       // Counted in the login's statement, so atomic with it: a failing count now fails the
       // login (and changes nothing), where a separate statement's failure was only logged.
       verification: verification.count,

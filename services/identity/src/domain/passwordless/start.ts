@@ -187,6 +187,8 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
   let channels = channelPlan(connection, number, request.channel);
   const sms = smsPolicyForStart(deps.smsPolicy, connection, number, channels[0]); // test numbers: fixed code, no limits, no SMS
   const log = startLogContext(client, connection, phoneNumber, call, user);
+  // Refusals name the channel the start would have gone by first (the figures count them by it).
+  const refusedOn = { channel: channels[0] };
   const signupRefused = !user && connection.options.disable_signup;
   const idempotency = readIdempotencyKey(call.idempotencyKey, request, phoneNumber);
   if (idempotency) {
@@ -201,20 +203,20 @@ export async function startPasswordless(deps: StartDependencies, call: StartCall
     // refusals stays rate limit, sign-up, blocked user, policy, and a refused start counts no send.
     const send = signupRefused || isBlockedUser(user) ? undefined : sms.sendToCountEarly(now);
     const counted = sms.countingRateLimits(enforceStartRateLimits(deps.store, deps.rateLimits, { ip: call.ip, phoneNumber }, now, send));
-    const limited = await recordingRefusal(deps.store, 'api_limit', log, now, counted);
+    const limited = await recordingRefusal(deps.store, 'api_limit', log, now, counted, (refusal) => ({ error: refusal.error, ...refusedOn }));
     call.setHeaders(limited.headers);
     early = limited.send;
   }
 
   // Telling "unknown number" apart enables user enumeration; docs/identity.md documents the trade-off.
   if (signupRefused) {
-    await recordStartRefused(deps.store, 'fs', log, now);
+    await recordStartRefused(deps.store, 'fs', log, now, refusedOn);
     throw startError(ErrorCodes.BAD_CONNECTION, 'Public signup is disabled');
   }
   // A blocked user gets the block's error and no code: nothing is stored or sent.
-  if (isBlockedUser(user)) await recordStartRefused(deps.store, 'sms_start_blocked_user', log, now);
+  if (isBlockedUser(user)) await recordStartRefused(deps.store, 'sms_start_blocked_user', log, now, refusedOn);
   refuseBlockedUser(user);
-  await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(early), (err) => smsRefusalDetails(err));
+  await recordingRefusal(deps.store, 'sms_start_refused', log, now, sms.enforce(early), (err) => ({ ...smsRefusalDetails(err), ...refusedOn }));
   if (!sms.testNumber && request.channel === undefined && channels.length > 1) {
     const avoid = await channelThatFailedLastTime(deps, connection, phoneNumber, now);
     if (avoid) channels = channelPlan(connection, number, undefined, avoid);
@@ -331,7 +333,7 @@ async function deliverAndSettle(
     await discardUnsentCode(deps.store, key, log, now, err, {
       logId: sending.logId,
       ...(idempotency ? { key: { clientId: client.client_id, idempotencyKey: idempotency.key } } : {}),
-    });
+    }, start.channels[0]);
     throw err;
   }
   if (channel !== undefined) {

@@ -14,6 +14,7 @@ import * as channels from './015-channels';
 import * as rbac from './016-rbac';
 import * as loginStatsAndPhoneLookup from './017-login-stats-and-phone-lookup';
 import * as completedSignIns from './018-completed-sign-ins';
+import * as statsByChannel from './019-stats-by-channel';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -55,4 +56,5 @@ export const migrations: readonly Migration[] = [
   { version: 16, name: 'rbac', sql: rbac.sql },
   { version: 17, name: 'login-stats-and-phone-lookup', sql: loginStatsAndPhoneLookup.sql },
   { version: 18, name: 'completed-sign-ins', sql: completedSignIns.sql },
+  { version: 19, name: 'stats-by-channel', sql: statsByChannel.sql },
 ];
