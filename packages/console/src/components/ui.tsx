@@ -136,3 +136,13 @@ export function formatDate(iso: string | undefined | null): string {
 export function percent(fraction: number | null | undefined): string {
   return fraction === null || fraction === undefined || Number.isNaN(fraction) ? '—' : `${(fraction * 100).toFixed(1)} %`;
 }
+
+/**
+ * Focus on the element when it appears: a form opened by a button (which it replaces) starts at
+ * its first field, so keyboard and screen-reader users land in it.
+ */
+export function useFocusOnMount<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return ref;
+}

@@ -7,10 +7,19 @@ interface LogStream {
   id: string;
   name: string;
   status: 'active' | 'paused' | 'suspended';
-  sink: { httpEndpoint: string };
+  sink: { httpEndpoint: string; httpContentFormat?: ContentFormat; httpContentType?: string };
   suspended_reason?: string;
   delivery: { consecutive_failures: number; last_delivered_at?: string; last_failure?: { at: string; reason: string }; next_attempt_at?: string };
 }
+
+type ContentFormat = 'JSONLINES' | 'JSONARRAY' | 'JSONOBJECT';
+/** How a batch is sent (the API's `httpContentFormat`), in words. */
+const FORMATS: Array<[ContentFormat, string]> = [
+  ['JSONLINES', 'JSON lines: one event per line, a batch per request'],
+  ['JSONARRAY', 'JSON array: a batch per request, as one array'],
+  ['JSONOBJECT', 'JSON object: one event per request'],
+];
+const DEFAULT_CONTENT_TYPE = 'application/json';
 
 /** How far behind a stream is: time since its last delivered batch. */
 function lagOf(s: LogStream): string {
@@ -37,6 +46,20 @@ export function LogStreams() {
         ),
       action: status === 'active' ? 'Resume' : 'Pause',
       run: () => api.patch(`/log-streams/${seg(s.id)}`, { status }),
+      done: streams.reload,
+    });
+  const remove = (s: LogStream) =>
+    confirm({
+      title: `Delete the log stream ${s.name}?`,
+      effect: (
+        <p>
+          No more events go to {s.sink.httpEndpoint}: events not delivered yet are never sent to it, and its signing secret is no longer used. It cannot be
+          undone; a new stream receives the events recorded from its creation on.
+        </p>
+      ),
+      action: 'Delete the stream',
+      danger: true,
+      run: () => api.delete(`/log-streams/${seg(s.id)}`),
       done: streams.reload,
     });
   return (
@@ -77,7 +100,7 @@ export function LogStreams() {
                 <th scope="col">Status</th>
                 <th scope="col">Lag</th>
                 <th scope="col">Last error</th>
-                {can('update:log_streams') && <th scope="col">Action</th>}
+                {(can('update:log_streams') || can('delete:log_streams')) && <th scope="col">Action</th>}
               </tr>
             </thead>
             <tbody>
@@ -86,6 +109,9 @@ export function LogStreams() {
                   <th scope="row">
                     {s.name}
                     <div class="detail">{s.sink.httpEndpoint}</div>
+                    <div class="detail">
+                      {s.sink.httpContentFormat ?? 'JSONLINES'}, {s.sink.httpContentType ?? DEFAULT_CONTENT_TYPE}
+                    </div>
                   </th>
                   <td>
                     {s.status}
@@ -95,18 +121,27 @@ export function LogStreams() {
                   <td>
                     {s.delivery.last_failure ? `${formatDate(s.delivery.last_failure.at)}: ${s.delivery.last_failure.reason} (${s.delivery.consecutive_failures} in a row)` : '—'}
                   </td>
-                  {can('update:log_streams') && (
+                  {(can('update:log_streams') || can('delete:log_streams')) && (
                     <td>
-                      <button type="button" onClick={() => setEditing(s)}>
-                        Edit {s.name}
-                      </button>{' '}
-                      {s.status === 'active' ? (
-                        <button type="button" onClick={() => setStatus(s, 'paused')}>
-                          Pause {s.name}
-                        </button>
-                      ) : (
-                        <button type="button" onClick={() => setStatus(s, 'active')}>
-                          Resume {s.name}
+                      {can('update:log_streams') && (
+                        <>
+                          <button type="button" onClick={() => setEditing(s)}>
+                            Edit {s.name}
+                          </button>{' '}
+                          {s.status === 'active' ? (
+                            <button type="button" onClick={() => setStatus(s, 'paused')}>
+                              Pause {s.name}
+                            </button>
+                          ) : (
+                            <button type="button" onClick={() => setStatus(s, 'active')}>
+                              Resume {s.name}
+                            </button>
+                          )}{' '}
+                        </>
+                      )}
+                      {can('delete:log_streams') && (
+                        <button type="button" class="danger" onClick={() => remove(s)}>
+                          Delete {s.name}…
                         </button>
                       )}
                     </td>
@@ -123,12 +158,18 @@ export function LogStreams() {
 
 type Confirm = ReturnType<typeof useConfirm>[0];
 
-/** Create a stream, or change one's name, endpoint or Authorization header (write-only: empty keeps it). */
+/**
+ * Create a stream, or change one's name, endpoint, content format and type, or Authorization
+ * header (write-only: empty keeps it, "remove" sends `null`).
+ */
 function StreamForm({ stream, confirm, close, done }: { stream?: LogStream; confirm: Confirm; close: () => void; done: () => void }) {
   const { api } = useConsole();
   const [name, setName] = useState(stream?.name ?? '');
   const [endpoint, setEndpoint] = useState(stream?.sink.httpEndpoint ?? '');
   const [authorization, setAuthorization] = useState('');
+  const [removeAuthorization, setRemoveAuthorization] = useState(false);
+  const [format, setFormat] = useState<ContentFormat>(stream?.sink.httpContentFormat ?? 'JSONLINES');
+  const [contentType, setContentType] = useState(stream?.sink.httpContentType ?? DEFAULT_CONTENT_TYPE);
   const title = stream ? `Edit ${stream.name}` : 'New log stream';
   return (
     <form
@@ -139,7 +180,10 @@ function StreamForm({ stream, confirm, close, done }: { stream?: LogStream; conf
         const changes: string[] = [];
         if (!stream || name !== stream.name) changes.push(`name: ${name}`);
         if (!stream || endpoint !== stream.sink.httpEndpoint) changes.push(`endpoint: ${endpoint}`);
-        if (authorization) changes.push('Authorization header: the value you entered (never shown again)');
+        if (!stream || format !== (stream.sink.httpContentFormat ?? 'JSONLINES')) changes.push(`content format: ${format}`);
+        if (!stream || contentType !== (stream.sink.httpContentType ?? DEFAULT_CONTENT_TYPE)) changes.push(`content type: ${contentType}`);
+        if (removeAuthorization) changes.push('Authorization header: removed (deliveries carry none)');
+        else if (authorization) changes.push('Authorization header: the value you entered (never shown again)');
         confirm({
           title: stream ? `Save ${changes.length} change(s) to ${stream.name}?` : `Create the log stream ${name}?`,
           effect: (
@@ -154,9 +198,12 @@ function StreamForm({ stream, confirm, close, done }: { stream?: LogStream; conf
           ),
           action: stream ? 'Save' : 'Create',
           run: () => {
-            const sink: Record<string, string> = {};
+            const sink: Record<string, string | null> = {};
             if (!stream || endpoint !== stream.sink.httpEndpoint) sink.httpEndpoint = endpoint;
-            if (authorization) sink.httpAuthorization = authorization;
+            if (!stream || format !== (stream.sink.httpContentFormat ?? 'JSONLINES')) sink.httpContentFormat = format;
+            if (!stream || contentType !== (stream.sink.httpContentType ?? DEFAULT_CONTENT_TYPE)) sink.httpContentType = contentType;
+            if (removeAuthorization) sink.httpAuthorization = null;
+            else if (authorization) sink.httpAuthorization = authorization;
             if (!stream) return api.post('/log-streams', { name, type: 'http', sink });
             const body: Record<string, unknown> = {};
             if (name !== stream.name) body.name = name;
@@ -172,8 +219,31 @@ function StreamForm({ stream, confirm, close, done }: { stream?: LogStream; conf
       <input id="stream-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       <label for="stream-endpoint">Endpoint URL (HTTP POST)</label>
       <input id="stream-endpoint" type="url" required value={endpoint} onInput={(e) => setEndpoint((e.target as HTMLInputElement).value)} />
+      <label for="stream-format">Content format</label>
+      <select id="stream-format" value={format} onChange={(e) => setFormat((e.target as HTMLSelectElement).value as ContentFormat)}>
+        {FORMATS.map(([value, words]) => (
+          <option key={value} value={value}>
+            {words}
+          </option>
+        ))}
+      </select>
+      <label for="stream-content-type">Content type (the Content-Type header)</label>
+      <input id="stream-content-type" required value={contentType} onInput={(e) => setContentType((e.target as HTMLInputElement).value)} />
       <label for="stream-authorization">Authorization header (write-only{stream ? '; empty keeps the current one' : '; optional'})</label>
-      <input id="stream-authorization" type="password" autoComplete="off" value={authorization} onInput={(e) => setAuthorization((e.target as HTMLInputElement).value)} />
+      <input
+        id="stream-authorization"
+        type="password"
+        autoComplete="off"
+        disabled={removeAuthorization}
+        value={authorization}
+        onInput={(e) => setAuthorization((e.target as HTMLInputElement).value)}
+      />
+      {stream && (
+        <label class="check">
+          <input type="checkbox" checked={removeAuthorization} onChange={(e) => setRemoveAuthorization((e.target as HTMLInputElement).checked)} />
+          Remove the Authorization header (deliveries carry none)
+        </label>
+      )}
       <div class="actions">
         <button type="button" onClick={close}>
           Cancel
