@@ -7,12 +7,14 @@ import { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
 import { createMetricsRegistry, httpDurationRecorder } from './metrics';
 import { parseQueryOnce } from './query';
+import { mountOperations, type Operation } from './operation';
+import { serviceKitOperations } from './kit-operations';
 
 export interface ServiceAppOptions {
   name: string;
   logger: Logger;
-  /** Mounts the service's own routes; called after the shared middleware. */
-  routes: (app: Express) => void;
+  /** Mounts the service's own routes; called after the shared middleware, with the kit's declared operations (health, readiness, metrics) for the service's document. */
+  routes: (app: Express, kitOperations: readonly Operation[]) => void;
   lifecycle?: Lifecycle;
   metrics?: Registry;
   /** JSON (and form) body size limit; larger bodies get 413. */
@@ -45,6 +47,8 @@ export function rawBodyOf(req: express.Request): Buffer | undefined {
 
 export interface ServiceApp {
   app: Express;
+  /** The kit's own operations (health, readiness, metrics), declared as the service's are. */
+  kitOperations: readonly Operation[];
   lifecycle: Lifecycle;
   metrics: Registry;
 }
@@ -79,21 +83,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     res.set('Cache-Control', 'public, max-age=86400').status(204).end();
   });
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    if (lifecycle.isShuttingDown) {
-      res.status(503).json({ status: 'shutting_down', checks: {} });
-      return;
-    }
-    const { ready, checks } = await lifecycle.checkReadiness();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.setHeader('content-type', metrics.contentType);
-    res.send(await metrics.metrics());
-  });
+  const kitOperations = serviceKitOperations({ lifecycle, metrics });
+  app.use(mountOperations(express.Router(), kitOperations));
 
   const limit = options.bodyLimit ?? '100kb';
   app.use(
@@ -107,11 +98,11 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   if (options.urlencoded) app.use(express.urlencoded({ limit, extended: false }));
   app.use(guardQueryAndBody);
 
-  options.routes(app);
+  options.routes(app, kitOperations);
 
   app.use(options.notFound ?? notFoundHandler);
   app.use(errorHandlerWith(options.renderClientError));
-  return { app, lifecycle, metrics };
+  return { app, kitOperations, lifecycle, metrics };
 }
 
 const SECRET_QUERY_PARAMS = ['access_token', 'id_token', 'code', 'otp', 'password', 'client_secret', 'token'];

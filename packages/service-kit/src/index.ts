@@ -14,6 +14,7 @@ export * from './lifecycle';
 export * from './logger';
 export * from './mask';
 export * from './operation';
+export * from './kit-operations';
 export * from './memory-logger';
 export * from './metrics';
 export * from './ports';

@@ -41,6 +41,18 @@ export interface OperationInput<P, Q, B> {
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
+/** An OpenAPI security requirement list: `[{}]` is "no credential", `[{scheme: []}]` one scheme. */
+export type SecurityRequirements = ReadonlyArray<Record<string, readonly string[]>>;
+
+/**
+ * Who refuses bad input. `kit` (the default): mounting parses params, query and body with the
+ * declared schemas and answers a 400 (`invalid`) before the handler runs. `handler`: the schemas
+ * are published as they are, and the handler (the domain) validates with the same schemas and
+ * answers its own refusals (the Auth0-compatible errors, the hosted login's error pages); it gets
+ * the raw params, query and body, so it reads them from `req`.
+ */
+export type Validation = 'kit' | 'handler';
+
 export interface OperationDeclaration<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
   method: HttpMethod;
   /** Express form, `/clients/:id`; the document shows `/clients/{id}`. */
@@ -51,13 +63,22 @@ export interface OperationDeclaration<P extends z.ZodType | undefined, Q extends
   tags?: readonly string[];
   /** The OAuth scopes the caller needs (all of them). */
   scopes?: readonly string[];
+  /** The operation's security requirements as published, when they are not its `scopes` (client authentication, a bearer token). */
+  security?: SecurityRequirements;
   /** Path parameters as an object schema; every `:name` of the path is a string otherwise. */
   params?: P;
   paramDescriptions?: Record<string, string>;
   query?: Q;
   queryDescriptions?: Record<string, string>;
+  /** Request headers the operation reads, as an object schema (published; the handler reads them). */
+  headers?: z.ZodType;
+  headerDescriptions?: Record<string, string>;
   body?: B extends z.ZodType ? OperationBody<B> : undefined;
-  /** Exactly one 2xx (the handler's answer goes out with it) and any refusals, by status. */
+  validation?: Validation;
+  /**
+   * Exactly one 2xx and any other answers, by status. The handler's value goes out with the 2xx
+   * unless the handler answered itself (a page, a redirect, a 302 or 303 it chose).
+   */
   responses: Record<string, OperationResponse | Json>;
   handle(input: OperationInput<Parsed<P>, Parsed<Q>, Parsed<B>>): Promise<unknown> | unknown;
 }
@@ -71,11 +92,15 @@ export interface Operation {
   readonly description?: string;
   readonly tags?: readonly string[];
   readonly scopes?: readonly string[];
+  readonly security?: SecurityRequirements;
   readonly params?: z.ZodType;
   readonly paramDescriptions?: Record<string, string>;
   readonly query?: z.ZodType;
   readonly queryDescriptions?: Record<string, string>;
+  readonly headers?: z.ZodType;
+  readonly headerDescriptions?: Record<string, string>;
   readonly body?: OperationBody<z.ZodType>;
+  readonly validation?: Validation;
   readonly responses: Record<string, OperationResponse | Json>;
   /** The status of the answer the handler's value goes out with. */
   readonly successStatus: number;
@@ -117,10 +142,11 @@ export function mountOperations(router: Router, operations: readonly Operation[]
   };
   for (const operation of operations) {
     const bodyless = !responseHasBody(operation.responses[String(operation.successStatus)]);
+    const byKit = operation.validation !== 'handler';
     const handler: RequestHandler = async (req, res) => {
-      const params = operation.params ? parse(operation.params, { ...req.params }) : { ...req.params };
-      const query = parse(operation.query, req.query);
-      const body = parse(operation.body?.schema, req.body ?? {});
+      const params = operation.params && byKit ? parse(operation.params, { ...req.params }) : { ...req.params };
+      const query = byKit ? parse(operation.query, req.query) : req.query;
+      const body = byKit ? parse(operation.body?.schema, req.body ?? {}) : req.body;
       const answer = await operation.handle({ params, query, body, req, res });
       if (res.headersSent) return;
       res.status(operation.successStatus);
@@ -130,6 +156,46 @@ export function mountOperations(router: Router, operations: readonly Operation[]
     router[operation.method](operation.path, ...(options.guards?.(operation) ?? []), handler);
   }
   return router;
+}
+
+/** An answer whose body is text of one media type (an HTML page, a style sheet, a script). */
+export function textResponse(description: string, contentType = 'text/html', headers?: Json): OperationResponse {
+  return { description, contentType, jsonSchema: { type: 'string' }, ...(headers ? { headers } : {}) };
+}
+
+/** An answer with no body that sends the client elsewhere (302, 303): its `Location`. */
+export function redirectResponse(description: string): OperationResponse {
+  return { description, headers: { Location: { schema: { type: 'string' } } } };
+}
+
+export interface ServedRoute {
+  method: string;
+  path: string;
+}
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
+
+/** The routes a router (not its mounted sub-routers) serves, read from its own table. */
+export function servedRoutesOf(router: Router): ServedRoute[] {
+  return (router as unknown as { stack: RouterLayer[] }).stack.flatMap(({ route }) =>
+    route ? Object.keys(route.methods).filter((method) => route.methods[method] && method !== '_all').map((method) => ({ method, path: route.path })) : [],
+  );
+}
+
+/**
+ * Start-up check: the routes served are exactly the declared operations (a route added without
+ * a declaration, or a declaration nothing serves, is an error naming it).
+ */
+export function checkRoutesDeclared(served: readonly ServedRoute[], operations: readonly Operation[], where: string): void {
+  const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+  const declared = new Set(operations.map((operation) => key(operation.method, operation.path)));
+  const undeclared = served.map((route) => key(route.method, route.path)).filter((route) => !declared.has(route));
+  if (undeclared.length) throw new Error(`The OpenAPI document does not describe the ${where} route ${undeclared.join(', ')}`);
+  const servedKeys = new Set(served.map((route) => key(route.method, route.path)));
+  const stale = [...declared].filter((route) => !servedKeys.has(route));
+  if (stale.length) throw new Error(`The OpenAPI document describes ${where} routes that do not exist: ${stale.join(', ')}`);
 }
 
 function isDeclaredResponse(response: OperationResponse | Json | undefined): response is OperationResponse {
@@ -190,8 +256,8 @@ export function toOpenApiPath(expressPath: string): string {
   return expressPath.replace(/:(\w+)/g, '{$1}');
 }
 
-/** An object schema's fields as OpenAPI parameters (query or path), each with its JSON Schema. */
-export function parametersOf(schema: z.ZodType, where: 'query' | 'path', descriptions: Record<string, string> = {}): Json[] {
+/** An object schema's fields as OpenAPI parameters (query, path or header), each with its JSON Schema. */
+export function parametersOf(schema: z.ZodType, where: 'query' | 'path' | 'header', descriptions: Record<string, string> = {}): Json[] {
   const jsonSchema = jsonSchemaOf(schema) as { properties?: Record<string, Json>; required?: string[] };
   return Object.entries(jsonSchema.properties ?? {}).map(([name, property]) => ({
     name,
@@ -243,7 +309,11 @@ export function openApiPathsOf(operations: readonly Operation[], options: OpenAp
         ? parameter
         : { ...parameter, description: operation.paramDescriptions?.[parameter.name as string] ?? options.defaultParamDescription },
     );
-    const parameters = [...described, ...(operation.query ? parametersOf(operation.query, 'query', operation.queryDescriptions) : [])];
+    const parameters = [
+      ...described,
+      ...(operation.headers ? parametersOf(operation.headers, 'header', operation.headerDescriptions) : []),
+      ...(operation.query ? parametersOf(operation.query, 'query', operation.queryDescriptions) : []),
+    ];
     const body = operation.body;
     const bodySchema = body ? (body.component ? components.ref(body.component, body.schema, 'input') : jsonSchemaOf(body.schema, 'input')) : undefined;
     const mediaTypes = body?.mediaTypes ?? ['application/json'];
@@ -254,7 +324,11 @@ export function openApiPathsOf(operations: readonly Operation[], options: OpenAp
         operationId: operation.operationId ?? defaultOperationId(operation.method, path),
         summary: operation.summary,
         ...(operation.description ? { description: operation.description } : {}),
-        ...(operation.scopes && options.securityScheme ? { security: [{ [options.securityScheme]: [...operation.scopes] }] } : {}),
+        ...(operation.security
+          ? { security: operation.security.map((requirement) => Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [name, [...scopes]]))) }
+          : operation.scopes && options.securityScheme
+            ? { security: [{ [options.securityScheme]: [...operation.scopes] }] }
+            : {}),
         ...(parameters.length ? { parameters } : {}),
         ...(body
           ? {
