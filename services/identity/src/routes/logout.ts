@@ -33,6 +33,7 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
       summary: 'Log out: back to returnTo if it is one of the client\'s allowed_logout_urls',
       query: LogoutQuerySchema,
       queryDescriptions: {
+        client_id: 'The client whose allowed_logout_urls returnTo must be in (a registered client).',
         returnTo: 'Compared exactly with the client\'s allowed_logout_urls.',
         federated: 'Accepted and ignored (no upstream identity provider).',
       },
@@ -54,7 +55,14 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
       description:
         'The client is client_id or the audience of id_token_hint (an ID token issued here, expired or not; both given, they must agree). post_logout_redirect_uri must be one of its allowed_logout_urls (exact match) and gets `state` added to its query.',
       query: OidcLogoutQuerySchema,
-      queryDescriptions: { logout_hint: 'Accepted and ignored.', ui_locales: 'Accepted and ignored.' },
+      queryDescriptions: {
+        id_token_hint: 'An ID token issued here (expired or not); its audience is the client.',
+        client_id: 'The client; given with id_token_hint, it must be the hint\'s audience.',
+        post_logout_redirect_uri: 'One of the client\'s allowed_logout_urls (exact match); needs client_id or id_token_hint to name the client.',
+        state: 'Added to the query of post_logout_redirect_uri.',
+        logout_hint: 'Accepted and ignored.',
+        ui_locales: 'Accepted and ignored.',
+      },
       validation: 'handler',
       responses: {
         '200': textResponse('No post_logout_redirect_uri: a "signed out" page (the session cookie is cleared).'),

@@ -2,7 +2,8 @@ import { DeliveryChannelSchema } from '@smsauth/contracts';
 import { defineOperation, redirectResponse, textResponse, type Operation, type OperationResponse } from '@smsauth/service-kit';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { AUTHORIZE_PARAMETER_NAMES } from '../../domain/authorize/request';
+import { AUTHORIZE_PARAMETER_NAMES, CODE_CHALLENGE_METHODS, MAX_PARAMETER_LENGTH, RESPONSE_TYPES, S256_CHALLENGE } from '../../domain/authorize/request';
+import { RESPONSE_MODES } from '../../domain/authorize/response';
 
 // How the hosted login's operations are declared: HTML pages and form posts whose handlers
 // answer themselves (a page, a redirect, an error page), validated by the domain (an unknown
@@ -54,12 +55,33 @@ export function transactionResponses(responses: Record<string, OperationResponse
   };
 }
 
-/** `GET /authorize`'s query: the parameters it reads, each at most 2048 characters. */
-export const AuthorizeQuerySchema = z.object(
-  Object.fromEntries(
-    AUTHORIZE_PARAMETER_NAMES.map((name) => [name, name === 'client_id' || name === 'redirect_uri' ? z.string().max(2048) : z.string().max(2048).optional()]),
-  ),
-);
+const parameter = () => z.string().max(MAX_PARAMETER_LENGTH);
+
+/**
+ * `GET /authorize`'s query: the parameters it acts on (others are ignored), each at most
+ * MAX_PARAMETER_LENGTH characters, given once; an empty value counts as absent. The rules
+ * the domain refuses by (an error page before the redirect_uri is proven, an error sent to it after).
+ */
+export const AuthorizeQuerySchema = z.object({
+  client_id: parameter().min(1).describe('A registered client (else an error page).'),
+  redirect_uri: parameter()
+    .min(1)
+    .regex(/^[^#]*$/)
+    .describe('Exactly one of the client\'s callbacks, no fragment; with response_mode=web_message, a URL of one of its web_origins (else an error page).'),
+  response_type: z.enum([...RESPONSE_TYPES, 'id_token token']).describe('Required. The code flow needs the client\'s authorization_code grant, the others its implicit grant.'),
+  response_mode: z.enum(RESPONSE_MODES).optional().describe('query cannot carry tokens (code only); by default query for code, fragment otherwise.'),
+  state: parameter().optional(),
+  nonce: parameter().optional().describe('Required when response_type includes id_token.'),
+  scope: parameter().optional().describe('Space-separated; must include openid when response_type includes id_token (default `openid`).'),
+  audience: parameter().optional().describe('An API (resource server identifier) the client may get user tokens for; default the client\'s default_audience.'),
+  connection: parameter().optional().describe('An SMS connection enabled for the client; required when several are.'),
+  prompt: parameter().optional().describe('Space-separated: `none` (alone: answer without a page) or `login`; others are ignored.'),
+  max_age: z.string().regex(/^\d{1,10}$/).optional().describe('Seconds: a login session older than this signs in again.'),
+  code_challenge: z.string().regex(S256_CHALLENGE).optional().describe('PKCE, the code flow: the base64url SHA-256 of the code_verifier. Required for public clients (token_endpoint_auth_method none).'),
+  code_challenge_method: z.enum(CODE_CHALLENGE_METHODS).optional().describe('Required with code_challenge.'),
+  login_hint: parameter().optional().describe('Prefills the number on the phone page.'),
+  ui_locales: parameter().optional().describe('Accepted and ignored.'),
+} satisfies Record<(typeof AUTHORIZE_PARAMETER_NAMES)[number], z.ZodType>);
 
 /** A GET page of a transaction. */
 export const TransactionQuerySchema = z.object({ transaction: z.string() });
