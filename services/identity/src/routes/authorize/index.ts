@@ -206,17 +206,6 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
   return [
     hostedLoginOperation({
       method: 'get',
-      path: '/authorize/login.css',
-      operationId: 'authorizeStyles',
-      summary: 'The login pages\' style sheet',
-      responses: { '200': textResponse('CSS.', 'text/css') },
-      handle: (_req, res) => {
-        res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('css').send(LOGIN_CSS);
-      },
-    }),
-
-    hostedLoginOperation({
-      method: 'get',
       path: '/authorize',
       operationId: 'authorize',
       summary: 'Start a sign-in (code flow with PKCE, or implicit): answered from the login session, or the phone-number page',
@@ -239,6 +228,17 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         const view = { countries: phoneCountries(), country, passkeys, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
         await renderPhone(res, 200, begun, view);
       }),
+    }),
+
+    hostedLoginOperation({
+      method: 'get',
+      path: '/authorize/login.css',
+      operationId: 'authorizeStyles',
+      summary: 'The login pages\' style sheet',
+      responses: { '200': textResponse('CSS.', 'text/css') },
+      handle: (_req, res) => {
+        res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('css').send(LOGIN_CSS);
+      },
     }),
 
     hostedLoginOperation({
@@ -338,20 +338,6 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       }),
     }),
 
-    ...passkeyOperations({
-      deps: passkeySignIn,
-      secureCookies: deps.secureCookies,
-      sessionMaxAgeSeconds: () => deps.sessions.absoluteSeconds,
-      page,
-      posted,
-      viewed,
-      formContext,
-      phoneView,
-      renderPhone,
-      endSignIn,
-      textField,
-    }),
-
     hostedLoginOperation({
       method: 'post',
       path: '/authorize/cancel',
@@ -365,6 +351,20 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         clearBindingCookie(res, transaction.id, deps.secureCookies);
         sendAuthorizationResponse(res, transactionError(transaction, 'access_denied', 'The user cancelled the sign-in.'));
       }),
+    }),
+
+    ...passkeyOperations({
+      deps: passkeySignIn,
+      secureCookies: deps.secureCookies,
+      sessionMaxAgeSeconds: () => deps.sessions.absoluteSeconds,
+      page,
+      posted,
+      viewed,
+      formContext,
+      phoneView,
+      renderPhone,
+      endSignIn,
+      textField,
     }),
   ];
 }
