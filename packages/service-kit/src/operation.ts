@@ -53,7 +53,7 @@ export type SecurityRequirements = ReadonlyArray<Record<string, readonly string[
  */
 export type Validation = 'kit' | 'handler';
 
-export interface OperationDeclaration<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+interface DeclarationParts<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
   method: HttpMethod;
   /** Express form, `/clients/:id`; the document shows `/clients/{id}`. */
   path: string;
@@ -70,18 +70,23 @@ export interface OperationDeclaration<P extends z.ZodType | undefined, Q extends
   paramDescriptions?: Record<string, string>;
   query?: Q;
   queryDescriptions?: Record<string, string>;
-  /** Request headers the operation reads, as an object schema (published; the handler reads them). */
+  /** Request headers the operation reads, as an object schema (published, not parsed: the handler reads `req`). */
   headers?: z.ZodType;
   headerDescriptions?: Record<string, string>;
   body?: B extends z.ZodType ? OperationBody<B> : undefined;
-  validation?: Validation;
   /**
    * Exactly one 2xx and any other answers, by status. The handler's value goes out with the 2xx
    * unless the handler answered itself (a page, a redirect, a 302 or 303 it chose).
    */
   responses: Record<string, OperationResponse | Json>;
-  handle(input: OperationInput<Parsed<P>, Parsed<Q>, Parsed<B>>): Promise<unknown> | unknown;
 }
+
+/** One operation: validated by the kit (the handler gets parsed, typed values) or by its handler (it gets what came). */
+export type OperationDeclaration<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> = DeclarationParts<P, Q, B> &
+  (
+    | { validation?: 'kit'; handle(input: OperationInput<Parsed<P>, Parsed<Q>, Parsed<B>>): Promise<unknown> | unknown }
+    | { validation: 'handler'; handle(input: OperationInput<unknown, unknown, unknown>): Promise<unknown> | unknown }
+  );
 
 /** A declared operation with its types erased, as routers and documents hold them. */
 export interface Operation {
