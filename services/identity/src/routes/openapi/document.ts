@@ -77,15 +77,9 @@ function byTag(operations: readonly Operation[]): Operation[] {
  * or a declaration the router does not serve, stops the service from starting).
  */
 function managementPaths(routes: readonly ManagementRoute[], declared: readonly Operation[], components: SchemaComponents): Json {
-  const declaredKeys = new Set(declared.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`));
-  for (const route of routes) {
-    const key = `${route.method.toUpperCase()} ${route.path}`;
-    if (!declaredKeys.has(key)) throw new Error(`The OpenAPI document does not describe the management route ${key}`);
-    if (!route.scope) throw new Error(`The management route ${key} names no scope`);
-  }
-  const served = new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
-  const stale = [...declaredKeys].filter((key) => !served.has(key));
-  if (stale.length) throw new Error(`The OpenAPI document describes management routes that do not exist: ${stale.join(', ')}`);
+  checkRoutesDeclared(routes, declared, 'management');
+  const unscoped = routes.find((route) => !route.scope);
+  if (unscoped) throw new Error(`The management route ${unscoped.method.toUpperCase()} ${unscoped.path} names no scope`);
   return openApiPathsOf(declared, { prefix: '/api/v2', securityScheme: 'managementApi', components, defaultParamDescription: 'Record id.' });
 }
 
