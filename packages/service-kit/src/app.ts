@@ -6,15 +6,15 @@ import { guardPath, guardQueryAndBody } from './input-guard';
 import { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
 import { createMetricsRegistry, httpDurationRecorder } from './metrics';
-import { mountOperations } from './operation';
+import { mountOperations, type Operation } from './operation';
 import { probeOperations } from './probes';
 import { parseQueryOnce } from './query';
 
 export interface ServiceAppOptions {
   name: string;
   logger: Logger;
-  /** Mounts the service's own routes; called after the shared middleware. */
-  routes: (app: Express) => void;
+  /** Mounts the service's own routes; called after the shared middleware, with the kit's declared operations (health, readiness, metrics) for the service's document. */
+  routes: (app: Express, kitOperations: readonly Operation[]) => void;
   lifecycle?: Lifecycle;
   metrics?: Registry;
   /** JSON (and form) body size limit; larger bodies get 413. */
@@ -47,6 +47,8 @@ export function rawBodyOf(req: express.Request): Buffer | undefined {
 
 export interface ServiceApp {
   app: Express;
+  /** The kit's own operations (health, readiness, metrics), declared as the service's are. */
+  kitOperations: readonly Operation[];
   lifecycle: Lifecycle;
   metrics: Registry;
 }
@@ -81,8 +83,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     res.set('Cache-Control', 'public, max-age=86400').status(204).end();
   });
 
+  const kitOperations = probeOperations(lifecycle, metrics);
   // On the app itself, not a router of their own: every request passes here, a router costs a dispatch.
-  mountOperations(app, probeOperations(lifecycle, metrics));
+  mountOperations(app, kitOperations);
 
   const limit = options.bodyLimit ?? '100kb';
   app.use(
@@ -96,11 +99,11 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   if (options.urlencoded) app.use(express.urlencoded({ limit, extended: false }));
   app.use(guardQueryAndBody);
 
-  options.routes(app);
+  options.routes(app, kitOperations);
 
   app.use(options.notFound ?? notFoundHandler);
   app.use(errorHandlerWith(options.renderClientError));
-  return { app, lifecycle, metrics };
+  return { app, kitOperations, lifecycle, metrics };
 }
 
 const SECRET_QUERY_PARAMS = ['access_token', 'id_token', 'code', 'otp', 'password', 'client_secret', 'token'];

@@ -1,7 +1,6 @@
-import { toJsonSchema } from '@smsauth/contracts';
+import { toErrorDetails, toJsonSchema } from '@smsauth/contracts';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
-import { toErrorDetails } from '@smsauth/contracts';
 import { HttpError, validationError } from './errors';
 
 // One declaration per HTTP operation: the schemas that validate a request are the ones the
@@ -54,11 +53,23 @@ export interface OperationInput<P, Q, B, H = undefined> {
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface OperationDeclaration<
+/** An OpenAPI security requirement list: `[{}]` is "no credential", `[{scheme: []}]` one scheme. */
+export type SecurityRequirements = ReadonlyArray<Record<string, readonly string[]>>;
+
+/**
+ * Who refuses bad input. `kit` (the default): mounting parses params, query, headers and body with
+ * the declared schemas and answers a 400 (`invalid`) before the handler runs. `handler`: the
+ * schemas are published as they are, and the handler (the domain) validates with the same schemas
+ * and answers its own refusals (the Auth0-compatible errors, the hosted login's error pages); it
+ * gets the raw params, query and body, so it reads them (and any header) from `req`.
+ */
+export type Validation = 'kit' | 'handler';
+
+interface DeclarationParts<
   P extends z.ZodType | undefined,
   Q extends z.ZodType | undefined,
   B extends z.ZodType | undefined,
-  H extends z.ZodType | undefined = undefined,
+  H extends z.ZodType | undefined,
 > {
   method: HttpMethod;
   /** Express form, `/clients/:id`; the document shows `/clients/{id}`. */
@@ -69,29 +80,41 @@ export interface OperationDeclaration<
   tags?: readonly string[];
   /** The OAuth scopes the caller needs (all of them). */
   scopes?: readonly string[];
+  /** The operation's security requirements as published, when they are not its `scopes` (client authentication, a bearer token). */
+  security?: SecurityRequirements;
   /** Path parameters as an object schema; every `:name` of the path is a string otherwise. */
   params?: P;
   paramDescriptions?: Record<string, string>;
   query?: Q;
   queryDescriptions?: Record<string, string>;
+  /**
+   * Request headers as an object schema keyed by the header's name as documented
+   * (`Idempotency-Key`); each is read case-insensitively and, when the kit validates, a refused
+   * value is a 400 naming it (with `validation: 'handler'` they are published and the handler reads `req`).
+   */
+  headers?: H;
+  headerDescriptions?: Record<string, string>;
   body?: B extends z.ZodType ? OperationBody<B> : undefined;
   /** Instead of `body`: a body the handler reads from its bytes (see OperationRawBody). */
   rawBody?: OperationRawBody;
   /**
-   * Request headers as an object schema keyed by the header's name as documented
-   * (`Idempotency-Key`); each is read case-insensitively and a refused value is a 400 naming it.
+   * Exactly one 2xx and any other answers, by status. The handler's value goes out with the 2xx
+   * unless the handler answered itself (a page, a redirect, a 302 or 303 it chose).
    */
-  headers?: H;
-  headerDescriptions?: Record<string, string>;
-  /**
-   * The security scheme whose credential the operation demands, when it is not the document's
-   * (`securityScheme` of openApiPathsOf); with `scopes`, those are its scopes.
-   */
-  securityScheme?: string;
-  /** Exactly one 2xx (the handler's answer goes out with it) and any refusals, by status. */
   responses: Record<string, OperationResponse | Json>;
-  handle(input: OperationInput<Parsed<P>, Parsed<Q>, Parsed<B>, Parsed<H>>): Promise<unknown> | unknown;
 }
+
+/** One operation: validated by the kit (the handler gets parsed, typed values) or by its handler (it gets what came). */
+export type OperationDeclaration<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+  H extends z.ZodType | undefined = undefined,
+> = DeclarationParts<P, Q, B, H> &
+  (
+    | { validation?: 'kit'; handle(input: OperationInput<Parsed<P>, Parsed<Q>, Parsed<B>, Parsed<H>>): Promise<unknown> | unknown }
+    | { validation: 'handler'; handle(input: OperationInput<unknown, unknown, unknown, unknown>): Promise<unknown> | unknown }
+  );
 
 /** A declared operation with its types erased, as routers and documents hold them. */
 export interface Operation {
@@ -102,15 +125,16 @@ export interface Operation {
   readonly description?: string;
   readonly tags?: readonly string[];
   readonly scopes?: readonly string[];
+  readonly security?: SecurityRequirements;
   readonly params?: z.ZodType;
   readonly paramDescriptions?: Record<string, string>;
   readonly query?: z.ZodType;
   readonly queryDescriptions?: Record<string, string>;
-  readonly body?: OperationBody<z.ZodType>;
-  readonly rawBody?: OperationRawBody;
   readonly headers?: z.ZodType;
   readonly headerDescriptions?: Record<string, string>;
-  readonly securityScheme?: string;
+  readonly body?: OperationBody<z.ZodType>;
+  readonly rawBody?: OperationRawBody;
+  readonly validation?: Validation;
   readonly responses: Record<string, OperationResponse | Json>;
   /** The status of the answer the handler's value goes out with. */
   readonly successStatus: number;
@@ -172,12 +196,13 @@ export function mountOperations<R extends Pick<Router, HttpMethod>>(router: R, o
     const bodyless = !responseHasBody(success);
     const contentType = isDeclaredResponse(success) ? success.contentType : undefined;
     const sendsJson = contentType === undefined || /[/+]json\b/.test(contentType);
-    const headerNames = operation.headers ? Object.keys((jsonSchemaOf(operation.headers) as { properties?: Json }).properties ?? {}) : [];
+    const byKit = operation.validation !== 'handler';
+    const headerNames = operation.headers && byKit ? Object.keys((jsonSchemaOf(operation.headers) as { properties?: Json }).properties ?? {}) : [];
     const handler: RequestHandler = async (req, res) => {
-      const params = operation.params ? parse(operation.params, { ...req.params }) : { ...req.params };
-      const query = parse(operation.query, req.query);
-      const body = parse(operation.body?.schema, req.body ?? {});
-      const headers = parse(operation.headers, Object.fromEntries(headerNames.map((name) => [name, req.get(name)])), refuseHeaders);
+      const params = operation.params && byKit ? parse(operation.params, { ...req.params }) : { ...req.params };
+      const query = byKit ? parse(operation.query, req.query) : req.query;
+      const body = byKit ? parse(operation.body?.schema, req.body ?? {}) : req.body;
+      const headers = byKit ? parse(operation.headers, Object.fromEntries(headerNames.map((name) => [name, req.get(name)])), refuseHeaders) : undefined;
       const answer = await operation.handle({ params, query, body, headers, req, res });
       if (res.headersSent) return;
       res.status(operation.successStatus);
@@ -191,6 +216,46 @@ export function mountOperations<R extends Pick<Router, HttpMethod>>(router: R, o
     router[operation.method](operation.path, ...(options.guards?.(operation) ?? []), handler);
   }
   return router;
+}
+
+/** An answer whose body is text of one media type (an HTML page, a style sheet, a script). */
+export function textResponse(description: string, contentType = 'text/html', headers?: Json): OperationResponse {
+  return { description, contentType, jsonSchema: { type: 'string' }, ...(headers ? { headers } : {}) };
+}
+
+/** An answer with no body that sends the client elsewhere (302, 303): its `Location`. */
+export function redirectResponse(description: string): OperationResponse {
+  return { description, headers: { Location: { schema: { type: 'string' } } } };
+}
+
+export interface ServedRoute {
+  method: string;
+  path: string;
+}
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
+
+/** The routes a router (not its mounted sub-routers) serves, read from its own table. */
+export function servedRoutesOf(router: Router): ServedRoute[] {
+  return (router as unknown as { stack: RouterLayer[] }).stack.flatMap(({ route }) =>
+    route ? Object.keys(route.methods).filter((method) => route.methods[method] && method !== '_all').map((method) => ({ method, path: route.path })) : [],
+  );
+}
+
+/**
+ * Start-up check: the routes served are exactly the declared operations (a route added without
+ * a declaration, or a declaration nothing serves, is an error naming it).
+ */
+export function checkRoutesDeclared(served: readonly ServedRoute[], operations: readonly Operation[], where: string): void {
+  const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+  const declared = new Set(operations.map((operation) => key(operation.method, operation.path)));
+  const undeclared = served.map((route) => key(route.method, route.path)).filter((route) => !declared.has(route));
+  if (undeclared.length) throw new Error(`The OpenAPI document does not describe the ${where} route ${undeclared.join(', ')}`);
+  const servedKeys = new Set(served.map((route) => key(route.method, route.path)));
+  const stale = [...declared].filter((route) => !servedKeys.has(route));
+  if (stale.length) throw new Error(`The OpenAPI document describes ${where} routes that do not exist: ${stale.join(', ')}`);
 }
 
 function isDeclaredResponse(response: OperationResponse | Json | undefined): response is OperationResponse {
@@ -251,7 +316,7 @@ export function toOpenApiPath(expressPath: string): string {
   return expressPath.replace(/:(\w+)/g, '{$1}');
 }
 
-/** An object schema's fields as OpenAPI parameters (query or path), each with its JSON Schema. */
+/** An object schema's fields as OpenAPI parameters (query, path or header), each with its JSON Schema. */
 export function parametersOf(schema: z.ZodType, where: 'query' | 'path' | 'header', descriptions: Record<string, string> = {}): Json[] {
   const jsonSchema = jsonSchemaOf(schema) as { properties?: Record<string, Json>; required?: string[] };
   return Object.entries(jsonSchema.properties ?? {}).map(([name, property]) => ({
@@ -306,12 +371,10 @@ export function openApiPathsOf(operations: readonly Operation[], options: OpenAp
     );
     const parameters = [
       ...described,
-      ...(operation.query ? parametersOf(operation.query, 'query', operation.queryDescriptions) : []),
       ...(operation.headers ? parametersOf(operation.headers, 'header', operation.headerDescriptions) : []),
+      ...(operation.query ? parametersOf(operation.query, 'query', operation.queryDescriptions) : []),
     ];
     const body = operation.body;
-    const scheme = operation.securityScheme ?? options.securityScheme;
-    const secured = scheme !== undefined && (operation.securityScheme !== undefined || operation.scopes !== undefined);
     const bodySchema = body ? (body.component ? components.ref(body.component, body.schema, 'input') : jsonSchemaOf(body.schema, 'input')) : undefined;
     const mediaTypes = body?.mediaTypes ?? ['application/json'];
     paths[path] = {
@@ -321,7 +384,11 @@ export function openApiPathsOf(operations: readonly Operation[], options: OpenAp
         operationId: operation.operationId ?? defaultOperationId(operation.method, path),
         summary: operation.summary,
         ...(operation.description ? { description: operation.description } : {}),
-        ...(secured ? { security: [{ [scheme]: [...(operation.scopes ?? [])] }] } : {}),
+        ...(operation.security
+          ? { security: operation.security.map((requirement) => Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [name, [...scopes]]))) }
+          : operation.scopes && options.securityScheme
+            ? { security: [{ [options.securityScheme]: [...operation.scopes] }] }
+            : {}),
         ...(parameters.length ? { parameters } : {}),
         ...(body
           ? {

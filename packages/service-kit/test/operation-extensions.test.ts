@@ -16,7 +16,7 @@ function noteOperations(calls: unknown[]): Operation[] {
       method: 'post',
       path: '/notes',
       summary: 'Keep a note',
-      securityScheme: 'noteToken',
+      security: [{ noteToken: [] }],
       headers: z.object({ 'Request-Key': z.string().regex(/^[a-z]{1,8}$/, { message: 'must be 1-8 lowercase letters' }).optional() }),
       headerDescriptions: { 'Request-Key': 'The same key twice keeps one note.' },
       body: { schema: NoteSchema },

@@ -2,7 +2,19 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Router, type RequestHandler } from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { createServiceApp, defineOperation, HttpError, mountOperations, openApiPathsOf, SchemaComponents, type Operation } from '../src';
+import {
+  checkRoutesDeclared,
+  createServiceApp,
+  defineOperation,
+  HttpError,
+  mountOperations,
+  openApiPathsOf,
+  redirectResponse,
+  SchemaComponents,
+  servedRoutesOf,
+  textResponse,
+  type Operation,
+} from '../src';
 import { capturingLogger } from './helpers';
 
 const ItemCreateSchema = z.strictObject({ name: z.string().min(1), size: z.number().int().positive().optional() });
@@ -159,5 +171,99 @@ describe('an operation declared once', () => {
     const components = new SchemaComponents();
     components.ref('Item', ItemSchema, 'output');
     expect(() => components.ref('Item', ItemCreateSchema, 'output')).toThrow(/Two different schemas are published as Item/);
+  });
+});
+
+/** A login form whose handler validates itself and answers a page or a redirect (the hosted-login style). */
+function formOperations(seen: unknown[]): Operation[] {
+  return [
+    defineOperation({
+      method: 'post',
+      path: '/login',
+      summary: 'Log in with a form',
+      security: [{}, { basic: [] }],
+      headers: z.object({ 'Idempotency-Key': z.string().regex(/^[a-z]{1,8}$/).optional() }),
+      headerDescriptions: { 'Idempotency-Key': 'Sent again with a retry.' },
+      body: { schema: z.object({ user: z.string().min(3) }), mediaTypes: ['application/x-www-form-urlencoded', 'application/json'] },
+      validation: 'handler',
+      responses: { '200': textResponse('The page.'), '302': redirectResponse('Home.'), '400': textResponse('The form again.') },
+      handle: ({ body, res }) => {
+        seen.push(body);
+        const user = (body as { user?: unknown }).user;
+        if (typeof user !== 'string' || user.length < 3) return void res.status(400).type('html').send('<p>Too short</p>');
+        if (user === 'home') return res.redirect(302, '/home');
+        res.type('html').send(`<p>Hello ${user}</p>`);
+      },
+    }),
+  ];
+}
+
+describe('an operation whose handler validates and answers itself', () => {
+  const build = (seen: unknown[]) =>
+    createServiceApp({ name: 'test', logger: capturingLogger().logger, urlencoded: true, routes: (app) => void app.use(mountOperations(Router(), formOperations(seen))) }).app;
+
+  it('hands the handler the raw body: its own refusal (an HTML page) goes out, not the kit\'s 400', async () => {
+    const seen: unknown[] = [];
+    const res = await request(build(seen)).post('/login').type('form').send('user=ab');
+    expect(res.status).toBe(400);
+    expect(res.type).toBe('text/html');
+    expect(res.text).toBe('<p>Too short</p>');
+    expect(seen).toEqual([{ user: 'ab' }]);
+  });
+
+  it('sends the page or redirect the handler chose', async () => {
+    const app = build([]);
+    const page = await request(app).post('/login').type('form').send('user=alice');
+    expect(page.status).toBe(200);
+    expect(page.text).toBe('<p>Hello alice</p>');
+    const redirect = await request(app).post('/login').send({ user: 'home' });
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.location).toBe('/home');
+  });
+
+  it('publishes its security, header parameters, media types and text answers', async () => {
+    const components = new SchemaComponents();
+    const paths = openApiPathsOf(formOperations([]), { components });
+    const login = (paths['/login'] as Record<string, Record<string, unknown>>).post!;
+    expect(login.security).toEqual([{}, { basic: [] }]);
+    expect(login.parameters).toEqual([
+      { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[a-z]{1,8}$' }, description: 'Sent again with a retry.' },
+    ]);
+    expect(Object.keys((login.requestBody as { content: object }).content)).toEqual(['application/x-www-form-urlencoded', 'application/json']);
+    expect(login.responses).toEqual({
+      '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      '302': { description: 'Home.', headers: { Location: { schema: { type: 'string' } } } },
+      '400': { description: 'The form again.', content: { 'text/html': { schema: { type: 'string' } } } },
+    });
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'login', version: '1' },
+      paths,
+      components: { schemas: components.toJson(), securitySchemes: { basic: { type: 'http', scheme: 'basic' } } },
+    };
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+  });
+});
+
+describe('the start-up check that routes and declarations agree', () => {
+  it('names a route served without a declaration, and a declaration nothing serves', () => {
+    const operations = formOperations([]);
+    const router = mountOperations(Router(), operations);
+    expect(() => checkRoutesDeclared(servedRoutesOf(router), operations, 'test')).not.toThrow();
+    router.get('/extra', (_req, res) => void res.end());
+    expect(() => checkRoutesDeclared(servedRoutesOf(router), operations, 'test')).toThrow(/does not describe the test route GET \/extra/);
+    expect(() => checkRoutesDeclared([], operations, 'test')).toThrow(/describes test routes that do not exist: POST \/login/);
+  });
+});
+
+describe("the kit's own routes", () => {
+  it('are declared operations: /healthz, /readyz and /metrics, tag Operations', async () => {
+    let kit: readonly Operation[] = [];
+    const { app } = createServiceApp({ name: 'test', logger: capturingLogger().logger, routes: (_app, kitOperations) => void (kit = kitOperations) });
+    expect(kit.map((operation) => `${operation.method} ${operation.path}`)).toEqual(['get /healthz', 'get /readyz', 'get /metrics']);
+    expect(kit.every((operation) => operation.tags?.includes('Operations'))).toBe(true);
+    expect((await request(app).get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await request(app).get('/readyz')).body).toEqual({ status: 'ready', checks: {} });
+    expect((await request(app).get('/metrics')).text).toContain('# HELP');
   });
 });

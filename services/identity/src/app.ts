@@ -6,6 +6,7 @@ import {
   createServiceApp,
   Lifecycle,
   type Logger,
+  servedRoutesOf,
   type ServiceApp,
   systemClock,
   type Clock,
@@ -36,18 +37,11 @@ import { createSmsPolicyMetrics } from './domain/sms-policy/metrics';
 import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
-import { authorizeRouter } from './routes/authorize';
 import { consoleRouter } from './routes/console';
 import { CORS_PATHS, corsForWebOrigins, MANAGEMENT_CORS_METHODS } from './routes/cors';
 import { managementOperations, managementRouter, managementRoutesOf } from './routes/management';
-import { logoutRouter } from './routes/logout';
-import { oauthRevokeRouter } from './routes/oauth-revoke';
-import { oauthRoRouter } from './routes/oauth-ro';
-import { oauthTokenRouter } from './routes/oauth-token';
 import { openApiRouter } from './routes/openapi';
-import { passwordlessRouter } from './routes/passwordless';
-import { userinfoRouter } from './routes/userinfo';
-import { wellKnownRouter } from './routes/well-known';
+import { identityOperations, identityRouter } from './routes/operations';
 import type { IdentityStore } from './store';
 
 /** The API version the OpenAPI document states (the package version). */
@@ -179,16 +173,16 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     trustProxy: config.TRUST_PROXY,
     // The hosted pages' stylesheet: fetched with every page, it is not an event of its own.
     debugPaths: ['/authorize/login.css'],
-    routes: (app) => {
+    routes: (app, kitOperations) => {
       // The document at /openapi.json is the identity service's own (routes/openapi).
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'identity reference', documentUrl: '/openapi.json' }));
       // Before the routes, so preflights of allowed web origins are answered and their answers carry the headers.
       app.use(CORS_PATHS, corsForWebOrigins(store));
       app.use('/api/v2', corsForWebOrigins(store, MANAGEMENT_CORS_METHODS));
-      app.use(wellKnownRouter({ keyRing, grants, authUrl: config.AUTH_URL, issuer }));
-      app.use(passwordlessRouter(start));
-      app.use(
-        authorizeRouter({
+      const operations = identityOperations({
+        wellKnown: { keyRing, grants, authUrl: config.AUTH_URL, issuer },
+        start,
+        authorize: {
           store,
           clock,
           start,
@@ -199,13 +193,15 @@ export function buildApp(deps: AppDependencies): IdentityApp {
           metrics: webLoginMetrics,
           relyingParty: relyingPartyOf(config.AUTH_URL),
           passkeyMetrics: createPasskeyMetrics(metrics),
-        }),
-      );
-      app.use(oauthRoRouter(codeExchange));
-      app.use(oauthTokenRouter(grants));
-      app.use(oauthRevokeRouter({ store, clock, clientAuthenticator }));
-      app.use(logoutRouter({ store, clock, verifier, secureCookies }));
-      app.use(userinfoRouter({ store, verifier, clock }));
+        },
+        codeExchange,
+        token: { grants, managementAudience: managementAudienceOf(config) },
+        revoke: { store, clock, clientAuthenticator },
+        logout: { store, clock, verifier, secureCookies },
+        userinfo: { store, verifier, clock },
+      });
+      const router = identityRouter(operations);
+      app.use(router);
       const managementDependencies = {
         store,
         keyRing,
@@ -215,8 +211,8 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost), testNumbersAllowed: smsPolicy.testNumbersAllowed },
         logStreamRules: { checkSinkUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost, 'sink.httpEndpoint') },
       };
-      const operations = managementOperations(managementDependencies);
-      const management = managementRouter(managementDependencies, operations);
+      const declaredManagement = managementOperations(managementDependencies);
+      const management = managementRouter(managementDependencies, declaredManagement);
       app.use('/api/v2', management);
       if (config.CONSOLE) {
         app.use(consoleRouter({ store, authUrl: config.AUTH_URL, managementAudience: managementAudienceOf(config), distDir: consoleDistDir() }));
@@ -225,8 +221,11 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         openApiRouter({
           version: IDENTITY_VERSION,
           managementRoutes: managementRoutesOf(management),
-          managementOperations: operations,
+          managementOperations: declaredManagement,
           managementAudience: managementAudienceOf(config),
+          operations,
+          kitOperations,
+          routes: servedRoutesOf(router),
         }),
       );
     },

@@ -9,7 +9,8 @@ import {
 import request from 'supertest';
 import { z } from 'zod';
 import { managementOperations, managementRouter, managementRoutesOf, type ManagementDependencies } from '../src/routes/management';
-import { buildIdentityOpenApiDocument, toOpenApiPath } from '../src/routes/openapi';
+import { buildIdentityOpenApiDocument, openApiOperation, toOpenApiPath } from '../src/routes/openapi';
+import { declaredIdentityOperations } from '../src/routes/operations';
 import { adminToken, startTestIdentity, type TestIdentity } from './helpers';
 import { declaredRoutes } from './support/express-routes';
 
@@ -229,5 +230,54 @@ describe('the management operations declared once (service kit defineOperation)'
     const projection = document.components.schemas.ClientRecordProjection as { required?: string[]; properties: object };
     expect(projection.required).toBeUndefined();
     expect(Object.keys(projection.properties)).toEqual(Object.keys((document.components.schemas.ClientRecord as { properties: object }).properties));
+  });
+});
+
+describe('authentication, discovery and the hosted login declared once (service kit defineOperation)', () => {
+  const operations = [...declaredIdentityOperations('http://localhost:4000/api/v2/'), openApiOperation(() => ({}))];
+  const served = operations.map((operation) => ({ method: operation.method, path: operation.path }));
+  const build = (declared = operations, routes = served) =>
+    buildIdentityOpenApiDocument({ version: '0', managementRoutes: [], operations: declared, routes }) as unknown as Document;
+
+  it('declares each operation once and puts it in the document with its tag, summary and answers', () => {
+    const keys = operations.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toEqual(expect.arrayContaining(['POST /passwordless/start', 'POST /oauth/token', 'GET /userinfo', 'GET /.well-known/jwks.json', 'GET /authorize', 'POST /authorize/code', 'POST /authorize/passkey/login', 'GET /openapi.json']));
+    const document = build();
+    for (const operation of operations) {
+      const published = document.paths[operation.path]![operation.method];
+      expect(published.summary).toBe(operation.summary);
+      expect(published.tags).toEqual(operation.tags);
+      expect(Object.keys(published.responses)).toEqual(expect.arrayContaining(Object.keys(operation.responses)));
+    }
+  });
+
+  it('publishes the hosted login\'s pages as HTML and its posts as forms', () => {
+    const document = build();
+    const code = document.paths['/authorize/code']!.post;
+    expect(Object.keys(code.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    expect(code.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual(['transaction', 'csrf_token', 'code']);
+    expect(Object.keys(code.responses['200'].content)).toEqual(['text/html']);
+    expect(code.responses['302'].headers.Location).toBeDefined();
+  });
+
+  it('states the logout parameters\' length limits the domain refuses by', () => {
+    const parameters = build().paths['/oidc/logout']!.get.parameters as Array<{ name: string; schema: { maxLength?: number } }>;
+    expect(parameters.find((p) => p.name === 'post_logout_redirect_uri')!.schema.maxLength).toBe(2048);
+    expect(parameters.find((p) => p.name === 'id_token_hint')!.schema.maxLength).toBe(8192);
+  });
+
+  it('refuses to build when the app serves a route with no declaration, or a declaration has no route', () => {
+    expect(() => build(operations, [...served, { method: 'get', path: '/authorize/nope' }])).toThrow(/does not describe the identity route GET \/authorize\/nope/);
+    expect(() => build(operations, served.filter((route) => route.path !== '/userinfo'))).toThrow(/do not exist: GET \/userinfo/);
+  });
+
+  it('changes the document when a declared schema changes, with no other edit', () => {
+    const changed = operations.map((operation) =>
+      operation.path === '/v2/logout' ? { ...operation, query: z.object({ returnTo: z.string().max(9) }) } : operation,
+    );
+    expect(build(changed).paths['/v2/logout']!.get.parameters).toEqual([
+      expect.objectContaining({ name: 'returnTo', in: 'query', required: true, schema: { type: 'string', maxLength: 9 } }),
+    ]);
   });
 });

@@ -31,9 +31,14 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
     reason: 'state: the pages and posts of a transaction need one opened by GET /authorize in this browser (its cookie and CSRF token)',
   },
   {
-    operation: /^GET \/(authorize|v2\/logout|oidc\/logout)$/,
-    answer: /<!doctype html>/i,
-    reason: 'state: the client must exist and the redirect_uri / returnTo be one it registered (the pages say which)',
+    operation: 'GET /authorize',
+    answer: /Unknown application|Callback URL mismatch|Origin not allowed/,
+    reason: 'state: the client must exist and the redirect_uri be one of its callbacks (or web origins), as the parameters\' descriptions say',
+  },
+  {
+    operation: /^GET \/(v2|oidc)\/logout$/,
+    answer: /Unknown client|not defined as a valid URL|allowed_logout_urls|id_token_hint/,
+    reason: "state: the client must exist, returnTo / post_logout_redirect_uri be one of its allowed_logout_urls and id_token_hint a token issued here, as the parameters' descriptions say",
   },
   {
     operation: /^(POST|PATCH) \/api\/v2\/(users|connections)/,

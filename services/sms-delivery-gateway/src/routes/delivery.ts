@@ -19,7 +19,7 @@ export function deliveryOperation(delivery: DeliveryService, authEnabled: boolea
     operationId: 'deliverSms',
     tags: [DELIVERY_TAG],
     summary: 'Deliver one SMS (the identity service calls this for every one-time code)',
-    ...(authEnabled ? { securityScheme: DELIVERY_TOKEN_SCHEME } : {}),
+    ...(authEnabled ? { security: [{ [DELIVERY_TOKEN_SCHEME]: [] }] } : {}),
     headers: DeliveryHeadersSchema,
     headerDescriptions: {
       'Idempotency-Key': 'Repeating a delivery with the same key within 10 minutes returns the first outcome without sending again.',

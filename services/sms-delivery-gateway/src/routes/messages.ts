@@ -17,7 +17,7 @@ export function messageStatusOperation(messageStatuses: MessageStatusService, au
     operationId: 'getMessageStatus',
     tags: [DELIVERY_TAG],
     summary: 'Where a message stands: accepted, sent, delivered, undelivered or failed (kept 24 hours)',
-    ...(authEnabled ? { securityScheme: DELIVERY_TOKEN_SCHEME } : {}),
+    ...(authEnabled ? { security: [{ [DELIVERY_TOKEN_SCHEME]: [] }] } : {}),
     params: z.object({ id: z.string() }),
     responses: {
       '200': { description: 'The status', schema: MessageStatusSchema, component: 'MessageStatus' },

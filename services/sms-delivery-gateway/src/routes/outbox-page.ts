@@ -42,7 +42,7 @@ export function outboxPageOperation(outbox: OutboxStore, token: string | undefin
     operationId: 'outboxPage',
     tags: [OUTBOX_TAG],
     summary: 'The outbox as a page for a browser, newest first',
-    ...(token !== undefined ? { securityScheme: OUTBOX_TOKEN_SCHEME } : {}),
+    ...(token !== undefined ? { security: [{ [OUTBOX_TOKEN_SCHEME]: [] }] } : {}),
     query: z.object({ watch: z.string().optional(), token: z.string().optional() }),
     queryDescriptions: {
       watch: '`1`: the page reloads itself every few seconds.',

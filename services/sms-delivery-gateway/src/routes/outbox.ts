@@ -21,7 +21,7 @@ const OutboxQueryParamsSchema = z.object({ recipient: z.preprocess(restorePlus, 
  * Messages hold one-time codes: never cached.
  */
 export function outboxOperations(outbox: OutboxStore, tokenRequired: boolean): Operation[] {
-  const security = tokenRequired ? { securityScheme: OUTBOX_TOKEN_SCHEME } : {};
+  const security = tokenRequired ? { security: [{ [OUTBOX_TOKEN_SCHEME]: [] }] } : {};
   return [
     defineOperation({
       method: 'get',

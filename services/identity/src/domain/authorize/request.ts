@@ -14,7 +14,7 @@ export type ResponseType = (typeof RESPONSE_TYPES)[number];
 /** The only PKCE method accepted (RFC 7636 `plain` offers nothing against a stolen code). */
 export const CODE_CHALLENGE_METHODS = ['S256'] as const;
 /** A S256 challenge: base64url of a SHA-256, 43 characters. */
-const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+export const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Longest value accepted for any /authorize parameter (state and nonce are opaque to us). */
 export const MAX_PARAMETER_LENGTH = 2048;

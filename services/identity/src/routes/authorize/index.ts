@@ -1,5 +1,6 @@
 import { DeliveryChannelSchema } from '@smsauth/contracts';
-import type { Clock } from '@smsauth/service-kit';
+import { mountOperations, redirectResponse, textResponse, type Clock, type Operation } from '@smsauth/service-kit';
+import { z } from 'zod';
 import { Router, type Request, type Response } from 'express';
 import { errorResponse, type AuthorizationResponse } from '../../domain/authorize/response';
 import type { SessionLifetimes } from '../../domain/authorize/session';
@@ -46,7 +47,21 @@ import { codePage, errorPage, phonePage, signInCompletedPage, WEBOTP_SCRIPT_SOUR
 import type { PasskeyMetrics } from '../../domain/passkeys/metrics';
 import { passkeySettingsOf, type RelyingParty } from '../../domain/passkeys/settings';
 import type { PasskeySignInDependencies } from '../../domain/passkeys/sign-in';
-import { mountPasskeyRoutes, PASSKEY_SCRIPT_SOURCE, passkeyOfferDeclinedOnDevice } from './passkeys';
+import { passkeyOperations, PASSKEY_SCRIPT_SOURCE, passkeyOfferDeclinedOnDevice } from './passkeys';
+import {
+  AuthorizeQuerySchema,
+  CodeFormSchema,
+  hostedLoginOperation,
+  html,
+  PAGE_ERRORS,
+  PhoneFormSchema,
+  ResendFormSchema,
+  RESPONSE_PAGE,
+  TO_REDIRECT_URI,
+  TransactionFormSchema,
+  TransactionQuerySchema,
+  transactionResponses,
+} from './declare';
 
 export interface AuthorizeRouterDependencies {
   store: IdentityStore;
@@ -113,9 +128,8 @@ function callerOf(req: Request): Caller {
   return { ip: req.ip ?? '', userAgent: req.headers['user-agent'], requestLanguage: requestLanguage(req) };
 }
 
-/** `GET /authorize` and the pages and form posts of the hosted login. */
-export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
-  const router = Router();
+/** `GET /authorize` and the pages and form posts of the hosted login, each declared once. */
+export function authorizeOperations(deps: AuthorizeRouterDependencies): Operation[] {
   const { store, clock } = deps;
   const signIn: SignInDependencies = {
     ...deps.codeExchange,
@@ -189,124 +203,173 @@ export function authorizeRouter(deps: AuthorizeRouterDependencies): Router {
 
   const codePath = (id: string, sent = false) => `/authorize/code?transaction=${encodeURIComponent(id)}${sent ? '&sent=1' : ''}`;
 
-  router.get('/authorize/login.css', (_req, res) => {
-    res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('css').send(LOGIN_CSS);
-  });
-
-  router.get(
-    '/authorize',
-    page(async (req, res) => {
-      const { params, repeated } = readAuthorizeParameters(req.query as Record<string, unknown>);
-      const request = await resolveAuthorizeRequest(store, params, repeated);
-      const outcome = await authorizeFromSession(signIn, request, sessionCookie(req), { ip: req.ip ?? '', userAgent: req.headers['user-agent'] });
-      if (outcome.kind === 'response') {
-        req.log.info({ client_id: request.client.client_id, response_mode: request.target.mode, signed_in: 'error' in outcome.response.params ? false : true }, 'authorize answered from the login session');
-        return sendAuthorizationResponse(res, outcome.response);
-      }
-      const begun = await beginTransaction(store, request, params, clock.now());
-      setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
-      const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
-      const passkeys = passkeySettingsOf(request.connection.options).enabled;
-      const view = { countries: phoneCountries(), country, passkeys, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
-      await renderPhone(res, 200, begun, view);
+  return [
+    hostedLoginOperation({
+      method: 'get',
+      path: '/authorize',
+      operationId: 'authorize',
+      summary: 'Start a sign-in (code flow with PKCE, or implicit): answered from the login session, or the phone-number page',
+      description:
+        'response_type code (PKCE S256 required for public clients; plain refused), token, id_token or token id_token. response_mode query, fragment, form_post or web_message. prompt=none answers without a page (login_required without a usable session); prompt=login always asks for the SMS; max_age forbids an older session. login_hint prefills the number; ui_locales and unknown parameters (auth0Client, ...) are ignored. A live login session of the connection signs in to any client without an SMS.',
+      query: AuthorizeQuerySchema,
+      responses: { '200': html('The phone-number page (sets the transaction cookie), or a form_post / web_message response page.'), '302': TO_REDIRECT_URI, ...PAGE_ERRORS },
+      handle: page(async (req, res) => {
+        const { params, repeated } = readAuthorizeParameters(req.query as Record<string, unknown>);
+        const request = await resolveAuthorizeRequest(store, params, repeated);
+        const outcome = await authorizeFromSession(signIn, request, sessionCookie(req), { ip: req.ip ?? '', userAgent: req.headers['user-agent'] });
+        if (outcome.kind === 'response') {
+          req.log.info({ client_id: request.client.client_id, response_mode: request.target.mode, signed_in: 'error' in outcome.response.params ? false : true }, 'authorize answered from the login session');
+          return sendAuthorizationResponse(res, outcome.response);
+        }
+        const begun = await beginTransaction(store, request, params, clock.now());
+        setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
+        const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
+        const passkeys = passkeySettingsOf(request.connection.options).enabled;
+        const view = { countries: phoneCountries(), country, passkeys, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
+        await renderPhone(res, 200, begun, view);
+      }),
     }),
-  );
 
-  router.get(
-    '/authorize/phone',
-    page(async (req, res) => {
-      const begun = await viewed(req);
-      const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: begun.transaction.phone_number ?? '' });
-      await renderPhone(res, 200, begun, view);
+    hostedLoginOperation({
+      method: 'get',
+      path: '/authorize/login.css',
+      operationId: 'authorizeStyles',
+      summary: 'The login pages\' style sheet',
+      responses: { '200': textResponse('CSS.', 'text/css') },
+      handle: (_req, res) => {
+        res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('css').send(LOGIN_CSS);
+      },
     }),
-  );
 
-  router.post(
-    '/authorize/phone',
-    page(async (req, res) => {
-      const begun = await posted(req);
-      const input = textField(req.body, 'phone_number');
-      const country = textField(req.body, 'country');
-      const sent = await sendLoginCode(deps.start, begun.transaction, { number: input, country }, callerOf(req));
-      if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
-      if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
-      const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: input, error: sent.message, country });
-      await renderPhone(res, sent.status, begun, view);
+    hostedLoginOperation({
+      method: 'get',
+      path: '/authorize/phone',
+      operationId: 'authorizePhonePage',
+      summary: 'The phone-number page of a transaction',
+      query: TransactionQuerySchema,
+      responses: transactionResponses({ '200': html('The page.') }),
+      handle: page(async (req, res) => {
+        const begun = await viewed(req);
+        const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: begun.transaction.phone_number ?? '' });
+        await renderPhone(res, 200, begun, view);
+      }),
     }),
-  );
 
-  router.get(
-    '/authorize/code',
-    page(async (req, res) => {
-      const begun = await viewed(req);
-      if (!begun.transaction.phone_number) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
-      await renderCode(req, res, 200, begun, req.query.sent === '1' ? { notice: 'A new code was sent.' } : {});
+    hostedLoginOperation({
+      method: 'post',
+      path: '/authorize/phone',
+      operationId: 'authorizePhone',
+      summary: 'Send the code to the number typed',
+      form: PhoneFormSchema,
+      responses: transactionResponses({ '303': redirectResponse('To the code page.'), '302': TO_REDIRECT_URI }),
+      handle: page(async (req, res) => {
+        const begun = await posted(req);
+        const input = textField(req.body, 'phone_number');
+        const country = textField(req.body, 'country');
+        const sent = await sendLoginCode(deps.start, begun.transaction, { number: input, country }, callerOf(req));
+        if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
+        if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
+        const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: input, error: sent.message, country });
+        await renderPhone(res, sent.status, begun, view);
+      }),
     }),
-  );
 
-  router.post(
-    '/authorize/code',
-    page(async (req, res) => {
-      const begun = await posted(req);
-      const result = await exchangeCodeForSignIn(signIn, begun.transaction, textField(req.body, 'code'), {
-        ip: req.ip ?? '',
-        userAgent: req.headers['user-agent'],
-        sessionSecret: sessionCookie(req),
-        mayOfferPasskey: textField(req.body, 'passkey_capable') === '1' && !passkeyOfferDeclinedOnDevice(req),
-      });
-      if (!result.ok && 'end' in result) return endSignIn(res, begun.transaction.id, result.end);
-      if (!result.ok) return renderCode(req, res, result.status, begun, { error: result.message });
-      if ('offer' in result) {
-        // Signed in (the session cookie is set now); the offer page comes before the application.
-        req.log.info({ client_id: begun.transaction.client_id }, 'hosted login: SMS login done, offering a passkey');
+    hostedLoginOperation({
+      method: 'get',
+      path: '/authorize/code',
+      operationId: 'authorizeCodePage',
+      summary: 'The code page of a transaction',
+      query: TransactionQuerySchema.extend({ sent: z.literal('1').optional() }),
+      responses: transactionResponses({ '200': html('The page.'), '303': redirectResponse('To the phone page when no code was sent yet.') }),
+      handle: page(async (req, res) => {
+        const begun = await viewed(req);
+        if (!begun.transaction.phone_number) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
+        await renderCode(req, res, 200, begun, req.query.sent === '1' ? { notice: 'A new code was sent.' } : {});
+      }),
+    }),
+
+    hostedLoginOperation({
+      method: 'post',
+      path: '/authorize/code',
+      operationId: 'authorizeCode',
+      summary: 'Check the code, start the login session (cookie `smsauth_session`) and answer the client',
+      form: CodeFormSchema,
+      responses: transactionResponses({ '200': RESPONSE_PAGE, '302': TO_REDIRECT_URI }),
+      handle: page(async (req, res) => {
+        const begun = await posted(req);
+        const result = await exchangeCodeForSignIn(signIn, begun.transaction, textField(req.body, 'code'), {
+          ip: req.ip ?? '',
+          userAgent: req.headers['user-agent'],
+          sessionSecret: sessionCookie(req),
+          mayOfferPasskey: textField(req.body, 'passkey_capable') === '1' && !passkeyOfferDeclinedOnDevice(req),
+        });
+        if (!result.ok && 'end' in result) return endSignIn(res, begun.transaction.id, result.end);
+        if (!result.ok) return renderCode(req, res, result.status, begun, { error: result.message });
+        if ('offer' in result) {
+          // Signed in (the session cookie is set now); the offer page comes before the application.
+          req.log.info({ client_id: begun.transaction.client_id }, 'hosted login: SMS login done, offering a passkey');
+          setSessionCookie(res, result.session.secret, deps.secureCookies, deps.sessions.absoluteSeconds);
+          return seeOther(res, `/authorize/passkey/offer?transaction=${encodeURIComponent(begun.transaction.id)}`);
+        }
+        req.log.info({ client_id: begun.transaction.client_id, response_mode: result.response.mode }, 'hosted login completed');
+        clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
         setSessionCookie(res, result.session.secret, deps.secureCookies, deps.sessions.absoluteSeconds);
-        return seeOther(res, `/authorize/passkey/offer?transaction=${encodeURIComponent(begun.transaction.id)}`);
-      }
-      req.log.info({ client_id: begun.transaction.client_id, response_mode: result.response.mode }, 'hosted login completed');
-      clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
-      setSessionCookie(res, result.session.secret, deps.secureCookies, deps.sessions.absoluteSeconds);
-      sendAuthorizationResponse(res, result.response);
+        sendAuthorizationResponse(res, result.response);
+      }),
     }),
-  );
 
-  router.post(
-    '/authorize/resend',
-    page(async (req, res) => {
-      const begun = await posted(req);
-      const phone = begun.transaction.phone_number;
-      if (!phone) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
-      const chosen = DeliveryChannelSchema.safeParse(field(req.body, 'channel'));
-      const input = { number: phone, ...(chosen.success ? { channel: chosen.data } : {}) };
-      const sent = await sendLoginCode(deps.start, begun.transaction, input, callerOf(req));
-      if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
-      if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
-      await renderCode(req, res, sent.status, begun, { error: sent.message });
+    hostedLoginOperation({
+      method: 'post',
+      path: '/authorize/resend',
+      operationId: 'authorizeResend',
+      summary: 'Send a new code: again by the same channel, or by the one chosen ("Call me instead", "Send via WhatsApp")',
+      form: ResendFormSchema,
+      responses: transactionResponses({ '303': redirectResponse('To the code page.'), '302': TO_REDIRECT_URI }),
+      handle: page(async (req, res) => {
+        const begun = await posted(req);
+        const phone = begun.transaction.phone_number;
+        if (!phone) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
+        const chosen = DeliveryChannelSchema.safeParse(field(req.body, 'channel'));
+        const input = { number: phone, ...(chosen.success ? { channel: chosen.data } : {}) };
+        const sent = await sendLoginCode(deps.start, begun.transaction, input, callerOf(req));
+        if (sent.ok) return seeOther(res, codePath(begun.transaction.id, true));
+        if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
+        await renderCode(req, res, sent.status, begun, { error: sent.message });
+      }),
     }),
-  );
 
-  mountPasskeyRoutes(router, {
-    deps: passkeySignIn,
-    secureCookies: deps.secureCookies,
-    sessionMaxAgeSeconds: deps.sessions.absoluteSeconds,
-    page,
-    posted,
-    viewed,
-    formContext,
-    phoneView,
-    renderPhone,
-    endSignIn,
-    textField,
-  });
-
-  router.post(
-    '/authorize/cancel',
-    page(async (req, res) => {
-      const { transaction } = await posted(req);
-      await cancelTransaction(store, transaction.id);
-      clearBindingCookie(res, transaction.id, deps.secureCookies);
-      sendAuthorizationResponse(res, transactionError(transaction, 'access_denied', 'The user cancelled the sign-in.'));
+    hostedLoginOperation({
+      method: 'post',
+      path: '/authorize/cancel',
+      operationId: 'authorizeCancel',
+      summary: 'Cancel: redirect with `error=access_denied`',
+      form: TransactionFormSchema,
+      responses: transactionResponses({ '302': TO_REDIRECT_URI }),
+      handle: page(async (req, res) => {
+        const { transaction } = await posted(req);
+        await cancelTransaction(store, transaction.id);
+        clearBindingCookie(res, transaction.id, deps.secureCookies);
+        sendAuthorizationResponse(res, transactionError(transaction, 'access_denied', 'The user cancelled the sign-in.'));
+      }),
     }),
-  );
 
-  return router;
+    ...passkeyOperations({
+      deps: passkeySignIn,
+      secureCookies: deps.secureCookies,
+      sessionMaxAgeSeconds: () => deps.sessions.absoluteSeconds,
+      page,
+      posted,
+      viewed,
+      formContext,
+      phoneView,
+      renderPhone,
+      endSignIn,
+      textField,
+    }),
+  ];
+}
+
+/** `GET /authorize` and the pages and form posts of the hosted login, as authorizeOperations declares them. */
+export function authorizeRouter(deps: AuthorizeRouterDependencies, operations = authorizeOperations(deps)): Router {
+  return mountOperations(Router(), operations);
 }
