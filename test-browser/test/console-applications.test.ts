@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { requestJson } from '@smsauth/stack';
 import { seriousAxeViolations } from '../src/accessibility';
 import { describeWithChromium } from '../src/chromium';
-import { createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { createOperator, openScreen, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
 import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console-applications');
@@ -64,12 +64,6 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
 
   async function shot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
-
-  async function openScreen(page: Page, label: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
-    await page.getByRole('heading', { level: 1, name: label, exact: true }).waitFor();
-    await page.locator('.loading').first().waitFor({ state: 'detached' });
   }
 
   /** An Admin signed in, in a context that lets axe run (the console's CSP forbids injected script). */

@@ -4,7 +4,7 @@ import { ManagementClient, readCodeFromOutbox, requestJson } from '@smsauth/stac
 import { seriousAxeViolations } from '../src/accessibility';
 import { CallbackServer } from '../src/callback-server';
 import { describeWithChromium } from '../src/chromium';
-import { consoleUrl, createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { consoleUrl, createOperator, openScreen, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
 import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');
@@ -44,14 +44,6 @@ describeWithChromium('the operator console in a real browser', () => {
 
   async function shot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
-
-  async function openScreen(page: Page, label: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
-    // Each screen's heading is its name in the navigation: the new screen is rendered.
-    await page.getByRole('heading', { level: 1, name: label, exact: true }).waitFor();
-    // Whatever the screen loads is on it (no "Loading …" left).
-    await page.locator('.loading').first().waitFor({ state: 'detached' });
   }
 
   it('serves the console at /console/ under its strict CSP: signed out, it offers the hosted login, with no console error', async () => {
