@@ -235,7 +235,9 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
 
     await roles.getByRole('button', { name: 'New role…' }).click();
     const form = roles.getByRole('form', { name: 'New role' });
-    // The form opened by a button starts at its first field (the button is gone).
+    // The form opened by a button starts at its first field (the button is gone). The form moves
+    // the focus in an effect, after it is drawn: wait for that rather than read it at once.
+    await page.waitForFunction("document.activeElement?.id === 'role-name'");
     expect(await page.evaluate<string>('document.activeElement.id')).toBe('role-name');
     await form.getByLabel('Name', { exact: true }).fill('Auditor');
     await form.getByLabel(/^Description/).fill('Reads the tenant logs');
