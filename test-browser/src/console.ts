@@ -27,6 +27,15 @@ export function recordConsoleProblems(page: Page, stack: LaunchedStack): string[
   return problems;
 }
 
+/** Opens a screen by its link in the console's navigation and waits until it shows what it loads. */
+export async function openScreen(page: Page, label: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
+  // Each screen's heading is its name in the navigation: the new screen is rendered.
+  await page.getByRole('heading', { level: 1, name: label, exact: true }).waitFor();
+  // Whatever the screen loads is on it (no "Loading …" left).
+  await page.locator('.loading').first().waitFor({ state: 'detached' });
+}
+
 /**
  * Opens the console, signs in through the hosted login by SMS (the code read off the gateway's
  * inbox page), declines the passkey offer if the login page makes one, and waits until the

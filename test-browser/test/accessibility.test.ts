@@ -1,11 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { freePort, launchStack, ManagementClient, type LaunchedStack } from '@smsauth/stack';
+import type { Page } from 'playwright-core';
 import { seriousAxeViolations } from '../src/accessibility';
 import { CallbackServer } from '../src/callback-server';
-import { describeWithChromium, launchChromium } from '../src/chromium';
+import { describeWithChromium } from '../src/chromium';
+import { createAppOnConnection, useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'accessibility');
 const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
@@ -20,34 +18,17 @@ function uniquePhone(): string {
  * kept as a screenshot.
  */
 describeWithChromium('the pages people see, checked with axe-core', () => {
-  let stack: LaunchedStack;
-  let dataDir: string;
+  const suite = useBrowserSuite('smsauth-a11y-', SCREENSHOTS);
   let callback: CallbackServer;
-  let browser: Browser;
   let clientId: string;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    dataDir = mkdtempSync(join(tmpdir(), 'smsauth-a11y-'));
     callback = await CallbackServer.start();
-    stack = await launchStack({
-      ports: { identity: await freePort(), gateway: await freePort(), airport: await freePort() },
-      dataDir,
-      env: { LOG_LEVEL: 'warn' },
-    });
-    const api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
-    const client = await api.createClient({ name: 'Accessible App', app_type: 'spa', callbacks: [callback.url()] });
-    clientId = client.client_id;
-    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
-    await api.updateConnection(connection.id, { enabled_clients: [...connection.enabled_clients, clientId] });
-    browser = await launchChromium();
+    clientId = await createAppOnConnection(suite, 'Accessible App', callback.url());
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
     await callback?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   function authorizeUrl(overrides: Record<string, string> = {}): string {
@@ -60,7 +41,7 @@ describeWithChromium('the pages people see, checked with axe-core', () => {
       nonce: 'a11y-nonce',
       ...overrides,
     });
-    return `${stack.urls.authUrl}/authorize?${query.toString()}`;
+    return `${suite.stack.urls.authUrl}/authorize?${query.toString()}`;
   }
 
   /** Checks the page with axe and keeps its screenshot; names the violations when there are any. */
@@ -72,7 +53,7 @@ describeWithChromium('the pages people see, checked with axe-core', () => {
 
   describe.each(Object.entries(VIEWPORTS))('at %s width', (viewportName, viewport) => {
     async function openPage(): Promise<{ page: Page; close: () => Promise<void> }> {
-      const context = await browser.newContext({ viewport, bypassCSP: true });
+      const context = await suite.browser.newContext({ viewport, bypassCSP: true });
       return { page: await context.newPage(), close: () => context.close() };
     }
 
@@ -110,7 +91,7 @@ describeWithChromium('the pages people see, checked with axe-core', () => {
 
     it("the gateway's inbox page", async () => {
       const { page, close } = await openPage();
-      await page.goto(`${stack.urls.gatewayUrl}/outbox`);
+      await page.goto(`${suite.stack.urls.gatewayUrl}/outbox`);
       await expectAccessible(page, `${viewportName}-inbox`);
       await close();
     });

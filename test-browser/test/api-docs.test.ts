@@ -1,35 +1,19 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import type { LaunchedStack } from '@smsauth/stack';
-import { describeWithChromium, launchChromium } from '../src/chromium';
-import { launchTestStack, type BrowserTestStack } from '../src/stack';
+import type { Page } from 'playwright-core';
+import { describeWithChromium } from '../src/chromium';
+import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'api-docs');
 
 describeWithChromium('API reference pages (GET /docs) in a real browser', () => {
-  let launched: BrowserTestStack;
-  let stack: LaunchedStack;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    launched = await launchTestStack('smsauth-docs-');
-    stack = launched.stack;
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await launched?.close();
-  });
+  const suite = useBrowserSuite('smsauth-docs-', SCREENSHOTS);
 
   /**
    * Opens `{baseUrl}/docs`, waits for Swagger UI to render `method path` from the service's own
    * document, and checks the page broke no rule of its Content-Security-Policy and threw nothing.
    */
   async function expectOperationOnDocsPage(baseUrl: string, method: string, path: string, screenshot: string): Promise<void> {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page: Page = await context.newPage();
     const cspViolations: string[] = [];
     const pageErrors: string[] = [];
@@ -60,21 +44,21 @@ describeWithChromium('API reference pages (GET /docs) in a real browser', () => 
   }
 
   it('airport-api: renders its Swagger 2.0 document (/openapi.yaml) and shows GET /airportName', async () => {
-    await expectOperationOnDocsPage(stack.urls.baseUrl, 'GET', '/airportName', 'airport-api.png');
+    await expectOperationOnDocsPage(suite.stack.urls.baseUrl, 'GET', '/airportName', 'airport-api.png');
   });
 
   it('sms-delivery-gateway: renders its OpenAPI 3.1 document (/openapi.json) and shows POST /sms', async () => {
-    await expectOperationOnDocsPage(stack.urls.gatewayUrl, 'POST', '/sms', 'sms-delivery-gateway.png');
+    await expectOperationOnDocsPage(suite.stack.urls.gatewayUrl, 'POST', '/sms', 'sms-delivery-gateway.png');
   });
 
   it('identity: renders its OpenAPI document (/openapi.json) and shows POST /passwordless/start', async () => {
-    const document = await fetch(`${stack.urls.authUrl}/openapi.json`);
+    const document = await fetch(`${suite.stack.urls.authUrl}/openapi.json`);
     if (document.status !== 200) {
       throw new Error(
         `identity's GET /openapi.json answered ${document.status}, not 200: its /docs page has no document to render ` +
           '(identity serves /openapi.json from services/identity/src/routes/openapi)',
       );
     }
-    await expectOperationOnDocsPage(stack.urls.authUrl, 'POST', '/passwordless/start', 'identity.png');
+    await expectOperationOnDocsPage(suite.stack.urls.authUrl, 'POST', '/passwordless/start', 'identity.png');
   });
 });

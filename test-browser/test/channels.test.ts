@@ -1,10 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { ManagementClient, type LaunchedStack } from '@smsauth/stack';
 import { CallbackServer } from '../src/callback-server';
-import { describeWithChromium, launchChromium } from '../src/chromium';
-import { launchTestStack, type BrowserTestStack } from '../src/stack';
+import { describeWithChromium } from '../src/chromium';
+import { createAppOnConnection, useBrowserSuite } from '../src/stack';
 import { verifyWithJwks } from '../src/tokens';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'channels');
@@ -16,36 +13,21 @@ const PHONE_VIEWPORT = { width: 390, height: 844 };
  * provider) receives a voice message, and the code spoken in it signs the person in.
  */
 describeWithChromium('choosing another channel on the hosted login', () => {
-  let launched: BrowserTestStack;
-  let stack: LaunchedStack;
+  const suite = useBrowserSuite('smsauth-channels-', SCREENSHOTS);
   let callback: CallbackServer;
-  let browser: Browser;
   let clientId: string;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    launched = await launchTestStack('smsauth-channels-');
-    stack = launched.stack;
     callback = await CallbackServer.start();
-    const api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
-    const client = await api.createClient({ name: 'Browser Test App', app_type: 'spa', callbacks: [callback.url()] });
-    clientId = client.client_id;
-    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
-    await api.updateConnection(connection.id, {
-      enabled_clients: [...connection.enabled_clients, clientId],
-      options: { channels: { default: ['sms', 'voice', 'whatsapp'] } },
-    });
-    browser = await launchChromium();
+    clientId = await createAppOnConnection(suite, 'Browser Test App', callback.url(), { channels: { default: ['sms', 'voice', 'whatsapp'] } });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await launched?.close();
     await callback?.close();
   });
 
   it('places a voice call on "Call me instead" after the countdown, and the spoken code signs in', async () => {
-    const context = await browser.newContext({ viewport: PHONE_VIEWPORT, hasTouch: true });
+    const context = await suite.browser.newContext({ viewport: PHONE_VIEWPORT, hasTouch: true });
     const page = await context.newPage();
     const phone = `+1415${2_000_000 + Math.floor(Math.random() * 8e6)}`;
     const query = new URLSearchParams({
@@ -53,11 +35,11 @@ describeWithChromium('choosing another channel on the hosted login', () => {
       redirect_uri: callback.url(),
       response_type: 'token id_token',
       scope: 'openid phone',
-      audience: stack.apiAudience,
+      audience: suite.stack.apiAudience,
       state: 'channels-state',
       nonce: 'channels-nonce',
     });
-    await page.goto(`${stack.urls.authUrl}/authorize?${query.toString()}`);
+    await page.goto(`${suite.stack.urls.authUrl}/authorize?${query.toString()}`);
     await page.getByLabel('Mobile phone number').fill(phone);
     await page.getByRole('button', { name: 'Send code' }).click();
     await page.getByLabel('Code', { exact: true }).waitFor();
@@ -78,7 +60,7 @@ describeWithChromium('choosing another channel on the hosted login', () => {
 
     // The gateway's outbox shows the voice message, in its language, as a call would say it.
     const outbox = await context.newPage();
-    await outbox.goto(`${stack.urls.gatewayUrl}/outbox`);
+    await outbox.goto(`${suite.stack.urls.gatewayUrl}/outbox`);
     const row = outbox.locator('tbody tr', { hasText: phone }).first();
     expect(await row.locator('td[data-label="Channel"]').textContent()).toBe('Voice call (en-US)');
     const spoken = (await row.locator('td.body').textContent())!;
@@ -93,7 +75,7 @@ describeWithChromium('choosing another channel on the hosted login', () => {
     await Promise.all([page.waitForURL((url) => url.href.startsWith(callback.url())), page.getByRole('button', { name: 'Sign in' }).click()]);
     const fragment = new URLSearchParams(new URL(page.url()).hash.slice(1));
     expect(fragment.get('state')).toBe('channels-state');
-    const id = await verifyWithJwks(stack.urls.authUrl, fragment.get('id_token')!, clientId);
+    const id = await verifyWithJwks(suite.stack.urls.authUrl, fragment.get('id_token')!, clientId);
     expect(id.phone_number).toBe(phone);
     await context.close();
   });

@@ -1,13 +1,12 @@
-import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ManagementClient, requestJson, type LaunchedStack } from '@smsauth/stack';
+import type { BrowserContext, Page } from 'playwright-core';
+import { requestJson } from '@smsauth/stack';
 import { seriousAxeViolations } from '../src/accessibility';
-import { describeWithChromium, launchChromium } from '../src/chromium';
-import { createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
-import { launchTestStack, type BrowserTestStack } from '../src/stack';
+import { describeWithChromium } from '../src/chromium';
+import { createOperator, openScreen, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console-applications');
 
@@ -61,41 +60,19 @@ class LogSink {
 const itemsOf = <T>(answer: unknown, plural: string): T[] => (Array.isArray(answer) ? answer : ((answer as Record<string, T[]>)[plural] ?? [])) as T[];
 
 describeWithChromium('the operator console: applications, APIs, roles and log streams', () => {
-  let launched: BrowserTestStack;
-  let stack: LaunchedStack;
-  let browser: Browser;
-  let api: ManagementClient;
-
-  beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    launched = await launchTestStack('smsauth-console-apps-');
-    stack = launched.stack;
-    api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await launched?.close();
-  });
+  const suite = useBrowserSuite('smsauth-console-apps-', SCREENSHOTS);
 
   async function shot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   }
 
-  async function openScreen(page: Page, label: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
-    await page.getByRole('heading', { level: 1, name: label, exact: true }).waitFor();
-    await page.locator('.loading').first().waitFor({ state: 'detached' });
-  }
-
   /** An Admin signed in, in a context that lets axe run (the console's CSP forbids injected script). */
   async function signInAdmin(phone: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    await createOperator(api, stack, phone, ['Admin']);
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
+    await createOperator(suite.api, suite.stack, phone, ['Admin']);
+    const context = await suite.browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
     const page = await context.newPage();
-    const problems = recordConsoleProblems(page, stack);
-    await signInToConsole(context, stack, phone, SCREENSHOTS, page);
+    const problems = recordConsoleProblems(page, suite.stack);
+    await signInToConsole(context, suite.stack, phone, SCREENSHOTS, page);
     await page.getByRole('navigation', { name: 'Console' }).waitFor();
     return { context, page, problems };
   }
@@ -131,7 +108,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     expect(await createApi.textContent()).toContain(`tokens whose audience is ${identifier}`);
     await createApi.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByTestId('apis').locator('tbody tr', { hasText: identifier }).waitFor();
-    const flights = (await api.listResourceServers()).find((r) => r.identifier === identifier) as { id: string; name: string; scopes: Array<{ value: string; description: string }> } | undefined;
+    const flights = (await suite.api.listResourceServers()).find((r) => r.identifier === identifier) as { id: string; name: string; scopes: Array<{ value: string; description: string }> } | undefined;
     expect(flights).toMatchObject({ name: 'Flights', scopes: [{ value: 'read:flights', description: 'Read flights' }, { value: 'book:flights', description: 'Book a flight' }] });
 
     // A new machine-to-machine application: its secret is shown once, with a warning.
@@ -150,17 +127,17 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     const secret = await created.getByLabel('Client secret of Flight bot').inputValue();
     expect(secret.length).toBeGreaterThan(20);
     await axeAtBothWidths(page, '12-client-secret-shown-once', found);
-    const bot = (await api.listClients()).find((c) => c.name === 'Flight bot')!;
+    const bot = (await suite.api.listClients()).find((c) => c.name === 'Flight bot')!;
     expect(bot).toMatchObject({ app_type: 'non_interactive', grant_types: ['client_credentials'] });
     // The API never answers the secret again; the console forgets it once dismissed.
-    expect(JSON.stringify(await api.call('GET', `/clients/${bot.client_id}`))).not.toContain(secret);
+    expect(JSON.stringify(await suite.api.call('GET', `/clients/${bot.client_id}`))).not.toContain(secret);
     await created.getByRole('button', { name: 'I have copied the secret' }).click();
     await created.waitFor({ state: 'detached' });
     expect(await page.content()).not.toContain(secret);
 
     // Without a client grant the secret gets no token for the API.
     const token = () =>
-      requestJson(`${stack.urls.authUrl}/oauth/token`, {
+      requestJson(`${suite.stack.urls.authUrl}/oauth/token`, {
         method: 'POST',
         json: { grant_type: 'client_credentials', client_id: bot.client_id, client_secret: secret, audience: identifier },
       });
@@ -176,7 +153,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     expect(await give.textContent()).toContain('with the scopes read:flights');
     await give.getByRole('button', { name: 'Give access', exact: true }).click();
     await card.getByTestId('client-grants').waitFor();
-    const grantsOf = async () => itemsOf<{ id: string; audience: string; scope: string[] }>(await api.call('GET', `/client-grants?client_id=${bot.client_id}`), 'client_grants');
+    const grantsOf = async () => itemsOf<{ id: string; audience: string; scope: string[] }>(await suite.api.call('GET', `/client-grants?client_id=${bot.client_id}`), 'client_grants');
     expect((await grantsOf()).map((g) => [g.audience, g.scope])).toEqual([[identifier, ['read:flights']]]);
     const issued = await token();
     expect(issued.status).toBe(200);
@@ -204,17 +181,17 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await badTypes.getByRole('button', { name: 'Save', exact: true }).click();
     const refusal = badTypes.getByRole('alert');
     await refusal.waitFor();
-    const said = await api.call<{ message?: string; error_description?: string }>('PATCH', `/clients/${bot.client_id}`, { grant_types: ['client_credentials', 'authorization_code'] }, [400]);
+    const said = await suite.api.call<{ message?: string; error_description?: string }>('PATCH', `/clients/${bot.client_id}`, { grant_types: ['client_credentials', 'authorization_code'] }, [400]);
     expect(await refusal.textContent()).toContain(`${said.message ?? said.error_description} (HTTP 400, `);
     await badTypes.getByRole('button', { name: 'Cancel' }).click();
-    expect((await api.call<{ grant_types: string[] }>('GET', `/clients/${bot.client_id}`)).grant_types).toEqual(['client_credentials']);
+    expect((await suite.api.call<{ grant_types: string[] }>('GET', `/clients/${bot.client_id}`)).grant_types).toEqual(['client_credentials']);
     await card.getByRole('checkbox', { name: /^Authorization code/ }).uncheck();
     await card.getByRole('checkbox', { name: /^Refresh token/ }).check();
     await card.getByRole('button', { name: 'Save…' }).click();
     const types = page.getByRole('dialog', { name: 'Change the grant types of Flight bot?' });
     await types.getByRole('button', { name: 'Save', exact: true }).click();
     await card.getByRole('status').filter({ hasText: 'Grant types saved.' }).waitFor();
-    expect((await api.call<{ grant_types: string[] }>('GET', `/clients/${bot.client_id}`)).grant_types).toEqual(['refresh_token', 'client_credentials']);
+    expect((await suite.api.call<{ grant_types: string[] }>('GET', `/clients/${bot.client_id}`)).grant_types).toEqual(['refresh_token', 'client_credentials']);
 
     // Deleted, after a confirmation saying what goes with it.
     await card.getByRole('button', { name: 'Delete Flight bot…' }).click();
@@ -225,7 +202,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await axeAtBothWidths(page, '15-delete-application-confirm', found);
     await deleteClient.getByRole('button', { name: 'Delete the application' }).click();
     await card.waitFor({ state: 'detached' });
-    await api.call('GET', `/clients/${bot.client_id}`, undefined, [404]);
+    await suite.api.call('GET', `/clients/${bot.client_id}`, undefined, [404]);
     expect(await grantsOf()).toEqual([]);
     expect((await token()).status).toBe(401);
 
@@ -237,7 +214,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     expect(await deleteApi.textContent()).toContain(`identity issues no more tokens for ${identifier}`);
     await deleteApi.getByRole('button', { name: 'Delete the API' }).click();
     await apisTable.locator('tbody tr', { hasText: identifier }).waitFor({ state: 'detached' });
-    await api.call('GET', `/resource-servers/${flights!.id}`, undefined, [404]);
+    await suite.api.call('GET', `/resource-servers/${flights!.id}`, undefined, [404]);
 
     expect(found).toEqual({});
     // The one error the browser logged: the refused grant types (shown in the dialog).
@@ -248,7 +225,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
   it('Admin: creates a role, gives and takes its permissions, gives it to a user whose permissions then show them, and deletes it; built-in roles offer no Delete', async () => {
     const { context, page, problems } = await signInAdmin('+14155550212');
     const found: Record<string, unknown> = {};
-    const management = (await api.listResourceServers()).find((r) => (r as { is_system?: boolean }).is_system)!;
+    const management = (await suite.api.listResourceServers()).find((r) => (r as { is_system?: boolean }).is_system)!;
     await openScreen(page, 'Applications and APIs');
     const roles = page.getByRole('region', { name: 'Roles', exact: true });
     for (const builtIn of ['Admin', 'Support', 'Viewer']) {
@@ -258,7 +235,9 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
 
     await roles.getByRole('button', { name: 'New role…' }).click();
     const form = roles.getByRole('form', { name: 'New role' });
-    // The form opened by a button starts at its first field (the button is gone).
+    // The form opened by a button starts at its first field (the button is gone). The form moves
+    // the focus in an effect, after it is drawn: wait for that rather than read it at once.
+    await page.waitForFunction("document.activeElement?.id === 'role-name'");
     expect(await page.evaluate<string>('document.activeElement.id')).toBe('role-name');
     await form.getByLabel('Name', { exact: true }).fill('Auditor');
     await form.getByLabel(/^Description/).fill('Reads the tenant logs');
@@ -268,11 +247,11 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await create.getByRole('button', { name: 'Create', exact: true }).click();
     const auditor = roles.getByRole('region', { name: 'Auditor', exact: true });
     await auditor.getByText('No permission.').waitFor();
-    const role = itemsOf<{ id: string; name: string; description: string }>(await api.call('GET', '/roles?name_filter=Auditor'), 'roles');
+    const role = itemsOf<{ id: string; name: string; description: string }>(await suite.api.call('GET', '/roles?name_filter=Auditor'), 'roles');
     expect(role.map((r) => [r.name, r.description])).toEqual([['Auditor', 'Reads the tenant logs']]);
     const rolePath = `/roles/${role[0]!.id}`;
     const permissionsOf = async (path: string) =>
-      itemsOf<{ resource_server_identifier: string; permission_name: string }>(await api.call('GET', `${path}/permissions`), 'permissions')
+      itemsOf<{ resource_server_identifier: string; permission_name: string }>(await suite.api.call('GET', `${path}/permissions`), 'permissions')
         .map((p) => `${p.resource_server_identifier} ${p.permission_name}`)
         .sort();
 
@@ -301,7 +280,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     expect(await permissionsOf(rolePath)).toEqual([`${management.identifier} read:logs`]);
 
     // Given to a user on their page: the user's permissions (through the API) then come from it.
-    const userId = await createOperator(api, stack, '+14155550213', []);
+    const userId = await createOperator(suite.api, suite.stack, '+14155550213', []);
     await openScreen(page, 'Find a login');
     await page.getByLabel('Phone number, name or user id').fill(userId);
     await page.getByRole('button', { name: 'Search' }).click();
@@ -312,7 +291,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await page.getByRole('dialog', { name: 'Give +14155550213 the role Auditor?' }).getByRole('button', { name: 'Give Auditor' }).click();
     await page.getByTestId('user-roles').getByRole('button', { name: 'Take the role Auditor' }).waitFor();
     const userPath = `/users/${encodeURIComponent(userId)}`;
-    const userPermissions = itemsOf<{ permission_name: string; sources: Array<{ source_name: string; source_type: string }> }>(await api.call('GET', `${userPath}/permissions`), 'permissions');
+    const userPermissions = itemsOf<{ permission_name: string; sources: Array<{ source_name: string; source_type: string }> }>(await suite.api.call('GET', `${userPath}/permissions`), 'permissions');
     expect(userPermissions.map((p) => [p.permission_name, p.sources.map((s) => `${s.source_type} ${s.source_name}`)])).toEqual([['read:logs', ['ROLE Auditor']]]);
 
     // Deleted: the user loses its permissions.
@@ -323,7 +302,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await axeAtBothWidths(page, '22-delete-role-confirm', found);
     await remove.getByRole('button', { name: 'Delete the role' }).click();
     await auditor.waitFor({ state: 'detached' });
-    await api.call('GET', rolePath, undefined, [404]);
+    await suite.api.call('GET', rolePath, undefined, [404]);
     expect(await permissionsOf(userPath)).toEqual([]);
 
     expect(found).toEqual({});
@@ -334,7 +313,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
   it('Admin: edits a log stream\'s content format and type and removes its Authorization header (the next delivery shows each), then deletes it', async () => {
     const sink = await LogSink.start();
     try {
-      const stream = await api.call<{ id: string }>('POST', '/log-streams', {
+      const stream = await suite.api.call<{ id: string }>('POST', '/log-streams', {
         name: 'SIEM',
         type: 'http',
         sink: { httpEndpoint: sink.url('/events'), httpAuthorization: 'Bearer siem-token-for-the-test' },
@@ -363,13 +342,13 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
       expect(listed).toContain('Authorization header: removed');
       await save.getByRole('button', { name: 'Save', exact: true }).click();
       await row.filter({ hasText: 'JSONARRAY, application/json; charset=utf-8' }).waitFor();
-      expect((await api.call<{ sink: Record<string, string> }>('GET', `/log-streams/${stream.id}`)).sink).toMatchObject({
+      expect((await suite.api.call<{ sink: Record<string, string> }>('GET', `/log-streams/${stream.id}`)).sink).toMatchObject({
         httpContentFormat: 'JSONARRAY',
         httpContentType: 'application/json; charset=utf-8',
       });
       // A delivery of an event recorded after the change (a role created through the API): one
       // array, the new content type, no Authorization header.
-      await api.call('POST', '/roles', { name: 'After the stream change' });
+      await suite.api.call('POST', '/roles', { name: 'After the stream change' });
       const next = await sink.next((d) => d.body.includes('Create a role'));
       expect(next.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(next.headers.authorization).toBeUndefined();
@@ -383,8 +362,8 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
       await axeAtBothWidths(page, '31-delete-log-stream-confirm', found);
       await remove.getByRole('button', { name: 'Delete the stream' }).click();
       await page.getByText('No log stream: create one to send tenant logs to a SIEM.').waitFor();
-      await api.call('GET', `/log-streams/${stream.id}`, undefined, [404]);
-      expect(await api.call('GET', '/log-streams')).toEqual([]);
+      await suite.api.call('GET', `/log-streams/${stream.id}`, undefined, [404]);
+      expect(await suite.api.call('GET', '/log-streams')).toEqual([]);
 
       expect(found).toEqual({});
       expect(problems).toEqual([]);
@@ -395,13 +374,13 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
   });
 
   it('Viewer: sees applications, APIs, roles and log streams with no button that creates, changes or deletes any of them', async () => {
-    await api.call('POST', '/log-streams', { name: 'Viewer stream', type: 'http', sink: { httpEndpoint: 'https://siem.example.com/events' } });
+    await suite.api.call('POST', '/log-streams', { name: 'Viewer stream', type: 'http', sink: { httpEndpoint: 'https://siem.example.com/events' } });
     const phone = '+14155550215';
-    await createOperator(api, stack, phone, ['Viewer']);
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    await createOperator(suite.api, suite.stack, phone, ['Viewer']);
+    const context = await suite.browser.newContext({ viewport: VIEWPORTS.desktop });
     const page = await context.newPage();
-    const problems = recordConsoleProblems(page, stack);
-    await signInToConsole(context, stack, phone, SCREENSHOTS, page);
+    const problems = recordConsoleProblems(page, suite.stack);
+    await signInToConsole(context, suite.stack, phone, SCREENSHOTS, page);
     const changing = /^(New|Create|Delete|Edit|Change|Give|Remove|Save|Pause|Resume)/;
     await openScreen(page, 'Applications and APIs');
     await page.getByRole('region', { name: 'Roles', exact: true }).getByRole('region', { name: /^Viewer/ }).getByText('read:users').first().waitFor();

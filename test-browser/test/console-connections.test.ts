@@ -1,11 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ManagementClient, type LaunchedStack } from '@smsauth/stack';
+import type { BrowserContext, Page } from 'playwright-core';
 import { seriousAxeViolations } from '../src/accessibility';
-import { describeWithChromium, launchChromium } from '../src/chromium';
+import { describeWithChromium } from '../src/chromium';
 import { createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
-import { launchTestStack, type BrowserTestStack } from '../src/stack';
+import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');
 /** The connection the Admin edits and deletes (the operator signs in through the seeded one, untouched). */
@@ -21,22 +19,14 @@ interface ConnectionRecord {
 }
 
 describeWithChromium("the operator console's connection page: an Admin edits every setting of a connection and deletes it", () => {
-  let launched: BrowserTestStack;
-  let stack: LaunchedStack;
-  let browser: Browser;
-  let api: ManagementClient;
+  const suite = useBrowserSuite('smsauth-console-connections-', SCREENSHOTS);
   let context: BrowserContext;
   let page: Page;
   let problems: string[];
   let connectionId: string;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    launched = await launchTestStack('smsauth-console-connections-');
-    stack = launched.stack;
-    api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
-    browser = await launchChromium();
-    const created = await api.createConnection({
+    const created = await suite.api.createConnection({
       options: {
         name: EDITED,
         strategy: 'sms',
@@ -48,21 +38,19 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
     });
     connectionId = created.id;
     const adminPhone = '+14155550181';
-    await createOperator(api, stack, adminPhone, ['Admin']);
+    await createOperator(suite.api, suite.stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
-    context = await browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
+    context = await suite.browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
     page = await context.newPage();
-    problems = recordConsoleProblems(page, stack);
-    await signInToConsole(context, stack, adminPhone, SCREENSHOTS, page);
+    problems = recordConsoleProblems(page, suite.stack);
+    await signInToConsole(context, suite.stack, adminPhone, SCREENSHOTS, page);
   });
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
-    await launched?.close();
   });
 
-  const stored = () => api.call<ConnectionRecord>('GET', `/connections/${connectionId}`);
+  const stored = () => suite.api.call<ConnectionRecord>('GET', `/connections/${connectionId}`);
 
   async function shot(name: string): Promise<void> {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -79,7 +67,7 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
 
   /** The refusal the API gives this PATCH itself: what the console must show, word for word. */
   async function refusalOf(body: unknown): Promise<string> {
-    const said = await api.call<{ error_description: string }>('PATCH', `/connections/${connectionId}`, body, [400]);
+    const said = await suite.api.call<{ error_description: string }>('PATCH', `/connections/${connectionId}`, body, [400]);
     return said.error_description;
   }
 
@@ -231,7 +219,7 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
   });
 
   it('enables the connection for an application, naming it in the confirmation', async () => {
-    const demo = await api.call<{ name: string }>('GET', `/clients/${stack.tenant.demoClientId}`);
+    const demo = await suite.api.call<{ name: string }>('GET', `/clients/${suite.stack.tenant.demoClientId}`);
     await openConnection();
     // Each application is named with its type: "Demo (native)".
     await page.getByRole('checkbox', { name: `${demo.name} (` }).check();
@@ -240,14 +228,14 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
     await change.getByRole('button', { name: 'Apply' }).click();
     await change.waitFor({ state: 'detached' });
     await page.getByRole('status').filter({ hasText: 'Applications saved.' }).waitFor();
-    expect((await stored()).enabled_clients).toEqual([stack.tenant.demoClientId]);
+    expect((await stored()).enabled_clients).toEqual([suite.stack.tenant.demoClientId]);
   });
 
   it('Support sees the same page read only: every field disabled, no button that would change or delete the connection', async () => {
     const supportPhone = '+14155550182';
-    await createOperator(api, stack, supportPhone, ['Support']);
-    const supportContext = await browser.newContext({ viewport: VIEWPORTS.desktop });
-    const support = await signInToConsole(supportContext, stack, supportPhone, SCREENSHOTS);
+    await createOperator(suite.api, suite.stack, supportPhone, ['Support']);
+    const supportContext = await suite.browser.newContext({ viewport: VIEWPORTS.desktop });
+    const support = await signInToConsole(supportContext, suite.stack, supportPhone, SCREENSHOTS);
     await support.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Connections', exact: true }).click();
     await support.getByRole('link', { name: EDITED, exact: true }).click();
     await support.getByRole('heading', { level: 1, name: EDITED, exact: true }).waitFor();
@@ -292,7 +280,7 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
   });
 
   it('deletes the connection only after a confirmation saying what goes with it (its users, the applications using it); Cancel keeps it', async () => {
-    await api.call('POST', '/users', { connection: EDITED, phone_number: '+14155550191' });
+    await suite.api.call('POST', '/users', { connection: EDITED, phone_number: '+14155550191' });
     await openConnection();
     const deleteButton = page.getByRole('button', { name: `Delete ${EDITED}…`, exact: true });
     const first = await submit(`Delete ${EDITED}…`, `Delete the connection ${EDITED}?`);
@@ -313,9 +301,9 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
     await page.locator('.loading').first().waitFor({ state: 'detached' });
     expect(await page.getByRole('link', { name: EDITED, exact: true }).count()).toBe(0);
     await shot('64-connections-after-delete');
-    await api.call('GET', `/connections/${connectionId}`, undefined, [404]);
-    expect((await api.listConnections()).map((c) => c.name)).not.toContain(EDITED);
-    expect((await api.call<unknown[]>('GET', `/users?q=${encodeURIComponent('phone_number:"+14155550191"')}`)).length).toBe(0);
+    await suite.api.call('GET', `/connections/${connectionId}`, undefined, [404]);
+    expect((await suite.api.listConnections()).map((c) => c.name)).not.toContain(EDITED);
+    expect((await suite.api.call<unknown[]>('GET', `/users?q=${encodeURIComponent('phone_number:"+14155550191"')}`)).length).toBe(0);
     // The browser reports each refused request (the 400s above, which the test caused) as a console error; nothing else may be there.
     expect(problems.filter((problem) => !problem.includes('the server responded with a status of 400'))).toEqual([]);
   });

@@ -1,12 +1,11 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { ManagementClient, readCodeFromOutbox, requestJson, type LaunchedStack } from '@smsauth/stack';
+import type { Page } from 'playwright-core';
+import { ManagementClient, readCodeFromOutbox, requestJson } from '@smsauth/stack';
 import { seriousAxeViolations } from '../src/accessibility';
 import { CallbackServer } from '../src/callback-server';
-import { describeWithChromium, launchChromium } from '../src/chromium';
-import { consoleUrl, createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
-import { launchTestStack, type BrowserTestStack } from '../src/stack';
+import { describeWithChromium } from '../src/chromium';
+import { consoleUrl, createOperator, openScreen, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');
 /** The demo client's OTP grant (the pump and the real GB user sign in with it, outside the browser). */
@@ -16,33 +15,17 @@ const GB_MOBILE = (n: number) => `+447400${String(n).padStart(6, '0')}`;
 const PUMPED_PREFIX = '+447400';
 
 describeWithChromium('the operator console in a real browser', () => {
-  let launched: BrowserTestStack;
-  let stack: LaunchedStack;
-  let browser: Browser;
-  let api: ManagementClient;
-
-  beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    launched = await launchTestStack('smsauth-console-');
-    stack = launched.stack;
-    api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await launched?.close();
-  });
+  const suite = useBrowserSuite('smsauth-console-', SCREENSHOTS);
 
   async function connection() {
-    return (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
+    return (await suite.api.listConnections()).find((c) => c.name === suite.stack.tenant.connectionName)!;
   }
 
   /** POST /passwordless/start as the demo (native) client; the status identity answered. */
   async function start(phone: string): Promise<number> {
-    const res = await requestJson(`${stack.urls.authUrl}/passwordless/start`, {
+    const res = await requestJson(`${suite.stack.urls.authUrl}/passwordless/start`, {
       method: 'POST',
-      json: { client_id: stack.tenant.demoClientId, connection: stack.tenant.connectionName, phone_number: phone, send: 'code' },
+      json: { client_id: suite.stack.tenant.demoClientId, connection: suite.stack.tenant.connectionName, phone_number: phone, send: 'code' },
     });
     return res.status;
   }
@@ -51,10 +34,10 @@ describeWithChromium('the operator console in a real browser', () => {
   async function verify(phone: string): Promise<void> {
     const sent = new Date();
     expect(await start(phone)).toBe(200);
-    const otp = await readCodeFromOutbox(stack.urls.gatewayUrl, phone, { notBefore: sent });
-    const res = await requestJson(`${stack.urls.authUrl}/oauth/token`, {
+    const otp = await readCodeFromOutbox(suite.stack.urls.gatewayUrl, phone, { notBefore: sent });
+    const res = await requestJson(`${suite.stack.urls.authUrl}/oauth/token`, {
       method: 'POST',
-      json: { grant_type: OTP_GRANT, client_id: stack.tenant.demoClientId, realm: stack.tenant.connectionName, username: phone, otp, scope: 'openid' },
+      json: { grant_type: OTP_GRANT, client_id: suite.stack.tenant.demoClientId, realm: suite.stack.tenant.connectionName, username: phone, otp, scope: 'openid' },
     });
     expect(res.status).toBe(200);
   }
@@ -63,19 +46,11 @@ describeWithChromium('the operator console in a real browser', () => {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   }
 
-  async function openScreen(page: Page, label: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
-    // Each screen's heading is its name in the navigation: the new screen is rendered.
-    await page.getByRole('heading', { level: 1, name: label, exact: true }).waitFor();
-    // Whatever the screen loads is on it (no "Loading …" left).
-    await page.locator('.loading').first().waitFor({ state: 'detached' });
-  }
-
   it('serves the console at /console/ under its strict CSP: signed out, it offers the hosted login, with no console error', async () => {
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const context = await suite.browser.newContext({ viewport: VIEWPORTS.desktop });
     const page = await context.newPage();
-    const problems = recordConsoleProblems(page, stack);
-    const opened = await page.goto(consoleUrl(stack.urls.authUrl));
+    const problems = recordConsoleProblems(page, suite.stack);
+    const opened = await page.goto(consoleUrl(suite.stack.urls.authUrl));
     expect(opened?.status()).toBe(200);
     const csp = opened!.headers()['content-security-policy']!;
     expect(csp).toContain("default-src 'none'");
@@ -95,7 +70,7 @@ describeWithChromium('the operator console in a real browser', () => {
     const tokens: string[] = [];
     page.on('request', (request) => {
       const authorization = request.headers()['authorization'];
-      if (request.url().startsWith(`${stack.urls.authUrl}/api/v2/`) && authorization) tokens.push(authorization);
+      if (request.url().startsWith(`${suite.stack.urls.authUrl}/api/v2/`) && authorization) tokens.push(authorization);
     });
     return tokens;
   }
@@ -112,16 +87,16 @@ describeWithChromium('the operator console in a real browser', () => {
 
   it('Support: signs in by SMS, finds a number that failed to sign in and sees why, blocks and unblocks a user (by id), unblocks the prefix the fraud guard blocked, and sees the conversion move', async () => {
     const conn = await connection();
-    await api.updateConnection(conn.id, { options: { sms_fraud_guard: { mode: 'block', min_sends: 5, min_conversion: 0.5, window_minutes: 60, block_minutes: 60 } } });
+    await suite.api.updateConnection(conn.id, { options: { sms_fraud_guard: { mode: 'block', min_sends: 5, min_conversion: 0.5, window_minutes: 60, block_minutes: 60 } } });
     const refused = await pumpUntilBlocked();
-    expect((await api.call<{ blocks: Array<{ prefix: string }> }>('GET', `/connections/${conn.id}/sms-fraud-blocks`)).blocks.map((b) => b.prefix)).toEqual([PUMPED_PREFIX]);
+    expect((await suite.api.call<{ blocks: Array<{ prefix: string }> }>('GET', `/connections/${conn.id}/sms-fraud-blocks`)).blocks.map((b) => b.prefix)).toEqual([PUMPED_PREFIX]);
 
     const operatorPhone = '+14155550161';
-    await createOperator(api, stack, operatorPhone, ['Support']);
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    await createOperator(suite.api, suite.stack, operatorPhone, ['Support']);
+    const context = await suite.browser.newContext({ viewport: VIEWPORTS.desktop });
     const page = await context.newPage();
-    const problems = recordConsoleProblems(page, stack);
-    await signInToConsole(context, stack, operatorPhone, SCREENSHOTS, page);
+    const problems = recordConsoleProblems(page, suite.stack);
+    await signInToConsole(context, suite.stack, operatorPhone, SCREENSHOTS, page);
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     expect(await page.locator('header.top').textContent()).toContain(operatorPhone);
@@ -143,7 +118,7 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(await refusal.textContent()).toContain('fraud_guard');
 
     // A user: blocked, then unblocked, each after a confirmation.
-    const customer = await createOperator(api, stack, '+14155550165', []);
+    const customer = await createOperator(suite.api, suite.stack, '+14155550165', []);
     await page.getByLabel('Phone number, name or user id').fill(customer);
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByTestId('user-results').getByRole('link').first().click();
@@ -157,11 +132,11 @@ describeWithChromium('the operator console in a real browser', () => {
     await page.getByRole('status').filter({ hasText: '+14155550165 is blocked.' }).waitFor();
     await page.locator('[data-testid="user-status"]:text-is("Blocked")').waitFor();
     await shot(page, '11b-support-user-blocked');
-    expect((await api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(true);
+    expect((await suite.api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(true);
     await page.getByRole('button', { name: 'Unblock…' }).click();
     await page.getByRole('dialog', { name: 'Unblock +14155550165?' }).getByRole('button', { name: 'Unblock', exact: true }).click();
     await page.locator('[data-testid="user-status"]:text-is("Active")').waitFor();
-    expect((await api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(false);
+    expect((await suite.api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(false);
 
     // The fraud guard: the blocked prefix, unblocked after a confirmation saying what changes.
     await openScreen(page, 'Fraud guard');
@@ -179,7 +154,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await dialog.waitFor({ state: 'detached' });
     await blocked.waitFor({ state: 'detached' });
     await shot(page, '13-support-unblocked');
-    expect((await api.call<{ blocks: unknown[] }>('GET', `/connections/${conn.id}/sms-fraud-blocks`)).blocks).toEqual([]);
+    expect((await suite.api.call<{ blocks: unknown[] }>('GET', `/connections/${conn.id}/sms-fraud-blocks`)).blocks).toEqual([]);
 
     // Conversion by country: GB had codes sent and none verified; one real login moves it.
     await openScreen(page, 'Overview');
@@ -207,12 +182,12 @@ describeWithChromium('the operator console in a real browser', () => {
 
   it('Viewer: every screen shows, no button changes anything, and the API refuses a change with 403', async () => {
     const viewerPhone = '+14155550162';
-    await createOperator(api, stack, viewerPhone, ['Viewer']);
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    await createOperator(suite.api, suite.stack, viewerPhone, ['Viewer']);
+    const context = await suite.browser.newContext({ viewport: VIEWPORTS.desktop });
     const page = await context.newPage();
-    const problems = recordConsoleProblems(page, stack);
+    const problems = recordConsoleProblems(page, suite.stack);
     const tokens = recordApiTokens(page);
-    await signInToConsole(context, stack, viewerPhone, SCREENSHOTS, page);
+    await signInToConsole(context, suite.stack, viewerPhone, SCREENSHOTS, page);
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     const screens = await nav.getByRole('link').allTextContents();
@@ -244,11 +219,11 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(storage).not.toContain(authorization.replace(/^Bearer /, '').slice(0, 40));
     expect(storage).not.toMatch(/eyJ|refresh_token|access_token/);
     const conn = await connection();
-    const read = await fetch(`${stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks`, { headers: { authorization } });
+    const read = await fetch(`${suite.stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks`, { headers: { authorization } });
     expect(read.status).toBe(200);
-    const refusedChange = await fetch(`${stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks/${encodeURIComponent(PUMPED_PREFIX)}`, { method: 'DELETE', headers: { authorization } });
+    const refusedChange = await fetch(`${suite.stack.urls.authUrl}/api/v2/connections/${conn.id}/sms-fraud-blocks/${encodeURIComponent(PUMPED_PREFIX)}`, { method: 'DELETE', headers: { authorization } });
     expect(refusedChange.status).toBe(403);
-    const refusedBlock = await fetch(`${stack.urls.authUrl}/api/v2/users/${encodeURIComponent('x')}`, { method: 'PATCH', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ blocked: true }) });
+    const refusedBlock = await fetch(`${suite.stack.urls.authUrl}/api/v2/users/${encodeURIComponent('x')}`, { method: 'PATCH', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ blocked: true }) });
     expect(refusedBlock.status).toBe(403);
     expect(problems).toEqual([]);
     await context.close();
@@ -256,9 +231,9 @@ describeWithChromium('the operator console in a real browser', () => {
 
   it('a user with no role signs in and is told they cannot use the console, and why', async () => {
     const phone = '+14155550163';
-    await createOperator(api, stack, phone, []);
-    const context = await browser.newContext({ viewport: VIEWPORTS.phone });
-    const page = await signInToConsole(context, stack, phone, SCREENSHOTS);
+    await createOperator(suite.api, suite.stack, phone, []);
+    const context = await suite.browser.newContext({ viewport: VIEWPORTS.phone });
+    const page = await signInToConsole(context, suite.stack, phone, SCREENSHOTS);
     const heading = page.getByRole('heading', { name: 'You have no role in this console' });
     await heading.waitFor();
     await shot(page, '30-no-role');
@@ -269,10 +244,10 @@ describeWithChromium('the operator console in a real browser', () => {
 
   it('Admin: axe-core finds no serious violation on any screen or dialog at 390 and 1280 px; Escape cancels and the skip link comes first; API errors keep their words; the template preview counts segments; the live log view shows a new event; a log stream is created, resumed, edited and paused; the safe list, fraud-guard mode, a test code, the rest of the SMS policy (a refusal shown as the API said it), a new connection with gateway authentication, the callbacks of a client, giving and taking a role, revoking sessions and deleting a user each change what the API answers; the signing key is rotated and the previous one revoked (the current one is never offered); a reload signs in again', async () => {
     const adminPhone = '+14155550164';
-    await createOperator(api, stack, adminPhone, ['Admin']);
+    await createOperator(suite.api, suite.stack, adminPhone, ['Admin']);
     // axe runs as an injected script, which the console's CSP forbids: this context bypasses it.
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
-    const page = await signInToConsole(context, stack, adminPhone, SCREENSHOTS);
+    const context = await suite.browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
+    const page = await signInToConsole(context, suite.stack, adminPhone, SCREENSHOTS);
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     const screens = await nav.getByRole('link').allTextContents();
@@ -315,14 +290,14 @@ describeWithChromium('the operator console in a real browser', () => {
     }
     expect(found).toEqual({});
     // By keyboard: Escape closes the dialog, changing nothing, and focus is back on the button that opened it.
-    const kids = await api.call<Array<{ kid: string }>>('GET', '/keys/signing');
+    const kids = await suite.api.call<Array<{ kid: string }>>('GET', '/keys/signing');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Rotate the signing key…');
-    expect(await api.call<Array<{ kid: string }>>('GET', '/keys/signing')).toEqual(kids);
+    expect(await suite.api.call<Array<{ kid: string }>>('GET', '/keys/signing')).toEqual(kids);
     // An error from the API is shown as the API said it, in the dialog, and nothing changes.
     // The fraud guard in block mode (as the Support test leaves it), so that this test stands on its own.
-    await api.updateConnection((await connection()).id, { options: { sms_fraud_guard: { mode: 'block', min_sends: 5, min_conversion: 0.5, window_minutes: 60, block_minutes: 60 } } });
+    await suite.api.updateConnection((await connection()).id, { options: { sms_fraud_guard: { mode: 'block', min_sends: 5, min_conversion: 0.5, window_minutes: 60, block_minutes: 60 } } });
     await openScreen(page, 'Fraud guard');
     await page.getByLabel('Number (E.164)').fill('+1 not a number');
     await page.getByRole('button', { name: 'Add to the safe list…' }).click();
@@ -332,7 +307,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await apiError.waitFor();
     await shot(page, '42-api-error');
     // The same request straight to the API: the dialog carries its words.
-    const said = await api.call<{ message?: string; error_description?: string }>('PATCH', `/connections/${(await connection()).id}`, { options: { sms_safe_list: ['+1 not a number'] } }, [400]);
+    const said = await suite.api.call<{ message?: string; error_description?: string }>('PATCH', `/connections/${(await connection()).id}`, { options: { sms_safe_list: ['+1 not a number'] } }, [400]);
     const words = said.message ?? said.error_description!;
     expect(words).toContain('sms_safe_list');
     expect(await apiError.textContent()).toContain(`${words} (HTTP 400, `);
@@ -369,7 +344,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await openScreen(page, 'Signing keys');
     // Connections: the template's live preview (rendered by identity, not saved) counts encoding and segments; saving confirms each change.
     await openScreen(page, 'Connections');
-    await page.getByRole('link', { name: stack.tenant.connectionName, exact: true }).click();
+    await page.getByRole('link', { name: suite.stack.tenant.connectionName, exact: true }).click();
     const template = page.getByLabel(/^Template/);
     await template.waitFor();
     const preview = page.getByTestId('template-preview');
@@ -395,7 +370,7 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(await sendDialog.textContent()).toContain('A real SMS with a sign-in code');
     await sendDialog.getByRole('button', { name: 'Send the code' }).click();
     await page.getByRole('status').filter({ hasText: `A code was sent to ${testPhone}.` }).waitFor();
-    expect(await readCodeFromOutbox(stack.urls.gatewayUrl, testPhone, { notBefore: testSent })).toMatch(/^\d{4,8}$/);
+    expect(await readCodeFromOutbox(suite.stack.urls.gatewayUrl, testPhone, { notBefore: testSent })).toMatch(/^\d{4,8}$/);
 
     // The rest of the SMS policy: an API refusal is shown in the API's words, then each change is listed before it is saved.
     await page.getByLabel(/^Test numbers and their fixed codes/).fill('+14155550123 12');
@@ -458,14 +433,14 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(createText).not.toContain('a-gateway-secret-for-the-test');
     await create.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'backup-sms', exact: true }).waitFor();
-    const backup = (await api.listConnections()).find((c) => c.name === 'backup-sms')!;
+    const backup = (await suite.api.listConnections()).find((c) => c.name === 'backup-sms')!;
     expect(backup.options.template).toBe('Your sign-in code is @@password@@');
     expect(backup.options.gateway_url).toBe('https://sms-gateway.example.com/sms');
     expect(backup.options.gateway_authentication).toMatchObject({ method: 'bearer', subject: 'smsauth-identity', audience: 'sms-gateway' });
     expect(JSON.stringify(backup)).not.toContain('a-gateway-secret-for-the-test');
 
     // Applications: a client's callbacks edited after a confirmation naming the new list.
-    const demo = await api.call<{ name: string; callbacks?: string[] }>('GET', `/clients/${stack.tenant.demoClientId}`);
+    const demo = await suite.api.call<{ name: string; callbacks?: string[] }>('GET', `/clients/${suite.stack.tenant.demoClientId}`);
     const addedCallback = 'https://console-test.example/callback';
     await openScreen(page, 'Applications and APIs');
     await page.getByRole('button', { name: `Edit URLs of ${demo.name}`, exact: true }).click();
@@ -476,7 +451,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await urlsDialog.getByRole('button', { name: 'Save', exact: true }).click();
     await urlsDialog.waitFor({ state: 'detached' });
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    expect((await api.call<{ callbacks: string[] }>('GET', `/clients/${stack.tenant.demoClientId}`)).callbacks).toEqual([...(demo.callbacks ?? []), addedCallback]);
+    expect((await suite.api.call<{ callbacks: string[] }>('GET', `/clients/${suite.stack.tenant.demoClientId}`)).callbacks).toEqual([...(demo.callbacks ?? []), addedCallback]);
 
     // Logs: the live view shows an event that happens while it is open.
     await openScreen(page, 'Logs');
@@ -508,10 +483,10 @@ describeWithChromium('the operator console in a real browser', () => {
       expect(await createStream.textContent()).not.toContain('siem-token-for-the-test');
       await createStream.getByRole('button', { name: 'Create', exact: true }).click();
       await page.locator('tbody tr', { hasText: 'SIEM' }).waitFor();
-      const streams = await api.call<Array<{ id: string; name: string; sink: { httpEndpoint: string } }>>('GET', '/log-streams');
+      const streams = await suite.api.call<Array<{ id: string; name: string; sink: { httpEndpoint: string } }>>('GET', '/log-streams');
       expect(streams.map((s) => [s.name, s.sink.httpEndpoint])).toEqual([['SIEM', sink.url('/events')]]);
       const stream = streams[0]!;
-      await api.call('PATCH', `/log-streams/${stream.id}`, { status: 'paused' });
+      await suite.api.call('PATCH', `/log-streams/${stream.id}`, { status: 'paused' });
       await openScreen(page, 'Fraud guard');
       await openScreen(page, 'Log streams');
       const row = page.locator('tbody tr', { hasText: 'SIEM' });
@@ -522,7 +497,7 @@ describeWithChromium('the operator console in a real browser', () => {
       await resume.getByRole('button', { name: 'Resume', exact: true }).click();
       await row.getByRole('button', { name: 'Pause SIEM' }).waitFor();
       await shot(page, '45-log-stream-resumed');
-      expect((await api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('active');
+      expect((await suite.api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('active');
       // Edited: a new endpoint, listed in the confirmation before it is saved.
       await row.getByRole('button', { name: 'Edit SIEM' }).click();
       await page.getByLabel('Endpoint URL (HTTP POST)').fill(sink.url('/siem'));
@@ -531,15 +506,15 @@ describeWithChromium('the operator console in a real browser', () => {
       expect(await editStream.textContent()).toContain(`endpoint: ${sink.url('/siem')}`);
       await editStream.getByRole('button', { name: 'Save', exact: true }).click();
       await page.locator('tbody tr', { hasText: sink.url('/siem') }).waitFor();
-      expect((await api.call<{ sink: { httpEndpoint: string } }>('GET', `/log-streams/${stream.id}`)).sink.httpEndpoint).toBe(sink.url('/siem'));
+      expect((await suite.api.call<{ sink: { httpEndpoint: string } }>('GET', `/log-streams/${stream.id}`)).sink.httpEndpoint).toBe(sink.url('/siem'));
       // Paused again from the console.
       await row.getByRole('button', { name: 'Pause SIEM' }).click();
       const pause = page.getByRole('dialog', { name: 'Pause SIEM?' });
       expect(await pause.textContent()).toContain('delivered on resume');
       await pause.getByRole('button', { name: 'Pause', exact: true }).click();
       await row.getByRole('button', { name: 'Resume SIEM' }).waitFor();
-      expect((await api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('paused');
-      await api.call('DELETE', `/log-streams/${stream.id}`);
+      expect((await suite.api.call<{ status: string }>('GET', `/log-streams/${stream.id}`)).status).toBe('paused');
+      await suite.api.call('DELETE', `/log-streams/${stream.id}`);
     } finally {
       await sink.close();
     }
@@ -547,16 +522,16 @@ describeWithChromium('the operator console in a real browser', () => {
     // A user's page: give and take a role, revoke their sessions, delete them. The Viewer signs in
     // through the hosted login first (a browser of their own), so they hold a login session.
     const viewerPhone = '+14155550166';
-    const viewerId = await createOperator(api, stack, viewerPhone, ['Viewer']);
-    const viewerContext = await browser.newContext({ viewport: VIEWPORTS.desktop });
-    await signInToConsole(viewerContext, stack, viewerPhone, SCREENSHOTS);
+    const viewerId = await createOperator(suite.api, suite.stack, viewerPhone, ['Viewer']);
+    const viewerContext = await suite.browser.newContext({ viewport: VIEWPORTS.desktop });
+    await signInToConsole(viewerContext, suite.stack, viewerPhone, SCREENSHOTS);
     await viewerContext.close();
     const viewerPath = `/users/${encodeURIComponent(viewerId)}`;
     const roleNames = async () => {
-      const answer = await api.call<{ roles: Array<{ name: string }> } | Array<{ name: string }>>('GET', `${viewerPath}/roles`);
+      const answer = await suite.api.call<{ roles: Array<{ name: string }> } | Array<{ name: string }>>('GET', `${viewerPath}/roles`);
       return (Array.isArray(answer) ? answer : answer.roles).map((r) => r.name).sort();
     };
-    const sessionCount = async () => (await api.call<{ sessions: unknown[] }>('GET', `${viewerPath}/sessions`)).sessions.length;
+    const sessionCount = async () => (await suite.api.call<{ sessions: unknown[] }>('GET', `${viewerPath}/sessions`)).sessions.length;
     expect(await sessionCount()).toBeGreaterThan(0);
     await openScreen(page, 'Find a login');
     await page.getByLabel('Phone number, name or user id').fill(viewerId);
@@ -592,18 +567,18 @@ describeWithChromium('the operator console in a real browser', () => {
     await del.getByRole('button', { name: 'Delete the user' }).click();
     // Deleted: the console goes back to the search.
     await page.getByLabel('Phone number, name or user id').waitFor();
-    await api.call('GET', viewerPath, undefined, [404]);
+    await suite.api.call('GET', viewerPath, undefined, [404]);
 
     // Signing keys: a rotation (through the API) makes the key that signed every token so far the
     // previous one; the console signs in again (a reload: a token signed by the new current key)
     // and revokes the previous key after a confirmation saying its tokens stop verifying.
-    const keysBefore = await api.call<Array<{ kid: string; current?: boolean; next?: boolean }>>('GET', '/keys/signing');
+    const keysBefore = await suite.api.call<Array<{ kid: string; current?: boolean; next?: boolean }>>('GET', '/keys/signing');
     await openScreen(page, 'Signing keys');
     await page.getByRole('button', { name: 'Rotate the signing key…' }).click();
     const rotate = page.getByRole('dialog', { name: 'Rotate the signing key?' });
     await rotate.getByRole('button', { name: 'Rotate', exact: true }).click();
     await rotate.waitFor({ state: 'detached' });
-    const rotatedApi = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
+    const rotatedApi = new ManagementClient(suite.stack.urls.authUrl, suite.stack.adminClientId, suite.stack.adminClientSecret);
     type KeyRecord = { kid: string; current?: boolean; next?: boolean; previous?: boolean; revoked?: boolean };
     const keysNow = await rotatedApi.call<KeyRecord[]>('GET', '/keys/signing');
     const previousKey = keysNow.find((k) => k.previous && !k.revoked)!;
@@ -630,7 +605,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await keyRows.filter({ hasText: previousKey.kid }).locator('td:text-is("revoked")').waitFor();
     expect((await rotatedApi.call<KeyRecord>('GET', `/keys/signing/${previousKey.kid}`)).revoked).toBe(true);
     // A token the revoked key signed (the first management client's) no longer verifies.
-    await expect(api.call('GET', '/keys/signing')).rejects.toMatchObject({ status: 401 });
+    await expect(suite.api.call('GET', '/keys/signing')).rejects.toMatchObject({ status: 401 });
     // The API refuses revoking the current key: that is why the console never offers it.
     await rotatedApi.call('PUT', `/keys/signing/${currentKey.kid}/revoke`, undefined, [409]);
 

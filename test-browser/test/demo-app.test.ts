@@ -1,37 +1,20 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { DEMO_APP_CLIENT_NAME, demoAppCallbackUrl, demoAppClientSettings, freePort, GATEWAY_AUTH_SUBJECT, ManagementClient, seedDemoTenant, startDemoApp, type LaunchedStack } from '@smsauth/stack';
-import { describeWithChromium, launchChromium } from '../src/chromium';
-import { codeFromInboxPage, launchTestStack, type BrowserTestStack } from '../src/stack';
+import type { Page } from 'playwright-core';
+import { DEMO_APP_CLIENT_NAME, demoAppCallbackUrl, demoAppClientSettings, freePort, GATEWAY_AUTH_SUBJECT, seedDemoTenant, startDemoApp } from '@smsauth/stack';
+import { describeWithChromium } from '../src/chromium';
+import { codeFromInboxPage, useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'demo-app');
 /** A valid US number (the hosted login keeps numbers in canonical E.164). */
 const PHONE = '+14155552671';
 
 describeWithChromium('the demo web app of `pnpm start` in a real browser', () => {
-  let launched: BrowserTestStack;
-  let stack: LaunchedStack;
-  let browser: Browser;
-  let api: ManagementClient;
-
-  beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    launched = await launchTestStack('smsauth-demo-app-');
-    stack = launched.stack;
-    api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await launched?.close();
-  });
+  const suite = useBrowserSuite('smsauth-demo-app-', SCREENSHOTS);
 
   /** Every console error (CSP violations included) and uncaught error while the tab shows the demo app. */
   function recordProblems(page: Page): string[] {
     const problems: string[] = [];
-    const onDemoApp = () => page.url().startsWith(stack.urls.demoAppUrl);
+    const onDemoApp = () => page.url().startsWith(suite.stack.urls.demoAppUrl);
     page.on('console', (message) => {
       if (message.type() === 'error' && onDemoApp()) problems.push(`${message.location().url}: ${message.text()}`);
     });
@@ -43,7 +26,7 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
 
   /** How many SMS the gateway received for `phone` (its dev outbox). */
   async function messagesSentTo(phone: string): Promise<number> {
-    const res = await fetch(`${stack.urls.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`);
+    const res = await fetch(`${suite.stack.urls.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`);
     return ((await res.json()) as unknown[]).length;
   }
 
@@ -51,28 +34,28 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
   async function startSecondDemoApp() {
     const port = await freePort();
     const appUrl = `http://localhost:${port}`;
-    const client = await api.createClient({ name: `${DEMO_APP_CLIENT_NAME} 2`, ...demoAppClientSettings(appUrl) });
-    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
-    await api.updateConnection(connection.id, { enabled_clients: [...connection.enabled_clients, client.client_id] });
+    const client = await suite.api.createClient({ name: `${DEMO_APP_CLIENT_NAME} 2`, ...demoAppClientSettings(appUrl) });
+    const connection = (await suite.api.listConnections()).find((c) => c.name === suite.stack.tenant.connectionName)!;
+    await suite.api.updateConnection(connection.id, { enabled_clients: [...connection.enabled_clients, client.client_id] });
     const app = await startDemoApp({
       port,
       appUrl,
       callbackUrl: demoAppCallbackUrl(appUrl),
-      authUrl: stack.urls.authUrl,
-      apiUrl: stack.urls.baseUrl,
+      authUrl: suite.stack.urls.authUrl,
+      apiUrl: suite.stack.urls.baseUrl,
       clientId: client.client_id,
-      audience: stack.apiAudience,
-      connection: stack.tenant.connectionName,
+      audience: suite.stack.apiAudience,
+      connection: suite.stack.tenant.connectionName,
     });
     return { app, clientId: client.client_id };
   }
 
   it('signs in with auth0-spa-js (code + PKCE) through the hosted login, shows the ID token claims and the airport name; a second demo app opened afterwards is signed in without an SMS; signing out goes through /v2/logout', async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await context.newPage();
     const problems = recordProblems(page);
 
-    const opened = await page.goto(stack.urls.demoAppUrl);
+    const opened = await page.goto(suite.stack.urls.demoAppUrl);
     expect(opened?.status()).toBe(200);
     expect(opened?.headers()['content-security-policy']).toContain("default-src 'none'");
     expect(opened?.headers()['content-security-policy']).toContain("script-src 'self'");
@@ -81,15 +64,15 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     await signInButton.waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, '01-demo-app.png'), fullPage: true });
 
-    await Promise.all([page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)), signInButton.click()]);
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(`${suite.stack.urls.authUrl}/authorize`)), signInButton.click()]);
     const authorize = new URL(page.url()).searchParams;
     expect(Object.fromEntries(authorize)).toMatchObject({
-      client_id: stack.tenant.demoAppClientId,
-      redirect_uri: demoAppCallbackUrl(stack.urls.demoAppUrl),
+      client_id: suite.stack.tenant.demoAppClientId,
+      redirect_uri: demoAppCallbackUrl(suite.stack.urls.demoAppUrl),
       response_type: 'code',
       response_mode: 'query',
       code_challenge_method: 'S256',
-      audience: stack.apiAudience,
+      audience: suite.stack.apiAudience,
     });
 
     // By label, so that other fields the page may gain (a country picker) do not matter.
@@ -98,11 +81,11 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     await page.getByLabel('Code', { exact: true }).waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, '02-code-step.png'), fullPage: true });
 
-    const code = await codeFromInboxPage(context, stack.urls.gatewayUrl, PHONE, join(SCREENSHOTS, '03-inbox.png'));
+    const code = await codeFromInboxPage(context, suite.stack.urls.gatewayUrl, PHONE, join(SCREENSHOTS, '03-inbox.png'));
     await page.bringToFront();
     await page.getByLabel('Code', { exact: true }).fill(code);
     await Promise.all([
-      page.waitForURL((url) => url.href.startsWith(demoAppCallbackUrl(stack.urls.demoAppUrl))),
+      page.waitForURL((url) => url.href.startsWith(demoAppCallbackUrl(suite.stack.urls.demoAppUrl))),
       page.getByRole('button', { name: 'Sign in' }).click(),
     ]);
 
@@ -112,14 +95,14 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     await page.screenshot({ path: join(SCREENSHOTS, '04-signed-in.png'), fullPage: true });
     expect(await page.locator('#error').textContent()).toBe('');
 
-    const [user] = await api.listUsers(PHONE);
+    const [user] = await suite.api.listUsers(PHONE);
     expect(user?.phone_number).toBe(PHONE);
     expect(await page.locator('[data-claim="sub"]').textContent()).toBe(user!.user_id);
     expect(await page.locator('[data-claim="phone_number"]').textContent()).toBe(PHONE);
-    expect(await page.locator('[data-claim="aud"]').textContent()).toBe(stack.tenant.demoAppClientId);
+    expect(await page.locator('[data-claim="aud"]').textContent()).toBe(suite.stack.tenant.demoAppClientId);
     expect(await airportName.textContent()).toBe('San Francisco International Airport');
     // The code does not stay in the address bar.
-    expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
+    expect(page.url()).toBe(demoAppCallbackUrl(suite.stack.urls.demoAppUrl));
     expect(problems).toEqual([]);
 
     // On a phone (390 px) each claim is its name above its full-width value: nothing scrolls sideways.
@@ -157,7 +140,7 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     // which then finds no login session.
     await page.bringToFront();
     await Promise.all([
-      page.waitForURL(`${stack.urls.demoAppUrl}/`),
+      page.waitForURL(`${suite.stack.urls.demoAppUrl}/`),
       page.getByRole('button', { name: 'Sign out' }).click(),
     ]);
     await signInButton.waitFor();
@@ -167,14 +150,14 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
   });
 
   it('comes back from a cancelled sign-in signed out with a neutral notice, not a failure', async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await context.newPage();
     const problems = recordProblems(page);
-    await page.goto(stack.urls.demoAppUrl);
+    await page.goto(suite.stack.urls.demoAppUrl);
     const signInButton = page.getByRole('button', { name: 'Sign in with your phone' });
-    await Promise.all([page.waitForURL((url) => url.href.startsWith(`${stack.urls.authUrl}/authorize`)), signInButton.click()]);
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(`${suite.stack.urls.authUrl}/authorize`)), signInButton.click()]);
     await Promise.all([
-      page.waitForURL((url) => url.href.startsWith(stack.urls.demoAppUrl)),
+      page.waitForURL((url) => url.href.startsWith(suite.stack.urls.demoAppUrl)),
       page.getByRole('button', { name: /^Cancel and return to / }).click(),
     ]);
     await signInButton.waitFor();
@@ -183,20 +166,20 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
     await page.screenshot({ path: join(SCREENSHOTS, '07-cancelled.png'), fullPage: true });
     expect(await notice.textContent()).toBe('Sign-in cancelled. You are not signed in; sign in again whenever you like.');
     expect(await page.locator('#error').isVisible()).toBe(false);
-    expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
+    expect(page.url()).toBe(demoAppCallbackUrl(suite.stack.urls.demoAppUrl));
     expect(problems).toEqual([]);
     await context.close();
   });
 
   it('refuses a code on the callback that no sign-in on the page started, and shows no claims', async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${demoAppCallbackUrl(stack.urls.demoAppUrl)}?code=forged&state=not-ours`);
+    await page.goto(`${demoAppCallbackUrl(suite.stack.urls.demoAppUrl)}?code=forged&state=not-ours`);
     const alert = page.getByRole('alert');
     await alert.waitFor();
     // auth0-spa-js's words: the page holds no transaction for this state.
     expect(await alert.textContent()).toBe('Sign-in failed: Invalid state');
-    expect(page.url()).toBe(demoAppCallbackUrl(stack.urls.demoAppUrl));
+    expect(page.url()).toBe(demoAppCallbackUrl(suite.stack.urls.demoAppUrl));
     expect(await page.locator('#signed-in').isVisible()).toBe(false);
     await context.close();
   });
@@ -204,42 +187,42 @@ describeWithChromium('the demo web app of `pnpm start` in a real browser', () =>
   it('seeds one demo web app client: seeding again finds it, and a new demo app URL updates it instead of adding another', async () => {
     const seedWith = (demoAppUrl: string) =>
       seedDemoTenant({
-        authUrl: stack.urls.authUrl,
-        adminClientId: stack.adminClientId,
-        adminClientSecret: stack.adminClientSecret,
-        gatewayDeliveryUrl: stack.urls.gatewayDeliveryUrl,
-        gatewayAuthSecret: stack.gatewayAuthSecret,
-        gatewayAuthAudience: stack.urls.gatewayDeliveryUrl,
+        authUrl: suite.stack.urls.authUrl,
+        adminClientId: suite.stack.adminClientId,
+        adminClientSecret: suite.stack.adminClientSecret,
+        gatewayDeliveryUrl: suite.stack.urls.gatewayDeliveryUrl,
+        gatewayAuthSecret: suite.stack.gatewayAuthSecret,
+        gatewayAuthAudience: suite.stack.urls.gatewayDeliveryUrl,
         gatewayAuthSubject: GATEWAY_AUTH_SUBJECT,
-        apiAudience: stack.apiAudience,
-        m2mClientId: stack.tenant.m2mClientId,
-        m2mClientSecret: stack.tenant.m2mClientSecret,
+        apiAudience: suite.stack.apiAudience,
+        m2mClientId: suite.stack.tenant.m2mClientId,
+        m2mClientSecret: suite.stack.tenant.m2mClientSecret,
         demoAppUrl,
       });
-    const demoApps = async () => (await api.listClients()).filter((c) => c.name === DEMO_APP_CLIENT_NAME);
+    const demoApps = async () => (await suite.api.listClients()).filter((c) => c.name === DEMO_APP_CLIENT_NAME);
 
-    expect((await seedWith(stack.urls.demoAppUrl)).demoAppClientId).toBe(stack.tenant.demoAppClientId);
+    expect((await seedWith(suite.stack.urls.demoAppUrl)).demoAppClientId).toBe(suite.stack.tenant.demoAppClientId);
     expect(await demoApps()).toEqual([
       expect.objectContaining({
-        client_id: stack.tenant.demoAppClientId,
+        client_id: suite.stack.tenant.demoAppClientId,
         app_type: 'spa',
         token_endpoint_auth_method: 'none',
-        grant_types: demoAppClientSettings(stack.urls.demoAppUrl).grant_types,
-        callbacks: [demoAppCallbackUrl(stack.urls.demoAppUrl)],
-        allowed_origins: [stack.urls.demoAppUrl],
-        web_origins: [stack.urls.demoAppUrl],
-        allowed_logout_urls: [`${stack.urls.demoAppUrl}/`],
+        grant_types: demoAppClientSettings(suite.stack.urls.demoAppUrl).grant_types,
+        callbacks: [demoAppCallbackUrl(suite.stack.urls.demoAppUrl)],
+        allowed_origins: [suite.stack.urls.demoAppUrl],
+        web_origins: [suite.stack.urls.demoAppUrl],
+        allowed_logout_urls: [`${suite.stack.urls.demoAppUrl}/`],
       }),
     ]);
-    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
-    expect(connection.enabled_clients.filter((id) => id === stack.tenant.demoAppClientId)).toHaveLength(1);
+    const connection = (await suite.api.listConnections()).find((c) => c.name === suite.stack.tenant.connectionName)!;
+    expect(connection.enabled_clients.filter((id) => id === suite.stack.tenant.demoAppClientId)).toHaveLength(1);
 
     const moved = 'http://localhost:1';
     try {
-      expect((await seedWith(moved)).demoAppClientId).toBe(stack.tenant.demoAppClientId);
-      expect(await demoApps()).toEqual([expect.objectContaining({ client_id: stack.tenant.demoAppClientId, callbacks: [demoAppCallbackUrl(moved)] })]);
+      expect((await seedWith(moved)).demoAppClientId).toBe(suite.stack.tenant.demoAppClientId);
+      expect(await demoApps()).toEqual([expect.objectContaining({ client_id: suite.stack.tenant.demoAppClientId, callbacks: [demoAppCallbackUrl(moved)] })]);
     } finally {
-      await seedWith(stack.urls.demoAppUrl);
+      await seedWith(suite.stack.urls.demoAppUrl);
     }
   });
 });

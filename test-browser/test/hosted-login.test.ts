@@ -1,11 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePort, launchStack, ManagementClient, repoRoot, type LaunchedStack } from '@smsauth/stack';
+import type { BrowserContext, Page } from 'playwright-core';
 import { CallbackServer } from '../src/callback-server';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, describeWithChromium, launchChromium } from '../src/chromium';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, describeWithChromium } from '../src/chromium';
+import { createAppOnConnection, useBrowserSuite } from '../src/stack';
 import { verifyWithJwks } from '../src/tokens';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'hosted-login');
@@ -18,42 +16,18 @@ function uniquePhone(): string {
 }
 
 describeWithChromium('hosted login in a real browser', () => {
-  let stack: LaunchedStack;
-  let dataDir: string;
+  const suite = useBrowserSuite('smsauth-browser-', SCREENSHOTS);
   let callback: CallbackServer;
-  let browser: Browser;
   let clientId: string;
 
   beforeAll(async () => {
-    for (const name of ['identity', 'sms-delivery-gateway', 'airport-api']) {
-      if (!existsSync(join(repoRoot, 'services', name, 'dist', 'main.js'))) {
-        throw new Error(`services/${name} is not built: run \`pnpm build\` first (pnpm test does)`);
-      }
-    }
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    dataDir = mkdtempSync(join(tmpdir(), 'smsauth-browser-'));
     callback = await CallbackServer.start();
-    stack = await launchStack({
-      ports: { identity: await freePort(), gateway: await freePort(), airport: await freePort() },
-      dataDir,
-      env: { LOG_LEVEL: 'warn' },
-    });
-    const api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
-    const client = await api.createClient({ name: 'Browser Test App', app_type: 'spa', callbacks: [callback.url()] });
-    clientId = client.client_id;
-    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
-    await api.updateConnection(connection.id, { enabled_clients: [...connection.enabled_clients, clientId] });
-    browser = await launchChromium();
+    clientId = await createAppOnConnection(suite, 'Browser Test App', callback.url());
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
     await callback?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
-
-  const api = () => new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
 
   function authorizeUrl(overrides: Record<string, string> = {}): string {
     const query = new URLSearchParams({
@@ -61,22 +35,22 @@ describeWithChromium('hosted login in a real browser', () => {
       redirect_uri: callback.url(),
       response_type: 'token id_token',
       scope: 'openid phone',
-      audience: stack.apiAudience,
+      audience: suite.stack.apiAudience,
       state: 'browser-state-1',
       nonce: 'browser-nonce-1',
       ...overrides,
     });
-    return `${stack.urls.authUrl}/authorize?${query.toString()}`;
+    return `${suite.stack.urls.authUrl}/authorize?${query.toString()}`;
   }
 
   async function phoneContext(options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
-    return browser.newContext({ viewport: PHONE_VIEWPORT, hasTouch: true, ...options });
+    return suite.browser.newContext({ viewport: PHONE_VIEWPORT, hasTouch: true, ...options });
   }
 
   /** Reads the newest code sent to `phone` off the gateway's inbox page, in a tab of its own. */
   async function codeFromInbox(context: BrowserContext, phone: string, screenshot: string): Promise<string> {
     const inbox = await context.newPage();
-    await inbox.goto(`${stack.urls.gatewayUrl}/outbox`);
+    await inbox.goto(`${suite.stack.urls.gatewayUrl}/outbox`);
     const row = inbox.locator('tbody tr', { hasText: phone }).first();
     const code = (await row.locator('mark.code').first().textContent())?.trim();
     await inbox.screenshot({ path: join(SCREENSHOTS, screenshot), fullPage: true });
@@ -120,13 +94,13 @@ describeWithChromium('hosted login in a real browser', () => {
     const fragment = Object.fromEntries(new URLSearchParams(landed.hash.slice(1)));
     expect(fragment).toMatchObject({ token_type: 'Bearer', state: 'browser-state-1', expires_in: expect.stringMatching(/^\d+$/) });
 
-    const idClaims = await verifyWithJwks(stack.urls.authUrl, fragment.id_token!, clientId);
+    const idClaims = await verifyWithJwks(suite.stack.urls.authUrl, fragment.id_token!, clientId);
     expect(idClaims).toMatchObject({ nonce: 'browser-nonce-1', phone_number: phone });
-    const accessClaims = await verifyWithJwks(stack.urls.authUrl, fragment.access_token!, stack.apiAudience);
+    const accessClaims = await verifyWithJwks(suite.stack.urls.authUrl, fragment.access_token!, suite.stack.apiAudience);
     expect(accessClaims.sub).toBe(idClaims.sub);
 
     // The access token is one the airport API accepts.
-    const airport = await fetch(`${stack.urls.baseUrl}/airportName?iataCode=SFO`, {
+    const airport = await fetch(`${suite.stack.urls.baseUrl}/airportName?iataCode=SFO`, {
       headers: { authorization: `Bearer ${fragment.access_token}` },
     });
     expect(airport.status).toBe(200);
@@ -154,7 +128,7 @@ describeWithChromium('hosted login in a real browser', () => {
 
   it('keeps "Send again" disabled while the wait counts down, then enables it, without script', async () => {
     for (const viewport of [PHONE_VIEWPORT, { width: 1280, height: 800 }]) {
-      const context = await browser.newContext({ viewport });
+      const context = await suite.browser.newContext({ viewport });
       const page = await context.newPage();
       await page.goto(authorizeUrl());
       await sendCode(page, uniquePhone());
@@ -203,7 +177,7 @@ describeWithChromium('hosted login in a real browser', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toBe('That code is not right. Check the text message and try again.');
     expect(await page.getByLabel('Code', { exact: true }).getAttribute('aria-invalid')).toBe('true');
-    expect(page.url().startsWith(`${stack.urls.authUrl}/authorize/code`)).toBe(true);
+    expect(page.url().startsWith(`${suite.stack.urls.authUrl}/authorize/code`)).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, '06-wrong-code.png'), fullPage: true });
 
     // The right code still works afterwards.
@@ -221,7 +195,7 @@ describeWithChromium('hosted login in a real browser', () => {
     const response = await page.goto(authorizeUrl({ redirect_uri: evil }));
     expect(response?.status()).toBe(400);
     expect(await page.getByRole('heading', { name: 'Callback URL mismatch' }).isVisible()).toBe(true);
-    expect(page.url().startsWith(`${stack.urls.authUrl}/authorize?`)).toBe(true);
+    expect(page.url().startsWith(`${suite.stack.urls.authUrl}/authorize?`)).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, '07-bad-redirect-uri.png'), fullPage: true });
     expect(callback.paths.slice(before)).toEqual([]);
     await context.close();
@@ -230,9 +204,9 @@ describeWithChromium('hosted login in a real browser', () => {
   it('runs the WebOTP script on the webotp origin without a CSP violation, and signs in by typing the code', async () => {
     // login.example.com resolves to identity, so the page is served from the connection's webotp
     // origin (its Host; plain http here, where the script finds no WebOTP API and does nothing).
-    const identity = new URL(stack.urls.authUrl);
-    const connection = (await api().listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
-    await api().updateConnection(connection.id, { options: { webotp: { origin: 'https://login.example.com' } } });
+    const identity = new URL(suite.stack.urls.authUrl);
+    const connection = (await suite.api.listConnections()).find((c) => c.name === suite.stack.tenant.connectionName)!;
+    await suite.api.updateConnection(connection.id, { options: { webotp: { origin: 'https://login.example.com' } } });
     const mapped = await chromium.launch({
       executablePath: CHROMIUM_PATH,
       headless: true,
@@ -246,20 +220,20 @@ describeWithChromium('hosted login in a real browser', () => {
         if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
       });
       const phone = uniquePhone();
-      await page.goto(authorizeUrl().replace(stack.urls.authUrl, 'http://login.example.com'));
+      await page.goto(authorizeUrl().replace(suite.stack.urls.authUrl, 'http://login.example.com'));
       await sendCode(page, phone);
       // The WebOTP script inline (allowed by its hash) and, the connection having passkeys on, the passkey file ('self').
       expect(await page.locator('script:not([src])').count()).toBe(1);
       expect(await page.locator('script[src]').evaluateAll((scripts) => scripts.map((s) => s.getAttribute('src')))).toEqual(['/authorize/passkeys.js']);
       expect(await page.getByLabel('Code', { exact: true }).getAttribute('autocomplete')).toBe('one-time-code');
-      const code = await codeFromInbox(await browser.newContext(), phone, '08-inbox-webotp.png');
+      const code = await codeFromInbox(await suite.browser.newContext(), phone, '08-inbox-webotp.png');
       await page.getByLabel('Code', { exact: true }).fill(code);
       await Promise.all([page.waitForURL((url) => url.href.startsWith(callback.url())), page.getByRole('button', { name: 'Sign in' }).click()]);
       expect(new URL(page.url()).hash).toContain('access_token=');
       expect(violations).toEqual([]);
     } finally {
       await mapped.close();
-      await api().updateConnection(connection.id, { options: { webotp: null } });
+      await suite.api.updateConnection(connection.id, { options: { webotp: null } });
     }
   });
 });

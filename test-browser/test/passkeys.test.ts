@@ -1,11 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { ManagementClient, readCodeFromOutbox } from '@smsauth/stack';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { readCodeFromOutbox } from '@smsauth/stack';
 import { seriousAxeViolations } from '../src/accessibility';
 import { CallbackServer } from '../src/callback-server';
-import { describeWithChromium, launchChromium } from '../src/chromium';
-import { launchTestStack, type BrowserTestStack } from '../src/stack';
+import { describeWithChromium } from '../src/chromium';
+import { createAppOnConnection, useBrowserSuite } from '../src/stack';
 import { verifyWithJwks } from '../src/tokens';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'passkeys');
@@ -34,29 +33,17 @@ async function addPlatformAuthenticator(page: Page): Promise<{ cdp: CDPSession; 
  * number, a passkey from then on, and no SMS for it (the gateway's outbox says so).
  */
 describeWithChromium('passkeys on the hosted login in a real browser', () => {
-  let test: BrowserTestStack;
+  const suite = useBrowserSuite('smsauth-passkeys-', SCREENSHOTS);
   let callback: CallbackServer;
-  let browser: Browser;
   let clientId: string;
-  let api: ManagementClient;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     callback = await CallbackServer.start();
-    test = await launchTestStack('smsauth-passkeys-');
-    const { stack } = test;
-    api = new ManagementClient(stack.urls.authUrl, stack.adminClientId, stack.adminClientSecret);
-    const client = await api.createClient({ name: 'Passkey App', app_type: 'spa', callbacks: [callback.url()] });
-    clientId = client.client_id;
-    const connection = (await api.listConnections()).find((c) => c.name === stack.tenant.connectionName)!;
     // The seeded connection was created through the API: passkeys are on. "Not now" asks again at the 2nd SMS login.
-    await api.updateConnection(connection.id, { enabled_clients: [...connection.enabled_clients, clientId], options: { passkeys: { offer_after_sms_logins: 2 } } });
-    browser = await launchChromium();
+    clientId = await createAppOnConnection(suite, 'Passkey App', callback.url(), { passkeys: { offer_after_sms_logins: 2 } });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await test?.close();
     await callback?.close();
   });
 
@@ -70,11 +57,11 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
       nonce: 'passkey-nonce',
       ...overrides,
     });
-    return `${test.stack.urls.authUrl}/authorize?${query.toString()}`;
+    return `${suite.stack.urls.authUrl}/authorize?${query.toString()}`;
   }
 
   async function messagesTo(phone: string): Promise<number> {
-    const res = await fetch(`${test.stack.urls.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`);
+    const res = await fetch(`${suite.stack.urls.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`);
     return ((await res.json()) as unknown[]).length;
   }
 
@@ -85,7 +72,7 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
    * it, so the test presses "Sign in with a passkey" itself.
    */
   async function browserWithAuthenticator(options: { autofill?: boolean } = {}) {
-    const context = await browser.newContext({ viewport: VIEWPORTS.phone });
+    const context = await suite.browser.newContext({ viewport: VIEWPORTS.phone });
     if (options.autofill === false) {
       await context.addInitScript(() => {
         const credential = (globalThis as unknown as { PublicKeyCredential?: { isConditionalMediationAvailable?: () => Promise<boolean> } }).PublicKeyCredential;
@@ -103,7 +90,7 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
     await page.getByLabel('Mobile phone number').fill(phone);
     await page.getByRole('button', { name: 'Send code' }).click();
     await page.getByLabel('Code', { exact: true }).waitFor();
-    const code = await readCodeFromOutbox(test.stack.urls.gatewayUrl, phone);
+    const code = await readCodeFromOutbox(suite.stack.urls.gatewayUrl, phone);
     await page.getByLabel('Code', { exact: true }).fill(code);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL((url) => url.href.startsWith(callback.url()) || url.pathname === '/authorize/passkey/offer');
@@ -122,7 +109,7 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
       person.page.waitForURL((url) => url.href.startsWith(callback.url())),
       person.page.getByRole('button', { name: 'Sign in faster next time with a passkey' }).click(),
     ]);
-    const claims = await verifyWithJwks(test.stack.urls.authUrl, fragmentOf(person.page).id_token!, clientId);
+    const claims = await verifyWithJwks(suite.stack.urls.authUrl, fragmentOf(person.page).id_token!, clientId);
     return { ...person, phone, userId: String(claims.sub) };
   }
 
@@ -143,9 +130,9 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
     // The authenticator holds one discoverable passkey for identity's host; its user handle is not the number.
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);
-    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: new URL(test.stack.urls.authUrl).hostname });
+    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: new URL(suite.stack.urls.authUrl).hostname });
     expect(Buffer.from(credentials[0]!.userHandle!, 'base64').toString('latin1')).not.toContain(phone.slice(1));
-    const methods = await api.call<Array<{ type: string; key_id: string }>>('GET', `/users/${encodeURIComponent(userId)}/authentication-methods`);
+    const methods = await suite.api.call<Array<{ type: string; key_id: string }>>('GET', `/users/${encodeURIComponent(userId)}/authentication-methods`);
     expect(methods).toEqual([expect.objectContaining({ type: 'passkey', key_id: Buffer.from(credentials[0]!.credentialId, 'base64').toString('base64url') })]);
 
     const sent = await messagesTo(phone);
@@ -155,7 +142,7 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
     await page.screenshot({ path: join(SCREENSHOTS, '02-phone-page-with-passkey.png') });
     await signInWithPasskey(page);
     expect(onCallback(page)).toBe(true);
-    const claims = await verifyWithJwks(test.stack.urls.authUrl, fragmentOf(page).id_token!, clientId);
+    const claims = await verifyWithJwks(suite.stack.urls.authUrl, fragmentOf(page).id_token!, clientId);
     expect(claims).toMatchObject({ sub: userId, phone_number: phone, nonce: 'passkey-nonce' });
     expect(await messagesTo(phone)).toBe(sent);
     expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]!.signCount).toBeGreaterThan(0);
@@ -167,7 +154,7 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
     const sent = await messagesTo(phone);
     await page.goto(authorizeUrl({ prompt: 'login', state: 'autofill-state' }));
     await page.waitForURL((url) => url.href.startsWith(callback.url()) && url.hash.includes('state=autofill-state'));
-    const claims = await verifyWithJwks(test.stack.urls.authUrl, fragmentOf(page).id_token!, clientId);
+    const claims = await verifyWithJwks(suite.stack.urls.authUrl, fragmentOf(page).id_token!, clientId);
     expect(claims.sub).toBe(userId);
     expect(await messagesTo(phone)).toBe(sent);
     await context.close();
@@ -204,8 +191,8 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
   it('stops signing in with a passkey deleted through the management API, and SMS still works', async () => {
     const { context, page, userId, phone } = await personWithPasskey();
     const base = `/users/${encodeURIComponent(userId)}/authentication-methods`;
-    const [method] = await api.call<Array<{ id: string }>>('GET', base);
-    await api.call('DELETE', `${base}/${method!.id}`, undefined, [204]);
+    const [method] = await suite.api.call<Array<{ id: string }>>('GET', base);
+    await suite.api.call('DELETE', `${base}/${method!.id}`, undefined, [204]);
 
     await signInWithPasskey(page);
     expect(onCallback(page)).toBe(false);
@@ -220,7 +207,7 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
 
   it('sends a blocked user back to the application with "user is blocked"', async () => {
     const { context, page, userId } = await personWithPasskey();
-    await api.call('PATCH', `/users/${encodeURIComponent(userId)}`, { blocked: true }, [200]);
+    await suite.api.call('PATCH', `/users/${encodeURIComponent(userId)}`, { blocked: true }, [200]);
     await signInWithPasskey(page);
     expect(onCallback(page)).toBe(true);
     expect(fragmentOf(page)).toMatchObject({ error: 'unauthorized', error_description: 'user is blocked' });
@@ -236,7 +223,7 @@ describeWithChromium('passkeys on the hosted login in a real browser', () => {
 
     it('the phone page with the passkey button, the offer, and the offer after a failed registration', async () => {
       // bypassCSP: axe runs as an injected script.
-      const context = await browser.newContext({ viewport, bypassCSP: true });
+      const context = await suite.browser.newContext({ viewport, bypassCSP: true });
       const page = await context.newPage();
       const { cdp, authenticatorId } = await addPlatformAuthenticator(page);
       await page.goto(authorizeUrl());

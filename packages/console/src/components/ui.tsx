@@ -56,11 +56,14 @@ export interface Confirmation {
   done?: () => void;
 }
 
+/** Asks before a change (the first half of what `useConfirm` answers). */
+export type Confirm = (c: Confirmation) => void;
+
 /**
  * Every change goes through this: a modal dialog saying what will change, Cancel focused first;
  * the API's answer (or its error, as it said it) shown in the dialog.
  */
-export function useConfirm(): [(c: Confirmation) => void, ComponentChildren] {
+export function useConfirm(): [Confirm, ComponentChildren] {
   const [pending, setPending] = useState<Confirmation | undefined>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);

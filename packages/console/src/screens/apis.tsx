@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import { useConfirm, useFocusOnMount } from '../components/ui';
+import { DeleteButton, FormActions, FormOpener } from '../components/form';
+import { useConfirm, useFocusOnMount, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import type { ResourceServer } from './applications-data';
 
@@ -25,7 +26,11 @@ export function Apis({ apis, reload }: { apis: ResourceServer[]; reload: () => v
   return (
     <>
       {dialog}
-      {can('create:resource_servers') && <NewApi confirm={confirm} done={reload} />}
+      {can('create:resource_servers') && (
+        <FormOpener label="New API…" done={reload}>
+          {(close, done) => <ApiForm confirm={confirm} close={close} done={done} />}
+        </FormOpener>
+      )}
       <div class="table-scroll" tabIndex={0}>
         <table data-testid="apis">
           <caption class="visually-hidden">APIs (resource servers)</caption>
@@ -52,27 +57,19 @@ export function Apis({ apis, reload }: { apis: ResourceServer[]; reload: () => v
                 {deletable && (
                   <td>
                     {!r.is_system && (
-                      <button
-                        type="button"
-                        class="danger"
-                        onClick={() =>
-                          confirm({
-                            title: `Delete the API ${r.name}?`,
-                            effect: (
-                              <p>
-                                identity issues no more tokens for {r.identifier}: every application's access to it (client grants) and every role's and user's
-                                permissions on it are deleted. Tokens already issued for it stay valid at the API until they expire. It cannot be undone.
-                              </p>
-                            ),
-                            action: 'Delete the API',
-                            danger: true,
-                            run: () => api.delete(`/resource-servers/${seg(r.id)}`),
-                            done: reload,
-                          })
+                      <DeleteButton
+                        confirm={confirm}
+                        kind="API"
+                        name={r.name}
+                        effect={
+                          <p>
+                            identity issues no more tokens for {r.identifier}: every application's access to it (client grants) and every role's and user's
+                            permissions on it are deleted. Tokens already issued for it stay valid at the API until they expire. It cannot be undone.
+                          </p>
                         }
-                      >
-                        Delete {r.name}…
-                      </button>
+                        run={() => api.delete(`/resource-servers/${seg(r.id)}`)}
+                        done={reload}
+                      />
                     )}
                   </td>
                 )}
@@ -82,30 +79,6 @@ export function Apis({ apis, reload }: { apis: ResourceServer[]; reload: () => v
         </table>
       </div>
     </>
-  );
-}
-
-type Confirm = ReturnType<typeof useConfirm>[0];
-
-function NewApi({ confirm, done }: { confirm: Confirm; done: () => void }) {
-  const [open, setOpen] = useState(false);
-  if (!open)
-    return (
-      <p>
-        <button type="button" onClick={() => setOpen(true)}>
-          New API…
-        </button>
-      </p>
-    );
-  return (
-    <ApiForm
-      confirm={confirm}
-      close={() => setOpen(false)}
-      done={() => {
-        setOpen(false);
-        done();
-      }}
-    />
   );
 }
 
@@ -143,14 +116,7 @@ function ApiForm({ confirm, close, done }: { confirm: Confirm; close: () => void
       <input id="api-identifier" required value={identifier} onInput={(e) => setIdentifier((e.target as HTMLInputElement).value)} placeholder="https://api.example.com/" />
       <label for="api-scopes">Scopes (one a line: the scope, then an optional description)</label>
       <textarea id="api-scopes" rows={3} value={scopes} onInput={(e) => setScopes((e.target as HTMLTextAreaElement).value)} placeholder="read:flights Read flights" />
-      <div class="actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          Create…
-        </button>
-      </div>
+      <FormActions close={close} submit="Create…" />
     </form>
   );
 }

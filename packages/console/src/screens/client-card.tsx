@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import { Notice, useConfirm, useFocusOnMount } from '../components/ui';
+import { DeleteButton, FormActions, toggled } from '../components/form';
+import { Notice, useConfirm, useFocusOnMount, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { difference, GRANT_TYPES, grantTypeWords, lines, type Client, type ClientGrant, type ResourceServer } from './applications-data';
 import { ClientGrants } from './client-grants';
-
-type Confirm = ReturnType<typeof useConfirm>[0];
 
 /** One application: what it is, and (as the operator's scopes allow) its URLs, grant types, API access, deletion. */
 export function ClientCard({ client, grants, apis, reload, reloadGrants }: { client: Client; grants: ClientGrant[]; apis: ResourceServer[]; reload: () => void; reloadGrants: () => void }) {
@@ -54,39 +53,31 @@ export function ClientCard({ client, grants, apis, reload, reloadGrants }: { cli
             </>
           )}
           {can('delete:clients') && (
-            <button
-              type="button"
-              class="danger"
-              onClick={() =>
-                confirm({
-                  title: `Delete the application ${client.name}?`,
-                  effect: (
-                    <>
-                      <p>
-                        {client.name} ({client.client_id}) is deleted for good: its credentials stop working at once, and its refresh tokens, pending sign-ins
-                        and codes, its access to APIs (client grants) and its place on connections are deleted, so its users must sign in again when their
-                        access token expires. Access tokens it already holds stay valid until they expire.
-                      </p>
-                      {isConsole && (
-                        <p>
-                          <strong>This is the console's own application: the console stops working</strong> (its configuration answers
-                          console_client_missing) until another one is registered.
-                        </p>
-                      )}
-                    </>
-                  ),
-                  action: 'Delete the application',
-                  danger: true,
-                  run: () => api.delete(`/clients/${seg(client.client_id)}`),
-                  done: () => {
-                    reload();
-                    reloadGrants();
-                  },
-                })
+            <DeleteButton
+              confirm={confirm}
+              kind="application"
+              name={client.name}
+              effect={
+                <>
+                  <p>
+                    {client.name} ({client.client_id}) is deleted for good: its credentials stop working at once, and its refresh tokens, pending sign-ins and
+                    codes, its access to APIs (client grants) and its place on connections are deleted, so its users must sign in again when their access token
+                    expires. Access tokens it already holds stay valid until they expire.
+                  </p>
+                  {isConsole && (
+                    <p>
+                      <strong>This is the console's own application: the console stops working</strong> (its configuration answers console_client_missing)
+                      until another one is registered.
+                    </p>
+                  )}
+                </>
               }
-            >
-              Delete {client.name}…
-            </button>
+              run={() => api.delete(`/clients/${seg(client.client_id)}`)}
+              done={() => {
+                reload();
+                reloadGrants();
+              }}
+            />
           )}
         </div>
       )}
@@ -124,14 +115,7 @@ function UrlsForm({ id, client, confirm, close, done }: { id: string; client: Cl
       <textarea id={`${id}-callbacks`} rows={3} value={callbacks} onInput={(e) => setCallbacks((e.target as HTMLTextAreaElement).value)} />
       <label for={`${id}-origins`}>Web origins (one a line)</label>
       <textarea id={`${id}-origins`} rows={2} value={origins} onInput={(e) => setOrigins((e.target as HTMLTextAreaElement).value)} />
-      <div class="actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          Save…
-        </button>
-      </div>
+      <FormActions close={close} submit="Save…" />
     </form>
   );
 }
@@ -181,25 +165,13 @@ function GrantTypesForm({ id, client, confirm, close, done }: { id: string; clie
               type="checkbox"
               name={`${id}-grant-types`}
               checked={chosen.has(value)}
-              onChange={(e) => {
-                const next = new Set(chosen);
-                if ((e.target as HTMLInputElement).checked) next.add(value);
-                else next.delete(value);
-                setChosen(next);
-              }}
+              onChange={(e) => setChosen(toggled(chosen, value, (e.target as HTMLInputElement).checked))}
             />
             {words}
           </label>
         ))}
       </fieldset>
-      <div class="actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          Save…
-        </button>
-      </div>
+      <FormActions close={close} submit="Save…" />
     </form>
   );
 }

@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import { useFocusOnMount, type useConfirm } from '../components/ui';
+import { FormActions } from '../components/form';
+import { useFocusOnMount, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { difference, type Client, type ClientGrant, type ResourceServer } from './applications-data';
 import { ScopeChecks } from './scope-checks';
-
-type Confirm = ReturnType<typeof useConfirm>[0];
 
 /**
  * A client's API access (`/client-grants`): which API it may get machine-to-machine tokens for
@@ -144,14 +143,7 @@ function GrantForm({ client, grant, apis, confirm, close, done }: { client: Clie
         </>
       )}
       <ScopeChecks api={target} chosen={chosen} onChange={setChosen} />
-      <div class="actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          {grant ? 'Save…' : 'Give access…'}
-        </button>
-      </div>
+      <FormActions close={close} submit={grant ? 'Save…' : 'Give access…'} />
     </form>
   );
 }

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { seg } from '../api';
-import { ErrorMessage, formatDate, Loading, percent, useConfirm, useLoad } from '../components/ui';
+import { ErrorMessage, formatDate, Loading, percent, useConfirm, useLoad, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { periodOf, smsStats, totalsByKey } from '../stats';
 import { blocksOf, smsConnections, type Connection, type FraudBlock } from './fraud-data';
@@ -204,8 +204,6 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
     </section>
   );
 }
-
-type Confirm = ReturnType<typeof useConfirm>[0];
 
 function ModeForm({ connection, current, confirm, done }: { connection: Connection; current: keyof typeof MODES; confirm: Confirm; done: () => void }) {
   const { api } = useConsole();

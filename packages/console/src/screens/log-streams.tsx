@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import { ErrorMessage, formatDate, Loading, useConfirm, useLoad } from '../components/ui';
+import { FormActions } from '../components/form';
+import { ErrorMessage, formatDate, Loading, useConfirm, useLoad, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 
 interface LogStream {
@@ -156,8 +157,6 @@ export function LogStreams() {
   );
 }
 
-type Confirm = ReturnType<typeof useConfirm>[0];
-
 /**
  * Create a stream, or change one's name, endpoint, content format and type, or Authorization
  * header (write-only: empty keeps it, "remove" sends `null`).
@@ -244,14 +243,7 @@ function StreamForm({ stream, confirm, close, done }: { stream?: LogStream; conf
           Remove the Authorization header (deliveries carry none)
         </label>
       )}
-      <div class="actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          {stream ? 'Save…' : 'Create…'}
-        </button>
-      </div>
+      <FormActions close={close} submit={stream ? 'Save…' : 'Create…'} />
     </form>
   );
 }

@@ -1,22 +1,12 @@
 import { useState } from 'preact/hooks';
-import { useFocusOnMount, type useConfirm } from '../components/ui';
+import { FormActions, FormOpener } from '../components/form';
+import { useFocusOnMount, type Confirm } from '../components/ui';
 import { useConsole } from '../context';
 import { APP_TYPES, CONFIDENTIAL_TYPES, lines, type Client } from './applications-data';
 
-type Confirm = ReturnType<typeof useConfirm>[0];
-
 /** Create an application: name, type and (for sign-in types) callbacks; a confidential one's secret is shown once, after. */
 export function NewClient({ confirm, created }: { confirm: Confirm; created: (client: Client) => void }) {
-  const [open, setOpen] = useState(false);
-  if (!open)
-    return (
-      <p>
-        <button type="button" onClick={() => setOpen(true)}>
-          New application…
-        </button>
-      </p>
-    );
-  return <ClientForm confirm={confirm} created={created} close={() => setOpen(false)} />;
+  return <FormOpener label="New application…">{(close) => <ClientForm confirm={confirm} created={created} close={close} />}</FormOpener>;
 }
 
 function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (client: Client) => void; close: () => void }) {
@@ -69,14 +59,7 @@ function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (c
           <textarea id="client-callbacks" rows={2} value={callbacks} onInput={(e) => setCallbacks((e.target as HTMLTextAreaElement).value)} />
         </>
       )}
-      <div class="actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          Create…
-        </button>
-      </div>
+      <FormActions close={close} submit="Create…" />
     </form>
   );
 }

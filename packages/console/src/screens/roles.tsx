@@ -1,13 +1,12 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { seg } from '../api';
-import { ErrorMessage, Loading, Notice, useConfirm, useFocusOnMount, useLoad } from '../components/ui';
+import { DeleteButton, FormActions, FormOpener } from '../components/form';
+import { ErrorMessage, Loading, Notice, useConfirm, useFocusOnMount, useLoad, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { difference, inChunks, listRoles, type Permission, type ResourceServer, type Role } from './applications-data';
 import { itemsOf } from './fraud-data';
 import { ScopeChecks } from './scope-checks';
-
-type Confirm = ReturnType<typeof useConfirm>[0];
 
 /**
  * Roles (docs/rbac.md): each with its permissions (scopes of APIs); created, their permissions
@@ -24,7 +23,11 @@ export function Roles({ apis }: { apis: ResourceServer[] }) {
       <h2 id="roles-title">Roles</h2>
       {dialog}
       <p>A role holds permissions (scopes of APIs); an operator's token carries the management scopes their roles hold. Give roles on a user's page.</p>
-      {can('create:roles') && <NewRole confirm={confirm} done={roles.reload} />}
+      {can('create:roles') && (
+        <FormOpener label="New role…" done={roles.reload}>
+          {(close, done) => <RoleForm confirm={confirm} close={close} done={done} />}
+        </FormOpener>
+      )}
       {roles.error ? (
         <ErrorMessage error={roles.error} />
       ) : !roles.data ? (
@@ -33,28 +36,6 @@ export function Roles({ apis }: { apis: ResourceServer[] }) {
         roles.data.map((r) => <RoleCard key={r.id} role={r} apis={apis} confirm={confirm} reload={roles.reload} />)
       )}
     </section>
-  );
-}
-
-function NewRole({ confirm, done }: { confirm: Confirm; done: () => void }) {
-  const [open, setOpen] = useState(false);
-  if (!open)
-    return (
-      <p>
-        <button type="button" onClick={() => setOpen(true)}>
-          New role…
-        </button>
-      </p>
-    );
-  return (
-    <RoleForm
-      confirm={confirm}
-      close={() => setOpen(false)}
-      done={() => {
-        setOpen(false);
-        done();
-      }}
-    />
   );
 }
 
@@ -83,14 +64,7 @@ function RoleForm({ confirm, close, done }: { confirm: Confirm; close: () => voi
       <input ref={first} id="role-name" required maxLength={50} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       <label for="role-description">Description (optional)</label>
       <input id="role-description" maxLength={140} value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
-      <div class="actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          Create…
-        </button>
-      </div>
+      <FormActions close={close} submit="Create…" />
     </form>
   );
 }
@@ -138,27 +112,19 @@ function RoleCard({ role, apis, confirm, reload }: { role: Role; apis: ResourceS
             </button>
           )}
           {can('delete:roles') && !role.built_in && (
-            <button
-              type="button"
-              class="danger"
-              onClick={() =>
-                confirm({
-                  title: `Delete the role ${role.name}?`,
-                  effect: (
-                    <p>
-                      The role is deleted for good: the users holding it lose its permissions from their next token (at the latest when the current one is
-                      renewed); an access token already issued keeps them until it expires.
-                    </p>
-                  ),
-                  action: 'Delete the role',
-                  danger: true,
-                  run: () => api.delete(path),
-                  done: reload,
-                })
+            <DeleteButton
+              confirm={confirm}
+              kind="role"
+              name={role.name}
+              effect={
+                <p>
+                  The role is deleted for good: the users holding it lose its permissions from their next token (at the latest when the current one is
+                  renewed); an access token already issued keeps them until it expires.
+                </p>
               }
-            >
-              Delete {role.name}…
-            </button>
+              run={() => api.delete(path)}
+              done={reload}
+            />
           )}
         </div>
       )}
@@ -238,14 +204,7 @@ function PermissionsForm({ role, held, apis, confirm, close, done }: { role: Rol
         ))}
       </select>
       <ScopeChecks api={target} chosen={chosen} onChange={setChosen} />
-      <div class="actions">
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-        <button type="submit" class="primary">
-          Save…
-        </button>
-      </div>
+      <FormActions close={close} submit="Save…" />
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import { toggled } from '../components/form';
 import type { ResourceServer } from './applications-data';
 
 /** The scopes an API defines, as checkboxes (for a client grant or a role's permissions). */
@@ -14,12 +15,7 @@ export function ScopeChecks({ api, chosen, onChange }: { api: ResourceServer; ch
             <input
               type="checkbox"
               checked={chosen.has(s.value)}
-              onChange={(e) => {
-                const next = new Set(chosen);
-                if ((e.target as HTMLInputElement).checked) next.add(s.value);
-                else next.delete(s.value);
-                onChange(next);
-              }}
+              onChange={(e) => onChange(toggled(chosen, s.value, (e.target as HTMLInputElement).checked))}
             />
             <span>
               <code>{s.value}</code>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { Notice } from '../../components/ui';
 import { FieldError, refusedField } from '../../components/field-error';
 import { inputValue, usePatch, type SectionProps } from './section';
+import { SettingsForm } from './settings-form';
 
 interface WebOtp {
   origin: string;
@@ -66,59 +66,43 @@ export function CodeSettings({ connection, confirm, reload, canUpdate }: Section
   }
 
   return (
-    <section class="card" aria-labelledby="code-title">
-      <h2 id="code-title">Code and login page</h2>
-      <form
-        class="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          confirm({
-            title: `Change the code settings of ${connection.name}?`,
-            effect: (
-              <ul>
-                {effects.map((effect) => (
-                  <li key={effect}>{effect}</li>
-                ))}
-              </ul>
-            ),
-            action: 'Apply',
-            run: () => patch({ options: changes }),
-            done: () => saved('Code settings saved.'),
-          });
-        }}
-      >
-        <fieldset disabled={!canUpdate}>
-          <legend>The code</legend>
-          <label for="code-length">Code length (digits, 4 to 10)</label>
-          <input id="code-length" type="number" min={4} max={10} required value={length} onInput={(e) => setLength(inputValue(e))} {...refusedField(refusal, 'options.totp.length', 'code-length-error')} />
-          <FieldError error={refusal} path="options.totp.length" id="code-length-error" />
-          <label for="code-lifetime">Code lifetime (seconds, 30 to 3600)</label>
-          <input id="code-lifetime" type="number" min={30} max={3600} required value={lifetime} onInput={(e) => setLifetime(inputValue(e))} {...refusedField(refusal, 'options.totp.time_step', 'code-lifetime-error')} />
-          <FieldError error={refusal} path="options.totp.time_step" id="code-lifetime-error" />
-        </fieldset>
-        <fieldset disabled={!canUpdate}>
-          <legend>Login page</legend>
-          <label for="default-country">Preselected country (ISO code such as GB; empty: the browser language's)</label>
-          <input id="default-country" value={country} maxLength={2} onInput={(e) => setCountry(inputValue(e))} {...refusedField(refusal, 'options.default_country', 'default-country-error')} />
-          <FieldError error={refusal} path="options.default_country" id="default-country-error" />
-        </fieldset>
-        <fieldset disabled={!canUpdate}>
-          <legend>Domain-bound codes (WebOTP, iOS autofill, Android SMS Retriever)</legend>
-          <label for="webotp-origin">Origin the code is for (https, no path; empty: off)</label>
-          <input id="webotp-origin" type="url" value={origin} onInput={(e) => setOrigin(inputValue(e))} placeholder="https://login.example.com" {...refusedField(refusal, 'options.webotp.origin', 'webotp-origin-error')} />
-          <FieldError error={refusal} path="options.webotp.origin" id="webotp-origin-error" />
-          <label for="webotp-hashes">Android app hashes (11 characters each, one a line, at most 5)</label>
-          <textarea id="webotp-hashes" rows={2} value={hashes} onInput={(e) => setHashes((e.target as HTMLTextAreaElement).value)} {...refusedField(refusal, 'options.webotp.app_hashes', 'webotp-hashes-error')} />
-          <FieldError error={refusal} path="options.webotp.app_hashes" id="webotp-hashes-error" />
-          <FieldError error={refusal} path="options.webotp" exact id="webotp-error" />
-        </fieldset>
-        {canUpdate && (
-          <button type="submit" class="primary" disabled={effects.length === 0}>
-            Save code settings…
-          </button>
-        )}
-        {notice && <Notice>{notice}</Notice>}
-        </form>
-    </section>
+    <SettingsForm
+      id="code"
+      heading="Code and login page"
+      question={`Change the code settings of ${connection.name}?`}
+      effects={effects}
+      apply={() => patch({ options: changes })}
+      applied={() => saved('Code settings saved.')}
+      save="Save code settings…"
+      notice={notice}
+      confirm={confirm}
+      canUpdate={canUpdate}
+    >
+      <fieldset disabled={!canUpdate}>
+        <legend>The code</legend>
+        <label for="code-length">Code length (digits, 4 to 10)</label>
+        <input id="code-length" type="number" min={4} max={10} required value={length} onInput={(e) => setLength(inputValue(e))} {...refusedField(refusal, 'options.totp.length', 'code-length-error')} />
+        <FieldError error={refusal} path="options.totp.length" id="code-length-error" />
+        <label for="code-lifetime">Code lifetime (seconds, 30 to 3600)</label>
+        <input id="code-lifetime" type="number" min={30} max={3600} required value={lifetime} onInput={(e) => setLifetime(inputValue(e))} {...refusedField(refusal, 'options.totp.time_step', 'code-lifetime-error')} />
+        <FieldError error={refusal} path="options.totp.time_step" id="code-lifetime-error" />
+      </fieldset>
+      <fieldset disabled={!canUpdate}>
+        <legend>Login page</legend>
+        <label for="default-country">Preselected country (ISO code such as GB; empty: the browser language's)</label>
+        <input id="default-country" value={country} maxLength={2} onInput={(e) => setCountry(inputValue(e))} {...refusedField(refusal, 'options.default_country', 'default-country-error')} />
+        <FieldError error={refusal} path="options.default_country" id="default-country-error" />
+      </fieldset>
+      <fieldset disabled={!canUpdate}>
+        <legend>Domain-bound codes (WebOTP, iOS autofill, Android SMS Retriever)</legend>
+        <label for="webotp-origin">Origin the code is for (https, no path; empty: off)</label>
+        <input id="webotp-origin" type="url" value={origin} onInput={(e) => setOrigin(inputValue(e))} placeholder="https://login.example.com" {...refusedField(refusal, 'options.webotp.origin', 'webotp-origin-error')} />
+        <FieldError error={refusal} path="options.webotp.origin" id="webotp-origin-error" />
+        <label for="webotp-hashes">Android app hashes (11 characters each, one a line, at most 5)</label>
+        <textarea id="webotp-hashes" rows={2} value={hashes} onInput={(e) => setHashes((e.target as HTMLTextAreaElement).value)} {...refusedField(refusal, 'options.webotp.app_hashes', 'webotp-hashes-error')} />
+        <FieldError error={refusal} path="options.webotp.app_hashes" id="webotp-hashes-error" />
+        <FieldError error={refusal} path="options.webotp" exact id="webotp-error" />
+      </fieldset>
+    </SettingsForm>
   );
 }

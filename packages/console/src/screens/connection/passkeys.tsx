@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { Notice } from '../../components/ui';
 import { FieldError, refusedField } from '../../components/field-error';
 import { inputValue, usePatch, type SectionProps } from './section';
+import { SettingsForm } from './settings-form';
 
 interface Passkeys {
   enabled: boolean;
@@ -44,58 +44,42 @@ export function PasskeySettings({ connection, confirm, reload, canUpdate }: Sect
   }
 
   return (
-    <section class="card" aria-labelledby="passkeys-title">
-      <h2 id="passkeys-title">Passkeys</h2>
-      <form
-        class="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          confirm({
-            title: `Change passkeys on ${connection.name}?`,
-            effect: (
-              <ul>
-                {effects.map((effect) => (
-                  <li key={effect}>{effect}</li>
-                ))}
-              </ul>
-            ),
-            action: 'Apply',
-            run: () => patch({ options: { passkeys: changes } }),
-            done: () => saved('Passkey settings saved.'),
-          });
-        }}
-      >
-        <fieldset disabled={!canUpdate}>
-          <legend>Passkeys on the hosted login</legend>
-          <label class="check">
-            <input type="checkbox" checked={enabled} onChange={(e) => setEnabled((e.target as HTMLInputElement).checked)} /> Offer passkeys after an SMS login and accept them
-          </label>
-          <label for="passkey-offer">After “Not now”, offer again at SMS login number (1 to 100)</label>
-          <input
-            id="passkey-offer"
-            type="number"
-            min={1}
-            max={100}
-            required
-            value={offerAfter}
-            onInput={(e) => setOfferAfter(inputValue(e))}
-            {...refusedField(refusal, 'options.passkeys.offer_after_sms_logins', 'passkey-offer-error')}
-          />
-          <FieldError error={refusal} path="options.passkeys.offer_after_sms_logins" id="passkey-offer-error" />
-          <label for="passkey-verification">User verification</label>
-          <select id="passkey-verification" value={verification} onChange={(e) => setVerification((e.target as HTMLSelectElement).value as Passkeys['user_verification'])}>
-            <option value="required">required (PIN or biometrics every time)</option>
-            <option value="preferred">preferred (when the authenticator can)</option>
-          </select>
-          <FieldError error={refusal} path="options.passkeys.user_verification" id="passkey-verification-error" />
-        </fieldset>
-        {canUpdate && (
-          <button type="submit" class="primary" disabled={effects.length === 0}>
-            Save passkey settings…
-          </button>
-        )}
-        {notice && <Notice>{notice}</Notice>}
-        </form>
-    </section>
+    <SettingsForm
+      id="passkeys"
+      heading="Passkeys"
+      question={`Change passkeys on ${connection.name}?`}
+      effects={effects}
+      apply={() => patch({ options: { passkeys: changes } })}
+      applied={() => saved('Passkey settings saved.')}
+      save="Save passkey settings…"
+      notice={notice}
+      confirm={confirm}
+      canUpdate={canUpdate}
+    >
+      <fieldset disabled={!canUpdate}>
+        <legend>Passkeys on the hosted login</legend>
+        <label class="check">
+          <input type="checkbox" checked={enabled} onChange={(e) => setEnabled((e.target as HTMLInputElement).checked)} /> Offer passkeys after an SMS login and accept them
+        </label>
+        <label for="passkey-offer">After “Not now”, offer again at SMS login number (1 to 100)</label>
+        <input
+          id="passkey-offer"
+          type="number"
+          min={1}
+          max={100}
+          required
+          value={offerAfter}
+          onInput={(e) => setOfferAfter(inputValue(e))}
+          {...refusedField(refusal, 'options.passkeys.offer_after_sms_logins', 'passkey-offer-error')}
+        />
+        <FieldError error={refusal} path="options.passkeys.offer_after_sms_logins" id="passkey-offer-error" />
+        <label for="passkey-verification">User verification</label>
+        <select id="passkey-verification" value={verification} onChange={(e) => setVerification((e.target as HTMLSelectElement).value as Passkeys['user_verification'])}>
+          <option value="required">required (PIN or biometrics every time)</option>
+          <option value="preferred">preferred (when the authenticator can)</option>
+        </select>
+        <FieldError error={refusal} path="options.passkeys.user_verification" id="passkey-verification-error" />
+      </fieldset>
+    </SettingsForm>
   );
 }
