@@ -27,6 +27,17 @@ export function recordConsoleProblems(page: Page, stack: LaunchedStack): string[
   return problems;
 }
 
+/**
+ * The focused element's `id` or text once focus has settled on `expected` (or after 5 s, for
+ * the assertion to report what it is). Dialogs and forms move focus in an effect after they are
+ * drawn, so reading it the moment an element appears races with that effect.
+ */
+export async function settledFocus(page: Page, property: 'id' | 'textContent', expected: string): Promise<string | undefined> {
+  const focused = `document.activeElement?.${property}`;
+  await page.waitForFunction(`${focused} === ${JSON.stringify(expected)}`, undefined, { timeout: 5_000 }).catch(() => undefined);
+  return page.evaluate<string | undefined>(focused);
+}
+
 /** Opens a screen by its link in the console's navigation and waits until it shows what it loads. */
 export async function openScreen(page: Page, label: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();

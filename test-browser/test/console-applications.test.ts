@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { requestJson } from '@smsauth/stack';
 import { seriousAxeViolations } from '../src/accessibility';
 import { describeWithChromium } from '../src/chromium';
-import { createOperator, openScreen, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { createOperator, openScreen, recordConsoleProblems, settledFocus, signInToConsole, VIEWPORTS } from '../src/console';
 import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console-applications');
@@ -237,8 +237,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     const form = roles.getByRole('form', { name: 'New role' });
     // The form opened by a button starts at its first field (the button is gone). The form moves
     // the focus in an effect, after it is drawn: wait for that rather than read it at once.
-    await page.waitForFunction("document.activeElement?.id === 'role-name'");
-    expect(await page.evaluate<string>('document.activeElement.id')).toBe('role-name');
+    expect(await settledFocus(page, 'id', 'role-name')).toBe('role-name');
     await form.getByLabel('Name', { exact: true }).fill('Auditor');
     await form.getByLabel(/^Description/).fill('Reads the tenant logs');
     await axeAtBothWidths(page, '20-new-role', found);

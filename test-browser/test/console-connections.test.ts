@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { seriousAxeViolations } from '../src/accessibility';
 import { describeWithChromium } from '../src/chromium';
-import { createOperator, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { createOperator, recordConsoleProblems, settledFocus, signInToConsole, VIEWPORTS } from '../src/console';
 import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');
@@ -77,7 +77,7 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
     const dialog = page.getByRole('dialog', { name: title });
     await dialog.waitFor();
     // Cancel is focused first: Enter on a confirmation never applies it by accident.
-    expect(await page.evaluate<string>('document.activeElement?.textContent')).toBe('Cancel');
+    expect(await settledFocus(page, 'textContent', 'Cancel')).toBe('Cancel');
     return dialog;
   }
 
@@ -138,7 +138,7 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
     await openConnection();
     await page.getByRole('button', { name: 'Add a rule' }).click();
     // The keyboard lands on the new rule's country.
-    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('channel-key-0');
+    expect(await settledFocus(page, 'id', 'channel-key-0')).toBe('channel-key-0');
     const fallback = page.getByTestId('channel-rule-0');
     expect(await fallback.getByLabel('Country (ISO code) or default').inputValue()).toBe('default');
     await fallback.getByLabel('Then').selectOption('voice');
@@ -291,7 +291,8 @@ describeWithChromium("the operator console's connection page: an Admin edits eve
     await first.getByRole('button', { name: 'Cancel' }).click();
     await first.waitFor({ state: 'detached' });
     // Focus returns to the button that opened the dialog; nothing was deleted.
-    expect(await page.evaluate<string>('document.activeElement?.textContent')).toBe(await deleteButton.textContent());
+    const deleteLabel = (await deleteButton.textContent())!;
+    expect(await settledFocus(page, 'textContent', deleteLabel)).toBe(deleteLabel);
     expect((await stored()).name).toBe(EDITED);
 
     const second = await submit(`Delete ${EDITED}…`, `Delete the connection ${EDITED}?`);

@@ -4,7 +4,7 @@ import { ManagementClient, readCodeFromOutbox, requestJson } from '@smsauth/stac
 import { seriousAxeViolations } from '../src/accessibility';
 import { CallbackServer } from '../src/callback-server';
 import { describeWithChromium } from '../src/chromium';
-import { consoleUrl, createOperator, openScreen, recordConsoleProblems, signInToConsole, VIEWPORTS } from '../src/console';
+import { consoleUrl, createOperator, openScreen, recordConsoleProblems, settledFocus, signInToConsole, VIEWPORTS } from '../src/console';
 import { useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');
@@ -293,7 +293,7 @@ describeWithChromium('the operator console in a real browser', () => {
     const kids = await suite.api.call<Array<{ kid: string }>>('GET', '/keys/signing');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Rotate the signing key…');
+    expect(await settledFocus(page, 'textContent', 'Rotate the signing key…')).toBe('Rotate the signing key…');
     expect(await suite.api.call<Array<{ kid: string }>>('GET', '/keys/signing')).toEqual(kids);
     // An error from the API is shown as the API said it, in the dialog, and nothing changes.
     // The fraud guard in block mode (as the Support test leaves it), so that this test stands on its own.
