@@ -63,3 +63,11 @@ export function probeOperations(lifecycle: Lifecycle, metrics: Registry): Operat
     }),
   ];
 }
+
+/**
+ * The probes' declarations alone, for a document built without a running service (the API
+ * reference generator): no readiness checks, no metrics registry; their handlers never run.
+ */
+export function probeDeclarations(): Operation[] {
+  return probeOperations({} as Lifecycle, {} as Registry);
+}

@@ -1,4 +1,4 @@
-import { createMetricsRegistry, Lifecycle, mountOperations, probeOperations, type Operation } from '@smsauth/service-kit';
+import { mountOperations, probeDeclarations, type Operation } from '@smsauth/service-kit';
 import { Router, type Express, type RequestHandler } from 'express';
 import type { DeliveryService } from '../domain/deliver';
 import type { MessageStatusService } from '../domain/message-statuses';
@@ -72,5 +72,5 @@ export function mountGatewayOperations(app: Express, served: readonly Operation[
  */
 export function gatewayOpenApiDocument(version: string, options: GatewayRouteOptions): Record<string, unknown> {
   const operations = gatewayOperations({} as GatewayServices, options);
-  return withOpenApiDocument(version, operations, probeOperations(new Lifecycle(), createMetricsRegistry('sms-delivery-gateway'))).document;
+  return withOpenApiDocument(version, operations, probeDeclarations()).document;
 }

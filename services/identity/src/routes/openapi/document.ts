@@ -9,7 +9,7 @@ import {
   checkRoutesDeclared,
   openApiPathsOf,
   SchemaComponents,
-  probeOperations,
+  probeDeclarations,
   withInputGuardRefusals,
   type Operation,
   type ServedRoute,
@@ -92,10 +92,9 @@ export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): J
   const components = new SchemaComponents();
   for (const [name, { schema, io }] of Object.entries(SHARED_SCHEMAS)) components.ref(name, schema, io);
   const management = managementPaths(options.managementRoutes, options.managementOperations ?? [], components);
-  const none = {} as never;
   const operations = options.operations ?? [...declaredIdentityOperations(managementAudience), openApiOperation(() => ({}))];
   if (options.routes) checkRoutesDeclared(options.routes, operations, 'identity');
-  const kitOperations = options.kitOperations ?? probeOperations(none, none);
+  const kitOperations = options.kitOperations ?? probeDeclarations();
   return {
     // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
     // vocabulary, what the schemas are; naming plain 2020-12 made Swagger UI warn on every page.
