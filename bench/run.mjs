@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// pnpm bench [name ...] [--smoke] [--duration <s>] [--connections <n>]
+// pnpm bench [name ...] [--smoke] [--duration <s>] [--connections <n>] [--rounds <n>]
 // Runs the named benchmarks (all when none is named), prints a table for each and writes
 // bench/results/latest.json (each benchmark's entry replaced, the others kept; --smoke writes
 // bench/results/smoke.json instead).
@@ -13,17 +13,18 @@ const BENCHMARKS = ['airport', 'airport-cold', 'm2m', 'code-exchange', 'login', 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 function parseArgs(argv) {
-  const args = { names: [], smoke: false, duration: undefined, connections: 16, soakSec: 300 };
+  const args = { names: [], smoke: false, duration: undefined, connections: 16, soakSec: 300, rounds: 2 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--smoke') args.smoke = true;
     else if (arg === '--duration') args.duration = Number(argv[++i]);
     else if (arg === '--connections') args.connections = Number(argv[++i]);
+    else if (arg === '--rounds') args.rounds = Number(argv[++i]);
     else if (arg === '--soak-seconds') args.soakSec = Number(argv[++i]);
     else if (arg === '--') continue;
     else if (BENCHMARKS.includes(arg)) args.names.push(arg);
     else {
-      console.error(`unknown argument ${arg}; benchmarks: ${BENCHMARKS.join(', ')}; options: --smoke, --duration <s>, --connections <n>, --soak-seconds <s>`);
+      console.error(`unknown argument ${arg}; benchmarks: ${BENCHMARKS.join(', ')}; options: --smoke, --duration <s>, --connections <n>, --rounds <n>, --soak-seconds <s>`);
       process.exit(2);
     }
   }
@@ -44,6 +45,8 @@ const ctx = {
   durationSec: args.duration ?? (args.smoke ? 1 : 10),
   warmupSec: args.smoke ? 0 : 2,
   connections: args.connections,
+  // Rounds of the alternated benchmarks (airport, airport-cold, m2m): on a noisy machine more rounds give a steadier median.
+  rounds: args.rounds,
   soakSec: args.smoke ? 2 : args.soakSec,
   log: (text) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${text}`),
 };

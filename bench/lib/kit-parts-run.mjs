@@ -25,7 +25,7 @@ for (let r = 0; r < Number(rounds); r++) for (const v of variants) {
   // Logs go to a file, as in the benchmarks.
   const out = openSync(join(tmpdir(), `kit-parts-${v.replace(/[@/]/g, '_')}.log`), 'w');
   const [variant, tree] = v.split('@');
-  const child = spawn(process.execPath, [...(process.env.KIT_PARTS_PROF ? ['--cpu-prof', '--cpu-prof-dir', join(here, '..', 'results', 'profiles', v.replace(/[@/]/g, '_'))] : []), join(here, 'kit-parts.mjs')], { env: { ...process.env, PORT: String(port), VARIANT: variant, NODE_ENV: 'production', ...(tree ? { KIT_TREE: tree } : {}) }, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(process.execPath, [...(process.env.KIT_PARTS_PROF ? ['--cpu-prof', '--cpu-prof-interval', process.env.KIT_PARTS_PROF_US ?? '1000', '--cpu-prof-dir', join(here, '..', 'results', 'profiles', v.replace(/[@/]/g, '_'))] : []), join(here, 'kit-parts.mjs')], { env: { ...process.env, PORT: String(port), VARIANT: variant, NODE_ENV: 'production', ...(tree ? { KIT_TREE: tree } : {}) }, stdio: ['ignore', out, 'inherit'] });
   child.on('exit', (c, s) => c && console.error('exit', v, c, s));
   await new Promise((r) => setTimeout(r, 700));
   const url = `http://127.0.0.1:${port}/airportName?iataCode=SFO`;

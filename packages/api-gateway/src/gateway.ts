@@ -1,6 +1,6 @@
 import type { OpenApi2Document } from '@smsauth/contracts';
 import { systemClock, type Clock, type Lifecycle, type Logger } from '@smsauth/service-kit';
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Registry } from 'prom-client';
 import { authenticate, type AuthResult } from './authenticate';
 import { compileDocument, loadOpenApiDocument, OpenApiDocumentError, type GatewayOperation } from './document';
@@ -39,7 +39,8 @@ export interface ApiGatewayOptions {
   clockToleranceSec?: number;
 }
 
-export type ApiGatewayRouter = Router & {
+/** One middleware (not a Router: a router's dispatch would cost every request a second pass through Express's layer machinery for a single layer). */
+export type ApiGatewayRouter = RequestHandler & {
   operations: readonly GatewayOperation[];
   /** Resolves when every JWKS has given at least one key; throws naming the failing one. */
   checkReadiness(): Promise<void>;
@@ -65,7 +66,7 @@ function bindHandlers(operations: readonly GatewayOperation[], handlers: Record<
 }
 
 /**
- * An Express router enforcing an OpenAPI 2.0 document the way the reference cloud API proxy
+ * An Express middleware enforcing an OpenAPI 2.0 document the way the reference cloud API proxy
  * does: routing from `paths` (404 code 5 otherwise) and JWT validation per operation.
  */
 export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
@@ -103,9 +104,8 @@ export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
   for (const store of keyStores.values()) void store.refresh();
 
   const allowed = metrics.auth.labels('allowed');
-  const router = Router();
   // Synchronous whenever authentication is (a cached token, a refusal before the signature): no promise per request.
-  router.use((req, res, next) => {
+  const gateway: RequestHandler = (req, res, next) => {
     removeUserInfoHeader(req);
     const found = findOperation(operations, req.method, req.path);
     if (!found) return next(operationNotFound());
@@ -116,7 +116,7 @@ export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
     const result = authenticate(req, operation, verifier);
     if (result instanceof Promise) return result.then((settled) => afterAuthentication(settled, operation, req, res, next));
     return afterAuthentication(result, operation, req, res, next);
-  });
+  };
 
   function afterAuthentication(result: AuthResult, operation: GatewayOperation, req: Request, res: Response, next: NextFunction): unknown {
     if (!result.ok) {
@@ -144,7 +144,7 @@ export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
     await Promise.all([...keyStores.values()].map((store) => store.checkReady()));
   };
   options.lifecycle?.addReadinessCheck('jwks', readiness);
-  return Object.assign(router, { operations, checkReadiness: readiness });
+  return Object.assign(gateway, { operations, checkReadiness: readiness });
 }
 
 function findOperation(operations: readonly GatewayOperation[], method: string, path: string) {

@@ -76,7 +76,7 @@ function routeOf(req: RoutedRequest, res: Response): string {
 }
 
 /**
- * A request's shared per-request work in one middleware and one hook: the request id (echoed
+ * A request's shared per-request work in one call and one hook: the request id (echoed
  * in `x-request-id`), one clock reading at the start, and when the response closes (sent, or
  * abandoned by the client) the duration histogram and one access line. The hook is a single
  * function shared by every request (`this` is the response), so a request allocates no
@@ -85,7 +85,7 @@ function routeOf(req: RoutedRequest, res: Response): string {
  * `req.log` is made only when a route asks for it. The line records only the response status,
  * never response headers (a redirect's Location can carry tokens).
  */
-export function installRequestPlumbing(app: Express, options: RequestPlumbingOptions): RequestHandler {
+export function requestPlumbing(app: Express, options: RequestPlumbingOptions): (req: Request, res: Response) => void {
   const { logger, redactUrl, recordDuration } = options;
   const quiet = new Set(options.quietPaths);
   const debugPrefixes = options.debugPaths ?? [];
@@ -118,10 +118,18 @@ export function installRequestPlumbing(app: Express, options: RequestPlumbingOpt
     writeAccessLine(level, message, req.id, req.method, url, req.socket?.remoteAddress, status, Math.round(elapsedMs));
   }
 
-  return (req, res, next) => {
+  return (req, res) => {
     (req as TimedRequest)[STARTED_AT] = performance.now();
     req.id = assignRequestId(req, res);
     res.on('close', onResponseClosed);
+  };
+}
+
+/** requestPlumbing as a middleware of its own (createServiceApp calls it from its single layer). */
+export function installRequestPlumbing(app: Express, options: RequestPlumbingOptions): RequestHandler {
+  const begin = requestPlumbing(app, options);
+  return (req, res, next) => {
+    begin(req, res);
     next();
   };
 }

@@ -1,8 +1,8 @@
 import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
-import { installRequestPlumbing } from './access-log';
+import { requestPlumbing } from './access-log';
 import { errorHandlerWith, notFoundHandler, type ClientErrorRenderer } from './errors';
-import { guardPath, guardQueryAndBody } from './input-guard';
+import { checkPath, checkQueryAndBody } from './input-guard';
 import { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
 import { createMetricsRegistry, httpDurationRecorder } from './metrics';
@@ -63,47 +63,86 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.set('query parser', 'simple');
   parseQueryOnce(app);
 
-  app.use(
-    installRequestPlumbing(app, {
-      logger: options.logger,
-      redactUrl: queryRedactor(options.redactQueryParams ?? []),
-      // Probes would drown the log; their failures still show up through readiness.
-      quietPaths: ['/healthz', '/readyz', '/metrics', '/favicon.ico'],
-      // The API reference's page and assets are static: a reader's visit is not an event.
-      debugPaths: ['/docs', ...(options.debugPaths ?? [])],
-      recordDuration: httpDurationRecorder(metrics),
-    }),
-  );
-
-  // Before any route: no handler ever sees a path, query or body text the database cannot hold.
-  app.use(guardPath);
-
-  // Browsers ask every origin for an icon; none is a 204 they keep for a day, not a 404 per page.
-  app.get('/favicon.ico', (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=86400').status(204).end();
+  const beginRequest = requestPlumbing(app, {
+    logger: options.logger,
+    redactUrl: queryRedactor(options.redactQueryParams ?? []),
+    // Probes would drown the log; their failures still show up through readiness.
+    quietPaths: ['/healthz', '/readyz', '/metrics', '/favicon.ico'],
+    // The API reference's page and assets are static: a reader's visit is not an event.
+    debugPaths: ['/docs', ...(options.debugPaths ?? [])],
+    recordDuration: httpDurationRecorder(metrics),
   });
 
+  // The kit's own answers: the probes, and the icon browsers ask every origin for.
+  const kitRoutes = express.Router();
+  // None is a 204 they keep for a day, not a 404 per page.
+  kitRoutes.get('/favicon.ico', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400').status(204).end();
+  });
   const kitOperations = probeOperations(lifecycle, metrics);
-  // On the app itself, not a router of their own: every request passes here, a router costs a dispatch.
-  mountOperations(app, kitOperations);
+  mountOperations(kitRoutes, kitOperations);
+  const kitPaths = new Set(['/favicon.ico', ...kitOperations.map((operation) => operation.path)]);
 
   const limit = options.bodyLimit ?? '100kb';
-  app.use(
+  const bodyParsers: express.RequestHandler[] = [
     express.json({
       limit,
       ...(options.keepRawBody
         ? { verify: (req: express.Request & { [RAW_BODY]?: Buffer }, _res: unknown, buffer: Buffer) => void (req[RAW_BODY] = buffer) }
         : {}),
     }),
-  );
-  if (options.urlencoded) app.use(express.urlencoded({ limit, extended: false }));
-  app.use(guardQueryAndBody);
+  ];
+  if (options.urlencoded) bodyParsers.push(express.urlencoded({ limit, extended: false }));
+
+  /** The body parsers from the `index`th on, then the input guard, then the service's routes. */
+  function readInput(req: express.Request, res: express.Response, next: express.NextFunction, index = 0): void {
+    const parser = bodyParsers[index];
+    if (parser) {
+      parser(req, res, (error?: unknown) => (error ? next(error) : readInput(req, res, next, index + 1)));
+      return;
+    }
+    try {
+      checkQueryAndBody(req);
+    } catch (error) {
+      return next(error);
+    }
+    next();
+  }
+
+  // Everything the kit does before a service's routes is one layer: Express matches each layer's
+  // path and calls its handler for every request, so ten small middlewares cost more than the work
+  // they do (BENCHMARKS.md, issue 35). In order: the request id, clock and access line; the path
+  // guard (no handler ever sees a path, query or body text the database cannot hold); the kit's
+  // own routes, entered only for their exact paths; the body parsers, only for a request that has
+  // a body (the parsers' own test, type-is's hasBody); the query and body guard.
+  const serviceKit: express.RequestHandler = (req, res, next) => {
+    beginRequest(req, res);
+    const path = req.path;
+    checkPath(path);
+    if (kitPaths.has(path)) {
+      kitRoutes(req, res, (error?: unknown) => (error ? next(error) : readInput(req, res, next)));
+      return;
+    }
+    if (hasBody(req)) {
+      readInput(req, res, next);
+      return;
+    }
+    checkQueryAndBody(req);
+    next();
+  };
+  // The kit's routes stay visible to whatever walks the app's routers (a router's `stack`), as routes mounted on the app were.
+  app.use(Object.assign(serviceKit, { stack: kitRoutes.stack }));
 
   options.routes(app, kitOperations);
 
   app.use(options.notFound ?? notFoundHandler);
   app.use(errorHandlerWith(options.renderClientError));
   return { app, kitOperations, lifecycle, metrics };
+}
+
+/** Whether a request carries a body, as the body parsers judge it (type-is's hasBody): a Transfer-Encoding, or a numeric Content-Length (0 included). */
+function hasBody(req: express.Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
 }
 
 const SECRET_QUERY_PARAMS = ['access_token', 'id_token', 'code', 'otp', 'password', 'client_secret', 'token'];

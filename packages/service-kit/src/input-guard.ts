@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request } from 'express';
 import { HttpError } from './errors';
 
 /**
@@ -25,11 +25,11 @@ function refused(where: string, field: string, problem: string): HttpError {
  * Every path segment must be valid percent-encoding of UTF-8 (RFC 3986 §2.1) and decode to
  * acceptable text. Express decodes route parameters lazily and fails a malformed escape with a
  * URIError deep in its router; checking here answers a 400 for every route of every service.
+ * Throws the 400.
  */
-export const guardPath: RequestHandler = (req, _res, next) => {
-  const path = req.path;
+export function checkPath(path: string): void {
   // Most paths have no escape at all: no split, no array, on every request.
-  if (!path.includes('%')) return next();
+  if (!path.includes('%')) return;
   for (const segment of path.split('/')) {
     if (!segment.includes('%')) continue;
     let decoded: string;
@@ -41,8 +41,7 @@ export const guardPath: RequestHandler = (req, _res, next) => {
     const problem = unacceptableTextProblem(decoded);
     if (problem) throw refused('The path', '', problem);
   }
-  next();
-};
+}
 
 /** The first unacceptable string in a parsed query or body, as a field path and the problem; keys count too. */
 function findUnacceptable(value: unknown, path: string, depth = 0): { path: string; problem: string } | undefined {
@@ -63,14 +62,13 @@ function findUnacceptable(value: unknown, path: string, depth = 0): { path: stri
   return undefined;
 }
 
-/** Query parameters and parsed bodies (JSON, form) must hold acceptable text only. */
-export const guardQueryAndBody: RequestHandler = (req, _res, next) => {
+/** Query parameters and parsed bodies (JSON, form) must hold acceptable text only. Throws the 400. */
+export function checkQueryAndBody(req: Request): void {
   const inQuery = findUnacceptable(req.query, '');
   if (inQuery) throw refused(`Query parameter ${inQuery.path}`, inQuery.path, inQuery.problem);
   const inBody = findUnacceptable(req.body, '');
   if (inBody) throw refused(inBody.path ? `Body field ${inBody.path}` : 'The body', inBody.path, inBody.problem);
-  next();
-};
+}
 
 type Json = Record<string, unknown>;
 

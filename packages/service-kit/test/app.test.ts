@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { createServiceApp, HttpError, maskPhoneNumber, maskPhoneNumbers, parseOrThrow, validate } from '../src';
@@ -12,6 +16,13 @@ function buildTestApp(options: { redact?: string[] } = {}) {
     routes: (app) => {
       app.post('/echo', (req, res) => {
         res.json({ received: req.body });
+      });
+      // A service route on a probe's path with another method: the kit's own routes do not take it.
+      app.post('/healthz', (req, res) => {
+        res.json({ received: req.body });
+      });
+      app.get('/body-seen', (req, res) => {
+        res.json({ hasBody: req.body !== undefined });
       });
       app.post('/typed', validate({ body: z.object({ name: z.string().min(1), age: z.number().int() }) }), (_req, res) => {
         res.json(res.locals.body);
@@ -34,6 +45,23 @@ function buildTestApp(options: { redact?: string[] } = {}) {
     },
   });
   return { ...service, ...captured };
+}
+
+/** POSTs JSON in chunks (Transfer-Encoding: chunked, no Content-Length) and answers the parsed reply. */
+async function postChunked(app: Express, path: string, chunks: string[]): Promise<unknown> {
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const req = httpRequest({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', path, method: 'POST', headers: { 'content-type': 'application/json' } });
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
+    let text = '';
+    for await (const part of res) text += String(part);
+    return JSON.parse(text);
+  } finally {
+    server.close();
+  }
 }
 
 describe('service app', () => {
@@ -98,6 +126,23 @@ describe('service app', () => {
     expect(json.body).toEqual({ received: { a: 1 } });
     const form = await request(app).post('/echo').type('form').send('a=1&b=two');
     expect(form.body).toEqual({ received: { a: '1', b: 'two' } });
+  });
+
+  it('parses a body sent with any method, a chunked one included, and leaves a request without one bodiless', async () => {
+    const { app } = buildTestApp();
+    expect(await postChunked(app, '/echo', ['{"a":', '2}'])).toEqual({ received: { a: 2 } });
+    const empty = await request(app).post('/echo').set('content-type', 'application/json').set('content-length', '0');
+    expect(empty.body).toEqual({ received: {} });
+    expect((await request(app).get('/body-seen')).body).toEqual({ hasBody: false });
+    expect((await request(app).get('/body-seen').set('content-type', 'application/json').send('{"a":1}')).body).toEqual({ hasBody: true });
+  });
+
+  it("passes a request to a probe's path that no probe answers on to the service, its body parsed and guarded", async () => {
+    const { app } = buildTestApp();
+    expect((await request(app).post('/healthz').send({ a: 1 })).body).toEqual({ received: { a: 1 } });
+    const refused = await request(app).post('/healthz').send({ a: 'nul\u0000' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual(expect.objectContaining({ error: 'invalid_request', error_description: 'Body field a contains a NUL character' }));
   });
 
   it('rejects malformed JSON with a 400 JSON error', async () => {
