@@ -1,7 +1,7 @@
 // Variants of the airport lookup app that add the service kit's per-request work one part at a
 // time, to split what the kit costs over bare Express (run by kit-parts-run.mjs). env: PORT, VARIANT:
 // bare | idonly (request id) | closeonly (a 'close' listener) | plumb-warn (request id, clock,
-// histogram: installRequestPlumbing at level warn, no access line) | plumb-info (the same with the
+// histogram: the kit's requestPlumbing at level warn, no access line) | plumb-info (the same with the
 // access line) | plumb-noreg (plumb-info without default metrics) | full (createServiceApp) |
 // full-noreg (createServiceApp without default metrics). KIT_TREE: the repository whose built kit
 // to use (default: this one).
@@ -28,7 +28,10 @@ if (v === 'full' || v === 'full-noreg') {
   if (v.startsWith('plumb')) {
     const logger = kit.createLogger({ name: 'x', level: v === 'plumb-warn' ? 'warn' : 'info' });
     const reg = v === 'plumb-noreg' ? new Registry() : kit.createMetricsRegistry('x');
-    app.use(kit.installRequestPlumbing(app, { logger, redactUrl: kit.queryRedactor([]), quietPaths: ['/healthz'], recordDuration: kit.httpDurationRecorder(reg) }));
+    const options = { logger, redactUrl: kit.queryRedactor([]), quietPaths: ['/healthz'], recordDuration: kit.httpDurationRecorder(reg) };
+    // A tree before the kit's single layer (KIT_TREE) exports the plumbing as a middleware.
+    if (kit.requestPlumbing) { const begin = kit.requestPlumbing(app, options); app.use((rq, res, next) => { begin(rq, res); next(); }); }
+    else app.use(kit.installRequestPlumbing(app, options));
   }
   if (v === 'idonly') app.use((rq, res, next) => { rq.id = kit.assignRequestId(rq, res); next(); });
   if (v === 'closeonly') { const f = function () {}; app.use((rq, res, next) => { res.on('close', f); next(); }); }

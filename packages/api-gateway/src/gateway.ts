@@ -40,7 +40,7 @@ export interface ApiGatewayOptions {
 }
 
 /** One middleware (not a Router: a router's dispatch would cost every request a second pass through Express's layer machinery for a single layer). */
-export type ApiGatewayRouter = RequestHandler & {
+export type ApiGatewayMiddleware = RequestHandler & {
   operations: readonly GatewayOperation[];
   /** Resolves when every JWKS has given at least one key; throws naming the failing one. */
   checkReadiness(): Promise<void>;
@@ -69,7 +69,7 @@ function bindHandlers(operations: readonly GatewayOperation[], handlers: Record<
  * An Express middleware enforcing an OpenAPI 2.0 document the way the reference cloud API proxy
  * does: routing from `paths` (404 code 5 otherwise) and JWT validation per operation.
  */
-export function createApiGateway(options: ApiGatewayOptions): ApiGatewayRouter {
+export function createApiGateway(options: ApiGatewayOptions): ApiGatewayMiddleware {
   const { logger, handlers } = options;
   const clock = options.clock ?? systemClock;
   const { operations, schemes } = compileDocument(loadOpenApiDocument(options.document));

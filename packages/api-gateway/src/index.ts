@@ -1,4 +1,4 @@
-export { createApiGateway, USER_INFO_HEADER, type ApiGatewayOptions, type ApiGatewayRouter } from './gateway';
+export { createApiGateway, USER_INFO_HEADER, type ApiGatewayOptions, type ApiGatewayMiddleware } from './gateway';
 export {
   compileDocument,
   loadOpenApiDocument,

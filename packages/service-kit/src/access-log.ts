@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { accessLineWriter, type Logger } from './logger';
 import type { HttpDurationRecorder } from './metrics';
 import { assignRequestId } from './request-id';
@@ -125,11 +125,3 @@ export function requestPlumbing(app: Express, options: RequestPlumbingOptions): 
   };
 }
 
-/** requestPlumbing as a middleware of its own (createServiceApp calls it from its single layer). */
-export function installRequestPlumbing(app: Express, options: RequestPlumbingOptions): RequestHandler {
-  const begin = requestPlumbing(app, options);
-  return (req, res, next) => {
-    begin(req, res);
-    next();
-  };
-}

@@ -73,9 +73,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     recordDuration: httpDurationRecorder(metrics),
   });
 
-  // The kit's own answers: the probes, and the icon browsers ask every origin for.
+  // The kit's own answers: the probes, and the icon browsers ask every origin for (a 204 they
+  // keep for a day, not a 404 per page).
   const kitRoutes = express.Router();
-  // None is a 204 they keep for a day, not a 404 per page.
   kitRoutes.get('/favicon.ico', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400').status(204).end();
   });
