@@ -31,15 +31,18 @@ export interface TestDatabase {
 
 /**
  * Declares `fn`'s suite once per database: embedded PostgreSQL always, and PostgreSQL (in
- * a schema of its own, dropped afterwards) when TEST_DATABASE_URL is set, loudly skipped
+ * a schema of its own, dropped after the suite's own afterAll hooks) when TEST_DATABASE_URL is set, loudly skipped
  * otherwise.
  */
 export function describeOnEachDatabase(name: string, fn: (database: TestDatabase) => void): void {
   describe(`${name} (PGlite)`, () => fn({ name: 'PGlite', env: { DATABASE_URL: 'memory://' } }));
   describeWithPostgres(`${name} (PostgreSQL)`, (databaseUrl) => {
     const schema = uniqueSchema('flow');
-    afterAll(() => dropSchema(databaseUrl, schema));
     fn({ name: 'PostgreSQL', env: { DATABASE_URL: databaseUrl }, schema });
+    // Declared after fn's hooks: Jest runs a block's afterAll hooks in declaration order, so the
+    // suite's own afterAll (closing its identity, whose background workers query the schema)
+    // finishes before the schema is dropped.
+    afterAll(() => dropSchema(databaseUrl, schema));
   });
 }
 

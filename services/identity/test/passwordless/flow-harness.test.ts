@@ -1,0 +1,39 @@
+import pg from 'pg';
+import { describeOnEachDatabase, TEST_DATABASE_URL } from './flow-harness';
+
+async function schemaExists(schema: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema]);
+    return rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}
+
+const schemas: string[] = [];
+
+// A suite's afterAll closes its identity, whose background workers (log stream delivery, the
+// stats rollup) query the schema until they have stopped: the schema must outlive that hook.
+describeOnEachDatabase('a suite declared on each database', (database) => {
+  beforeAll(async () => {
+    if (!database.schema) return;
+    schemas.push(database.schema);
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${database.schema}`).finally(() => client.end());
+  });
+
+  afterAll(async () => {
+    if (database.schema) expect(await schemaExists(database.schema)).toBe(true);
+  });
+
+  it('has a schema of its own on PostgreSQL and none on PGlite', () => {
+    expect(database.schema === undefined).toBe(database.name === 'PGlite');
+  });
+});
+
+afterAll(async () => {
+  for (const schema of schemas) expect(await schemaExists(schema)).toBe(false);
+});
