@@ -28,9 +28,17 @@ export function workDir(prefix = 'smsauth-bench-') {
  */
 export async function startProcess({ name, script, env, port, logDir, nodeArgs = [], readyPath = true }) {
   const logFile = join(logDir, `${name}-${port}.log`);
-  // BENCH_CPU_PROF=airport-api,identity writes a .cpuprofile per process to bench/results/profiles.
+  // BENCH_CPU_PROF=airport-api,identity writes a .cpuprofile per process to
+  // bench/results/profiles/<name>/; BENCH_CPU_PROF_US sets the sampling interval (µs, default 1000).
   const profiled = (process.env.BENCH_CPU_PROF ?? '').split(',').includes(name);
-  if (profiled) nodeArgs = [...nodeArgs, '--cpu-prof', `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles')}`];
+  if (profiled) {
+    nodeArgs = [
+      ...nodeArgs,
+      '--cpu-prof',
+      `--cpu-prof-dir=${join(repoRoot, 'bench', 'results', 'profiles', name)}`,
+      `--cpu-prof-interval=${process.env.BENCH_CPU_PROF_US ?? '1000'}`,
+    ];
+  }
   const url = `http://127.0.0.1:${port}`;
   const options = { name, env: { ...env, PORT: String(port) }, nodeArgs, logFile, ...(script ? { script } : {}) };
   const launched = readyPath

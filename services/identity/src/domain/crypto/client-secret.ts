@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** 48 random bytes, base64url: the server generates every client secret it hands out. */
 export function generateClientSecret(): string {
@@ -22,11 +22,12 @@ export function verifyClientSecret(secret: string, stored: string | null | undef
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
+// One-shot hashes: no Hash object per call (a client_credentials token verifies one secret).
 function digest(salt: string, secret: string): Buffer {
-  return createHash('sha256').update(salt).update('\0').update(secret).digest();
+  return hash('sha256', `${salt}\0${secret}`, 'buffer');
 }
 
 /** SHA-256 of an opaque token (access/refresh tokens): lookup key without storing the token. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return hash('sha256', token, 'base64url');
 }
