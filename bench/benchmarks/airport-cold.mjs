@@ -6,8 +6,9 @@
 // would install instead (Express 5 + Auth0's express-oauth2-jwt-bearer, lib/peer-airport.mjs,
 // same lookup, same identity service) takes the same token sequence right after ours, and the
 // floor (lib/floor-airport-cold.mjs: split, base64url-decode, JSON.parse, one crypto.verify on the
-// thread pool, nothing else) after it. BENCH_AIRPORT_BASE=<another built checkout> adds that
-// tree's airport API to every round (a same-run A/B).
+// thread pool, nothing else) after it; between them the peer given the airport API's per-request
+// defaults (PEER_OPERATOR_DEFAULTS, as in airport.mjs). BENCH_AIRPORT_BASE=<another built
+// checkout> adds that tree's airport API to every round (a same-run A/B).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannonRun, cpuUsPerRequest, cryptoRate } from '../lib/load.mjs';
@@ -27,6 +28,7 @@ export async function run(ctx) {
   let airport;
   let bare;
   let peer;
+  let peerWithDefaults;
   let floor;
   let base;
   try {
@@ -43,6 +45,15 @@ export async function run(ctx) {
       port: await stack.freePort(),
       logDir: s.dir,
       env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE: [API_AUDIENCE, COLD_AUDIENCE].join(',') },
+    });
+    // The peer given the airport API's per-request defaults (request id, access line, histogram),
+    // as airport.mjs's second peer row: the same per-request record on both sides.
+    peerWithDefaults = await startProcess({
+      name: 'peer-airport-defaults',
+      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
+      port: await stack.freePort(),
+      logDir: s.dir,
+      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE: [API_AUDIENCE, COLD_AUDIENCE].join(','), PEER_OPERATOR_DEFAULTS: '1' },
     });
     floor = await startProcess({
       name: 'floor-airport-cold',
@@ -103,6 +114,10 @@ export async function run(ctx) {
         { url: `${peer.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
         { workDir: s.dir, watch: [peer] },
       );
+      const pd = await autocannonRun(
+        { url: `${peerWithDefaults.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
+        { workDir: s.dir, watch: [peerWithDefaults] },
+      );
       // The floor: the same token sequence again.
       const f = await autocannonRun(
         { url: `${floor.url}/airportName?iataCode=SFO`, tokensFile, tokenOffset, connections: ctx.connections, durationSec: ctx.durationSec },
@@ -118,7 +133,7 @@ export async function run(ctx) {
       );
       const misses = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="miss"')) - missesBefore;
       const hits = (await scrapeCounter(airport.url, 'gateway_token_cache_total{result="hit"')) - hitsBefore;
-      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, bareRps: ceiling.rps, httpCeilingRatio: ceiling.rps / verify.perSecond, shareOfCeiling: r.rps / ceiling.rps, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb, peerRps: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerReq: cpuUsPerRequest(r, 'airport-api'), peerCpuUsPerReq: cpuUsPerRequest(p, 'peer-airport'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-airport'].peakMb, floorRps: f.rps, floorPerPeer: f.rps / p.rps, floorCpuUsPerReq: cpuUsPerRequest(f, 'floor-airport-cold'), ...(b ? { baseRps: b.rps, basePerPeer: b.rps / p.rps, baseCpuUsPerReq: cpuUsPerRequest(b, 'airport-api-base') } : {}) });
+      rows.push({ round, verifyPerSec: verify.perSecond, rps: r.rps, ratio: r.rps / verify.perSecond, bareRps: ceiling.rps, httpCeilingRatio: ceiling.rps / verify.perSecond, shareOfCeiling: r.rps / ceiling.rps, cacheMissShare: misses / Math.max(1, misses + hits), p50Ms: r.p50Ms, p99Ms: r.p99Ms, rssPeakMb: r.rss['airport-api'].peakMb, peerRps: p.rps, oursPerPeer: r.rps / p.rps, cpuUsPerReq: cpuUsPerRequest(r, 'airport-api'), peerCpuUsPerReq: cpuUsPerRequest(p, 'peer-airport'), peerP50Ms: p.p50Ms, peerP99Ms: p.p99Ms, peerRssPeakMb: p.rss['peer-airport'].peakMb, peerWithDefaultsRps: pd.rps, oursPerPeerWithDefaults: r.rps / pd.rps, peerWithDefaultsCpuUsPerReq: cpuUsPerRequest(pd, 'peer-airport-defaults'), floorRps: f.rps, floorPerPeer: f.rps / p.rps, floorCpuUsPerReq: cpuUsPerRequest(f, 'floor-airport-cold'), ...(b ? { baseRps: b.rps, basePerPeer: b.rps / p.rps, baseCpuUsPerReq: cpuUsPerRequest(b, 'airport-api-base') } : {}) });
     }
     printTable('airport-cold: each row one run', rows);
     const rps = mean(rows.map((r) => r.rps));
@@ -142,7 +157,11 @@ export async function run(ctx) {
       oursPerPeerMedianOfRounds: median(rows.map((r) => r.oursPerPeer)),
       peerTarget: 1.2,
       peerMet: rps / mean(rows.map((r) => r.peerRps)) >= 1.2,
+      peerWithDefaultsRps: mean(rows.map((r) => r.peerWithDefaultsRps)),
+      oursPerPeerWithDefaults: rps / mean(rows.map((r) => r.peerWithDefaultsRps)),
+      oursPerPeerWithDefaultsMedianOfRounds: median(rows.map((r) => r.oursPerPeerWithDefaults)),
       cpuUsPerReq: mean(rows.map((r) => r.cpuUsPerReq)),
+      peerWithDefaultsCpuUsPerReq: mean(rows.map((r) => r.peerWithDefaultsCpuUsPerReq)),
       peerCpuUsPerReq: mean(rows.map((r) => r.peerCpuUsPerReq)),
       floorRps: mean(rows.map((r) => r.floorRps)),
       floorPerPeer: mean(rows.map((r) => r.floorRps)) / mean(rows.map((r) => r.peerRps)),
@@ -155,6 +174,7 @@ export async function run(ctx) {
     if (base) await base.stop();
     if (floor) await floor.stop();
     if (peer) await peer.stop();
+    if (peerWithDefaults) await peerWithDefaults.stop();
     if (bare) await bare.stop();
     if (airport) await airport.stop();
     await s.stop();

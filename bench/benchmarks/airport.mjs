@@ -7,6 +7,10 @@
 // kit's per-request cost from the gateway's. BENCH_AIRPORT_BASE=<another checkout, built> adds
 // that tree's airport API and kit row to every round: an A/B of a change in one run.
 // BENCH_RATE=<req/s> loads every target at that fixed rate (CPU per request is then the figure).
+// A second peer row gives the peer what the airport API does by default for an operator (request
+// id, an access line per request, a duration histogram), added with pino-http and prom-client as
+// their documentation shows (PEER_OPERATOR_DEFAULTS in lib/peer-airport.mjs): the same per-request
+// record on both sides.
 import { join } from 'node:path';
 import { autocannonRun, cpuUsPerRequest } from '../lib/load.mjs';
 import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
@@ -16,6 +20,7 @@ import { mean, median, printTable } from '../lib/table.mjs';
 export const description = 'GET /airportName with one repeated valid token vs a bare Express 5 app (same lookup) and vs Express 5 + express-oauth2-jwt-bearer (peer); WEB_CONCURRENCY=2 scaling';
 
 const PEER = 'peer: Express 5 + express-oauth2-jwt-bearer';
+const PEER_WITH_DEFAULTS = 'peer + request id, access line, histogram';
 
 export async function run(ctx) {
   const s = await startBenchStack({ airport: true });
@@ -33,6 +38,14 @@ export async function run(ctx) {
       env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE },
     });
     extra.push(peer);
+    const peerWithDefaults = await startProcess({
+      name: 'peer-airport-defaults',
+      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
+      port: await stack.freePort(),
+      logDir: s.dir,
+      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE, PEER_OPERATOR_DEFAULTS: '1' },
+    });
+    extra.push(peerWithDefaults);
     const clustered = await startAirportApi(s, { env: { WEB_CONCURRENCY: '2' } });
     extra.push(clustered);
     const kitEnv = { NODE_ENV: 'production', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
@@ -72,6 +85,7 @@ export async function run(ctx) {
         ['bare Express 5 (no auth)', bare, false],
         ...(round % 2 === 0 ? [...base, ...ours] : [...ours, ...base]),
         [PEER, peer, true],
+        [PEER_WITH_DEFAULTS, peerWithDefaults, true],
         ['airport-api WEB_CONCURRENCY=2', clustered, true],
       ]) {
         ctx.log(`airport: round ${round}, ${label}`);
@@ -103,9 +117,12 @@ export async function run(ctx) {
       oursPerPeerMedianOfRounds: roundRatio('airport-api WEB_CONCURRENCY=1', PEER),
       peerTarget: 1.5,
       peerMet: apiRps / peerRps >= 1.5,
+      peerWithDefaultsRps: rpsOf(PEER_WITH_DEFAULTS),
+      oursPerPeerWithDefaults: apiRps / rpsOf(PEER_WITH_DEFAULTS),
+      oursPerPeerWithDefaultsMedianOfRounds: roundRatio('airport-api WEB_CONCURRENCY=1', PEER_WITH_DEFAULTS),
       kitRps,
       kitPerBare: kitRps / bareRps,
-      cpuUsPerReq: { bare: cpuOf('bare Express 5 (no auth)'), kit: cpuOf('Express 5 + service kit (no auth)'), api: cpuOf('airport-api WEB_CONCURRENCY=1'), peer: cpuOf(PEER) },
+      cpuUsPerReq: { bare: cpuOf('bare Express 5 (no auth)'), kit: cpuOf('Express 5 + service kit (no auth)'), api: cpuOf('airport-api WEB_CONCURRENCY=1'), peer: cpuOf(PEER), peerWithDefaults: cpuOf(PEER_WITH_DEFAULTS) },
       ...(baseTree ? { baseApiRps: rpsOf('airport-api WEB_CONCURRENCY=1, base tree'), baseKitRps: rpsOf('Express 5 + service kit, base tree'), baseCpuUsPerReq: { kit: cpuOf('Express 5 + service kit, base tree'), api: cpuOf('airport-api WEB_CONCURRENCY=1, base tree') } } : {}),
       webConcurrency2Rps: clusteredRps,
       scalingFactor: clusteredRps / apiRps,

@@ -5,10 +5,18 @@
 // benchmark started: discovery and JWKS come from AUTH_URL.
 // env: PORT, AUTH_URL, API_AUDIENCE (comma-separated audiences, as the airport API takes them),
 // PEER_AUTH_MODE=discovery (issuerBaseURL, the default) or jwks (jwksUri + issuer).
+// PEER_OPERATOR_DEFAULTS=1: the peer with what the airport API gives an operator by default, added
+// the way their documentation shows: pino-http (its README's request id recipe: the caller's
+// x-request-id or a new UUID, echoed; one access line per request at info, the Authorization
+// header redacted) and a prom-client
+// histogram of request durations by method, route and status (its `startTimer`), /metrics
+// serving it. What a user of the peer would add to get the same per-request record.
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { auth } from 'express-oauth2-jwt-bearer';
+import pinoHttp from 'pino-http';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const requireFromAirport = createRequire(join(root, 'services', 'airport-api', 'package.json'));
@@ -26,6 +34,38 @@ const options =
 const names = loadAirportNames();
 const app = express();
 app.get('/readyz', (_req, res) => res.json({ status: 'ok' }));
+if (process.env.PEER_OPERATOR_DEFAULTS === '1') {
+  // prom-client as the repository has it (the service kit's dependency).
+  const { Histogram, Registry, collectDefaultMetrics } = createRequire(join(root, 'packages', 'service-kit', 'package.json'))('prom-client');
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration in seconds',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  app.get('/metrics', async (_req, res) => res.type(registry.contentType).send(await registry.metrics()));
+  app.use(
+    pinoHttp({
+      // pino-http logs the request's headers: the bearer token stays out (pino's redact), as ours never logs it.
+      redact: ['req.headers.authorization'],
+      genReqId(req, res) {
+        const existing = req.id ?? req.headers['x-request-id'];
+        if (existing) return existing;
+        const id = randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+    }),
+  );
+  app.use((req, res, next) => {
+    const end = duration.startTimer();
+    res.on('finish', () => end({ method: req.method, route: req.route?.path ?? 'unmatched', status_code: res.statusCode }));
+    next();
+  });
+}
 app.get('/airportName', auth(options), (req, res) => {
   const { status, text } = answerAirportName(names, req.query.iataCode);
   res.status(status).type('text/plain').send(text);
