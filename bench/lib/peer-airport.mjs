@@ -8,9 +8,10 @@
 // PEER_OPERATOR_DEFAULTS=1: the peer with what the airport API gives an operator by default, added
 // the way their documentation shows: pino-http (its README's request id recipe: the caller's
 // x-request-id or a new UUID, echoed; one access line per request at info, the Authorization
-// header redacted) and a prom-client
-// histogram of request durations by method, route and status (its `startTimer`), /metrics
-// serving it. What a user of the peer would add to get the same per-request record.
+// header redacted) and a prom-client histogram of request durations by method, route and status
+// (its `startTimer`), /metrics serving it. What a user of the peer would add to get the same
+// per-request record; pino-http's line is richer than ours (request and response headers) and
+// pino's default stdout writes each line synchronously (ours batches them).
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
