@@ -10,7 +10,8 @@
 // A second peer row gives the peer what the airport API does by default for an operator (request
 // id, an access line per request, a duration histogram), added with pino-http and prom-client as
 // their documentation shows (PEER_OPERATOR_DEFAULTS in lib/peer-airport.mjs): the same per-request
-// record on both sides.
+// record on both sides; a third, that record tuned to ours (PEER_OPERATOR_DEFAULTS=tuned: pino's
+// asynchronous destination, a line with our access line's fields).
 import { join } from 'node:path';
 import { autocannonRun, cpuUsPerRequest } from '../lib/load.mjs';
 import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
@@ -21,6 +22,7 @@ export const description = 'GET /airportName with one repeated valid token vs a 
 
 const PEER = 'peer: Express 5 + express-oauth2-jwt-bearer';
 const PEER_WITH_DEFAULTS = 'peer + request id, access line, histogram';
+const PEER_WITH_DEFAULTS_TUNED = 'peer + the same, tuned (async lines, our fields)';
 
 export async function run(ctx) {
   const s = await startBenchStack({ airport: true });
@@ -46,6 +48,14 @@ export async function run(ctx) {
       env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE, PEER_OPERATOR_DEFAULTS: '1' },
     });
     extra.push(peerWithDefaults);
+    const peerWithDefaultsTuned = await startProcess({
+      name: 'peer-airport-defaults-tuned',
+      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
+      port: await stack.freePort(),
+      logDir: s.dir,
+      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE, PEER_OPERATOR_DEFAULTS: 'tuned' },
+    });
+    extra.push(peerWithDefaultsTuned);
     const clustered = await startAirportApi(s, { env: { WEB_CONCURRENCY: '2' } });
     extra.push(clustered);
     const kitEnv = { NODE_ENV: 'production', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
@@ -86,6 +96,7 @@ export async function run(ctx) {
         ...(round % 2 === 0 ? [...base, ...ours] : [...ours, ...base]),
         [PEER, peer, true],
         [PEER_WITH_DEFAULTS, peerWithDefaults, true],
+        [PEER_WITH_DEFAULTS_TUNED, peerWithDefaultsTuned, true],
         ['airport-api WEB_CONCURRENCY=2', clustered, true],
       ]) {
         ctx.log(`airport: round ${round}, ${label}`);
@@ -120,9 +131,11 @@ export async function run(ctx) {
       peerWithDefaultsRps: rpsOf(PEER_WITH_DEFAULTS),
       oursPerPeerWithDefaults: apiRps / rpsOf(PEER_WITH_DEFAULTS),
       oursPerPeerWithDefaultsMedianOfRounds: roundRatio('airport-api WEB_CONCURRENCY=1', PEER_WITH_DEFAULTS),
+      oursPerPeerWithDefaultsTuned: apiRps / rpsOf(PEER_WITH_DEFAULTS_TUNED),
+      oursPerPeerWithDefaultsTunedMedianOfRounds: roundRatio('airport-api WEB_CONCURRENCY=1', PEER_WITH_DEFAULTS_TUNED),
       kitRps,
       kitPerBare: kitRps / bareRps,
-      cpuUsPerReq: { bare: cpuOf('bare Express 5 (no auth)'), kit: cpuOf('Express 5 + service kit (no auth)'), api: cpuOf('airport-api WEB_CONCURRENCY=1'), peer: cpuOf(PEER), peerWithDefaults: cpuOf(PEER_WITH_DEFAULTS) },
+      cpuUsPerReq: { bare: cpuOf('bare Express 5 (no auth)'), kit: cpuOf('Express 5 + service kit (no auth)'), api: cpuOf('airport-api WEB_CONCURRENCY=1'), peer: cpuOf(PEER), peerWithDefaults: cpuOf(PEER_WITH_DEFAULTS), peerWithDefaultsTuned: cpuOf(PEER_WITH_DEFAULTS_TUNED) },
       ...(baseTree ? { baseApiRps: rpsOf('airport-api WEB_CONCURRENCY=1, base tree'), baseKitRps: rpsOf('Express 5 + service kit, base tree'), baseCpuUsPerReq: { kit: cpuOf('Express 5 + service kit, base tree'), api: cpuOf('airport-api WEB_CONCURRENCY=1, base tree') } } : {}),
       webConcurrency2Rps: clusteredRps,
       scalingFactor: clusteredRps / apiRps,
