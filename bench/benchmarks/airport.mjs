@@ -31,31 +31,17 @@ export async function run(ctx) {
     const { access_token: token } = await stack.clientCredentialsToken(s.authUrl, s.tenant.m2mClientId, s.tenant.m2mClientSecret, API_AUDIENCE);
     const bare = await startProcess({ name: 'bare-express', script: join(repoRoot, 'bench', 'lib', 'bare-airport.mjs'), port: await stack.freePort(), logDir: s.dir });
     extra.push(bare);
-    // The peer in production mode with its documented setup, auth({ issuerBaseURL, audience }).
-    const peer = await startProcess({
-      name: 'peer-airport',
-      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
-      port: await stack.freePort(),
-      logDir: s.dir,
-      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE },
-    });
-    extra.push(peer);
-    const peerWithDefaults = await startProcess({
-      name: 'peer-airport-defaults',
-      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
-      port: await stack.freePort(),
-      logDir: s.dir,
-      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE, PEER_OPERATOR_DEFAULTS: '1' },
-    });
-    extra.push(peerWithDefaults);
-    const peerWithDefaultsTuned = await startProcess({
-      name: 'peer-airport-defaults-tuned',
-      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
-      port: await stack.freePort(),
-      logDir: s.dir,
-      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE, PEER_OPERATOR_DEFAULTS: 'tuned' },
-    });
-    extra.push(peerWithDefaultsTuned);
+    // The peer in production mode with its documented setup, auth({ issuerBaseURL, audience });
+    // with operatorDefaults, also the per-request record (PEER_OPERATOR_DEFAULTS, lib/peer-airport.mjs).
+    const startPeer = async (name, operatorDefaults) => {
+      const env = { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE, ...(operatorDefaults ? { PEER_OPERATOR_DEFAULTS: operatorDefaults } : {}) };
+      const started = await startProcess({ name, script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'), port: await stack.freePort(), logDir: s.dir, env });
+      extra.push(started);
+      return started;
+    };
+    const peer = await startPeer('peer-airport');
+    const peerWithDefaults = await startPeer('peer-airport-defaults', '1');
+    const peerWithDefaultsTuned = await startPeer('peer-airport-defaults-tuned', 'tuned');
     const clustered = await startAirportApi(s, { env: { WEB_CONCURRENCY: '2' } });
     extra.push(clustered);
     const kitEnv = { NODE_ENV: 'production', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
