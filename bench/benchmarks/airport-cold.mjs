@@ -12,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannonRun, cpuUsPerRequest, cryptoRate } from '../lib/load.mjs';
-import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
+import { API_AUDIENCE, startAirportApi, startBenchStack, startPeerAirport } from '../lib/stack.mjs';
 import { repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { keyMaterialFromToken, pool, postJson, scrapeCounter } from '../lib/tokens.mjs';
 import { mean, median, printTable } from '../lib/table.mjs';
@@ -38,23 +38,11 @@ export async function run(ctx) {
     await s.management.createClientGrant({ client_id: s.tenant.m2mClientId, audience: COLD_AUDIENCE, scope: SCOPES });
     airport = await startAirportApi(s, { apiAudiences: [API_AUDIENCE, COLD_AUDIENCE] });
     bare = await startProcess({ name: 'bare-express', script: join(repoRoot, 'bench', 'lib', 'bare-airport.mjs'), port: await stack.freePort(), logDir: s.dir });
-    // The peer in production mode with its documented setup, auth({ issuerBaseURL, audience }).
-    peer = await startProcess({
-      name: 'peer-airport',
-      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
-      port: await stack.freePort(),
-      logDir: s.dir,
-      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE: [API_AUDIENCE, COLD_AUDIENCE].join(',') },
-    });
-    // The peer given the airport API's per-request defaults (request id, access line, histogram),
-    // as airport.mjs's second peer row: the same per-request record on both sides.
-    peerWithDefaults = await startProcess({
-      name: 'peer-airport-defaults',
-      script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
-      port: await stack.freePort(),
-      logDir: s.dir,
-      env: { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE: [API_AUDIENCE, COLD_AUDIENCE].join(','), PEER_OPERATOR_DEFAULTS: '1' },
-    });
+    // The peer in production mode with its documented setup, auth({ issuerBaseURL, audience }),
+    // and the peer given the airport API's per-request defaults (as airport.mjs's second peer row).
+    const audiences = [API_AUDIENCE, COLD_AUDIENCE];
+    peer = await startPeerAirport(s, { apiAudiences: audiences });
+    peerWithDefaults = await startPeerAirport(s, { name: 'peer-airport-defaults', apiAudiences: audiences, operatorDefaults: '1' });
     floor = await startProcess({
       name: 'floor-airport-cold',
       script: join(repoRoot, 'bench', 'lib', 'floor-airport-cold.mjs'),

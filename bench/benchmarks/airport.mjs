@@ -14,7 +14,7 @@
 // asynchronous destination, a line with our access line's fields).
 import { join } from 'node:path';
 import { autocannonRun, cpuUsPerRequest } from '../lib/load.mjs';
-import { API_AUDIENCE, startAirportApi, startBenchStack } from '../lib/stack.mjs';
+import { API_AUDIENCE, startAirportApi, startBenchStack, startPeerAirport } from '../lib/stack.mjs';
 import { repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { mean, median, printTable } from '../lib/table.mjs';
 
@@ -31,17 +31,12 @@ export async function run(ctx) {
     const { access_token: token } = await stack.clientCredentialsToken(s.authUrl, s.tenant.m2mClientId, s.tenant.m2mClientSecret, API_AUDIENCE);
     const bare = await startProcess({ name: 'bare-express', script: join(repoRoot, 'bench', 'lib', 'bare-airport.mjs'), port: await stack.freePort(), logDir: s.dir });
     extra.push(bare);
-    // The peer in production mode with its documented setup, auth({ issuerBaseURL, audience });
-    // with operatorDefaults, also the per-request record (PEER_OPERATOR_DEFAULTS, lib/peer-airport.mjs).
-    const startPeer = async (name, operatorDefaults) => {
-      const env = { NODE_ENV: 'production', AUTH_URL: s.authUrl, API_AUDIENCE, ...(operatorDefaults ? { PEER_OPERATOR_DEFAULTS: operatorDefaults } : {}) };
-      const started = await startProcess({ name, script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'), port: await stack.freePort(), logDir: s.dir, env });
-      extra.push(started);
-      return started;
-    };
-    const peer = await startPeer('peer-airport');
-    const peerWithDefaults = await startPeer('peer-airport-defaults', '1');
-    const peerWithDefaultsTuned = await startPeer('peer-airport-defaults-tuned', 'tuned');
+    // The peer in production mode with its documented setup, auth({ issuerBaseURL, audience }),
+    // then with the per-request record (PEER_OPERATOR_DEFAULTS, lib/peer-airport.mjs).
+    const peer = await startPeerAirport(s);
+    const peerWithDefaults = await startPeerAirport(s, { name: 'peer-airport-defaults', operatorDefaults: '1' });
+    const peerWithDefaultsTuned = await startPeerAirport(s, { name: 'peer-airport-defaults-tuned', operatorDefaults: 'tuned' });
+    extra.push(peer, peerWithDefaults, peerWithDefaultsTuned);
     const clustered = await startAirportApi(s, { env: { WEB_CONCURRENCY: '2' } });
     extra.push(clustered);
     const kitEnv = { NODE_ENV: 'production', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };

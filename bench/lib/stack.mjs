@@ -1,7 +1,7 @@
 // The services a benchmark needs, started from the built dist/ in production mode with the
 // shipped default log level (override with BENCH_LOG_LEVEL), seeded through the management API.
 import { join } from 'node:path';
-import { createBenchDatabase, ownedResources, secret, stack, startProcess, workDir } from './services.mjs';
+import { createBenchDatabase, ownedResources, repoRoot, secret, stack, startProcess, workDir } from './services.mjs';
 
 export const API_AUDIENCE = 'https://airport-api.example.com';
 const GATEWAY_SUBJECT = 'smsauth-identity';
@@ -118,5 +118,20 @@ export async function startAirportApi(benchStack, { env = {}, apiAudiences = [AP
     logDir: benchStack.dir,
     nodeArgs,
     env: { ...common(), AUTH_URL: benchStack.authUrl, API_AUDIENCE: apiAudiences.join(','), ...env },
+  });
+}
+
+/**
+ * Starts the airport benchmarks' peer (lib/peer-airport.mjs) against a running stack, in
+ * production mode; `operatorDefaults` ('1' or 'tuned') gives it the per-request record
+ * (PEER_OPERATOR_DEFAULTS there).
+ */
+export async function startPeerAirport(benchStack, { name = 'peer-airport', apiAudiences = [API_AUDIENCE], operatorDefaults } = {}) {
+  return startProcess({
+    name,
+    script: join(repoRoot, 'bench', 'lib', 'peer-airport.mjs'),
+    port: await stack.freePort(),
+    logDir: benchStack.dir,
+    env: { NODE_ENV: 'production', AUTH_URL: benchStack.authUrl, API_AUDIENCE: apiAudiences.join(','), ...(operatorDefaults ? { PEER_OPERATOR_DEFAULTS: operatorDefaults } : {}) },
   });
 }

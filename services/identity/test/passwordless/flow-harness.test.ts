@@ -1,15 +1,19 @@
 import pg from 'pg';
 import { describeOnEachDatabase, TEST_DATABASE_URL } from './flow-harness';
 
-async function schemaExists(schema: string): Promise<boolean> {
+async function query(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema]);
-    return rowCount === 1;
+    return await client.query(text, values);
   } finally {
     await client.end();
   }
+}
+
+async function schemaExists(schema: string): Promise<boolean> {
+  const { rowCount } = await query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema]);
+  return rowCount === 1;
 }
 
 const schemas: string[] = [];
@@ -20,9 +24,7 @@ describeOnEachDatabase('a suite declared on each database', (database) => {
   beforeAll(async () => {
     if (!database.schema) return;
     schemas.push(database.schema);
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${database.schema}`).finally(() => client.end());
+    await query(`CREATE SCHEMA ${database.schema}`);
   });
 
   afterAll(async () => {

@@ -30,9 +30,9 @@ export interface TestDatabase {
 }
 
 /**
- * Declares `fn`'s suite once per database: embedded PostgreSQL always, and PostgreSQL (in
- * a schema of its own, dropped after the suite's own afterAll hooks) when TEST_DATABASE_URL is set, loudly skipped
- * otherwise.
+ * Declares `fn`'s suite once per database: embedded PostgreSQL always, and PostgreSQL (in a
+ * schema of its own, dropped after the suite's own afterAll hooks) when TEST_DATABASE_URL is
+ * set, loudly skipped otherwise.
  */
 export function describeOnEachDatabase(name: string, fn: (database: TestDatabase) => void): void {
   describe(`${name} (PGlite)`, () => fn({ name: 'PGlite', env: { DATABASE_URL: 'memory://' } }));
