@@ -54,6 +54,11 @@ export interface LaunchOptions {
   publicAuthUrl?: string;
   /** Set on every service process on top of the launcher's own settings (e.g. NODE_EXTRA_CA_CERTS). */
   serviceEnv?: Record<string, string>;
+  /**
+   * Aborting it while the stack starts (a Ctrl-C, a supervisor's SIGTERM) stops every service
+   * already spawned, spawns no more, and rejects: nothing is left holding the ports.
+   */
+  signal?: AbortSignal;
 }
 
 export interface StackUrls {
@@ -212,7 +217,11 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
 
   const services = new Map<string, RunningService>();
   let demoApp: RunningDemoApp | undefined;
+  const notAborted = () => {
+    if (options.signal?.aborted) throw new Error('the stack was stopped while it started');
+  };
   const start = async (plan: ServicePlan) => {
+    notAborted();
     const service = spawnService({
       name: plan.name,
       env: { ...plan.env, PORT: String(plan.port) },
@@ -226,7 +235,25 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
     await Promise.all([...services.values()].map((s) => s.stop()).concat(demoApp ? [demoApp.close()] : []));
   };
 
+  // An abort ends the launch at once (the steps under way fail against stopped services, and
+  // spawn nothing more: notAborted).
+  const aborted = new Promise<never>((_resolve, reject) => {
+    const onAbort = () => reject(new Error('the stack was stopped while it started'));
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const launch = launchServices();
+  // Whichever of the two loses still settles; nobody waits for it.
+  aborted.catch(() => undefined);
+  launch.catch(() => undefined);
   try {
+    return await Promise.race([launch, aborted]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+
+  async function launchServices(): Promise<LaunchedStack> {
     // The airport API fetches identity's JWKS at start, so it waits for identity; the gateways
     // need nothing from it and boot meanwhile (a warm `pnpm start` is then as long as identity's
     // boot plus the airport API's, not the sum of all three).
@@ -256,6 +283,7 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       m2mClientSecret: tenant.m2mClientSecret,
       demoClientId: tenant.demoClientId,
     });
+    notAborted();
     demoApp = await startDemoApp({
       port: demoAppPort,
       appUrl: urls.demoAppUrl,
@@ -266,6 +294,9 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       audience: apiAudience,
       connection: tenant.connectionName,
     });
+    // Aborted while the demo app started: stop() ran before it existed.
+    if (options.signal?.aborted) await demoApp.close();
+    notAborted();
 
     return {
       urls,
@@ -285,8 +316,5 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
         await start(plan);
       },
     };
-  } catch (err) {
-    await stop();
-    throw err;
   }
 }

@@ -1,28 +1,39 @@
 #!/usr/bin/env node
 // `pnpm start`: the whole stack on this machine, each service in its own process.
 import { join } from 'node:path';
-import { launchStack } from './launcher';
+import { launchStack, type LaunchedStack } from './launcher';
 import { demoAppCallbackUrl } from './seed';
 import { repoRoot } from './processes';
 import { consoleCallbackUrl } from './operators';
 import { DEMO_PHONE_NUMBER, tryItInstructions } from './try-it';
 
 async function main(): Promise<void> {
-  const stack = await launchStack({ echo: true });
+  // Listening from the start: a signal while the stack starts (only the launcher signalled, by
+  // a supervisor or `kill`) stops the services already spawned instead of orphaning them.
+  const launching = new AbortController();
+  let stack: LaunchedStack | undefined;
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    await stack.stop();
+    await stack?.stop();
     process.exit(code);
   };
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  const onStop = () => (stack ? void stopAll(0) : launching.abort());
+  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onStop);
   // A supervisor that signals only pnpm leaves us orphaned: stop with it rather than linger.
   const parent = process.ppid;
   setInterval(() => {
-    if (process.ppid !== parent) void stopAll(0);
+    if (process.ppid !== parent) onStop();
   }, 1000).unref();
+  try {
+    stack = await launchStack({ echo: true, signal: launching.signal });
+  } catch (err) {
+    if (!launching.signal.aborted) throw err;
+    console.error('stopped while starting; no service is left running');
+    process.exit(0);
+  }
   for (const [name, service] of stack.services) {
     void service.exited.then(({ code }) => {
       if (stopping) return;
