@@ -20,6 +20,12 @@ const ESM_ONLY_ENTRIES = {
   '^json-schema-faker$': path.join(__dirname, 'packages/test-support/node_modules/json-schema-faker/dist/index.js'),
 };
 
+// Test identities on embedded PGlite start from a migrated snapshot kept here (identity's
+// PGLITE_SNAPSHOT_DIR): initdb and the migrations run once per change of a migration, not once per
+// identity. Set in the environment before jest forks its workers, so they and the services the
+// suites spawn inherit it; the suites' identity configs pass it on.
+process.env.PGLITE_SNAPSHOT_DIR ??= path.join(__dirname, 'node_modules', '.cache', 'smsauth', 'pglite-snapshots');
+
 module.exports = function preset(dir, overrides = {}) {
   return {
     displayName: path.basename(dir),

@@ -129,6 +129,10 @@ export const configSchema = z
         description:
           '`postgres://…` / `postgresql://…` (PostgreSQL), `pglite:<directory>` (embedded PostgreSQL persisted in the directory, created if missing) or `memory://` (embedded, lost on exit).',
       }),
+    PGLITE_SNAPSHOT_DIR: env.optionalString().meta({
+      description:
+        'Embedded databases only (`memory://`, or a `pglite:` directory that holds no database yet): a directory where the first new database, once migrated, is kept as a snapshot, and from which every later new database starts (well under a second instead of initdb and every migration). The snapshot\'s file name is a hash of PGlite\'s version, the schema and the migrations, so a changed migration never uses a stale one. The test suite sets it; useful wherever empty embedded databases are started often (previews, CI).',
+    }),
     /** PostgreSQL: named prepared statements (parsed and planned once per connection). */
     DATABASE_PREPARED_STATEMENTS: env.boolean(true).meta({
       description:

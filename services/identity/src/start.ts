@@ -39,6 +39,8 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     // Migration 7 writes stored numbers in E.164 with the same parser every incoming number goes through.
     migrationContext: phoneNumberMigrationContext(logger),
     recordTenantLogs: config.TENANT_LOG_RECORDING,
+    embeddedSnapshotDir: config.PGLITE_SNAPSHOT_DIR,
+    warn: (message) => logger.warn(message),
   });
   try {
     const keyRing = await KeyRing.open(opened.store, clock, { certificateSubject: new URL(config.AUTH_URL).hostname });

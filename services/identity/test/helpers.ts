@@ -44,6 +44,7 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
   return loadConfig(configSchema, {
     DATABASE_URL: 'memory://',
+    PGLITE_SNAPSHOT_DIR: process.env.PGLITE_SNAPSHOT_DIR,
     AUTH_URL,
     ADMIN_CLIENT_ID,
     ADMIN_CLIENT_SECRET,
@@ -142,3 +143,6 @@ export function connectionBody(options: Record<string, unknown> = {}, enabledCli
 
 /** Migration 7's number parser with a silent logger: what a test's openStore passes. */
 export const quietMigrationContext = phoneNumberMigrationContext({ info: () => undefined, warn: () => undefined });
+
+/** What a test's openStore passes besides its own options: a quiet migration 7, and the run's snapshots of new embedded databases. */
+export const testStoreOptions = { migrationContext: quietMigrationContext, embeddedSnapshotDir: process.env.PGLITE_SNAPSHOT_DIR };

@@ -3,7 +3,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { createSecretCipher, listenerApplicationName, openStore, type IdentityStore, type OpenedStore } from '../src/store';
 import { M2mLookupCache } from '../src/store/m2m-lookup-cache';
-import { adminToken, describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema, type TestIdentity, quietMigrationContext } from './helpers';
+import { adminToken, describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema, type TestIdentity, testStoreOptions } from './helpers';
 
 const API = 'https://cached-airport.test';
 
@@ -114,7 +114,7 @@ describe('the client_credentials lookup cache on the embedded database', () => {
 describe('the client_credentials lookups of a store with the cache', () => {
   let opened: OpenedStore;
   beforeAll(async () => {
-    opened = await openStore('memory://', createSecretCipher(undefined), { m2mCacheTtlMs: 60_000, migrationContext: quietMigrationContext });
+    opened = await openStore('memory://', createSecretCipher(undefined), { m2mCacheTtlMs: 60_000, ...testStoreOptions });
   });
   afterAll(() => opened?.close());
 
@@ -272,8 +272,8 @@ describeWithPostgres('the client_credentials lookup cache while its LISTEN conne
   it('reads from the database, so a grant deleted meanwhile is refused', async () => {
     const cipher = createSecretCipher(undefined);
     // Only `cached` listens; it retries late, so the test sees it down.
-    cached = await openStore(databaseUrl, cipher, { schema, m2mCacheTtlMs: 60_000, listenRetryMs: 60_000, migrationContext: quietMigrationContext });
-    writer = await openStore(databaseUrl, cipher, { schema, migrationContext: quietMigrationContext });
+    cached = await openStore(databaseUrl, cipher, { schema, m2mCacheTtlMs: 60_000, listenRetryMs: 60_000, ...testStoreOptions });
+    writer = await openStore(databaseUrl, cipher, { schema, ...testStoreOptions });
     await insertClientAndApi(writer.store);
     const grant = await writer.store.clientGrants.insert({ id: 'cgr_1', client_id: 'm2m', audience: API, scope: [] });
     const cache = cached.m2mCache!;

@@ -3,7 +3,7 @@ import { generateSigningKey } from '../src/domain/tokens/key-material';
 import { openStore, MissingReferenceError, UniqueViolationError, type OpenedStore } from '../src/store';
 import { migrate } from '../src/store/migrate';
 import { migrations } from '../src/store/migrations';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema, quietMigrationContext } from './helpers';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema, testStoreOptions } from './helpers';
 
 const KEY = 'k'.repeat(40);
 
@@ -48,7 +48,7 @@ describe.each(drivers)('identity store on $name', (driver) => {
   beforeAll(async () => {
     opened = await openStore(driver.url, createSecretCipher(KEY), {
       schema: driver.schema,
-      migrationContext: quietMigrationContext,
+      ...testStoreOptions,
     });
   });
   afterAll(async () => {

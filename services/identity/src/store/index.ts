@@ -1,4 +1,5 @@
 import type { SecretCipher } from './secret-cipher';
+import { EmbeddedSnapshots } from './embedded-snapshot';
 import { migrate } from './migrate';
 import type { MigrationContext } from './migrations';
 import { clientGrantsRepo } from './repos/client-grants';
@@ -223,11 +224,27 @@ export async function openStore(
       migrationContext?: MigrationContext;
       /** M2M_CACHE_TTL_MS: the client_credentials lookup cache's TTL; 0 (the default here) means none. */
       m2mCacheTtlMs?: number;
+      /** PGLITE_SNAPSHOT_DIR: where a new embedded database's migrated snapshot is kept and started from (EmbeddedSnapshots). */
+      embeddedSnapshotDir?: string;
+      /** Where a snapshot that cannot be read or written is reported. */
+      warn?: (message: string) => void;
     } = {},
 ): Promise<OpenedStore> {
-  const sql = await openSqlClient(databaseUrl, options);
+  const schema = options.schema ?? 'public';
+  const snapshots = options.embeddedSnapshotDir ? new EmbeddedSnapshots(options.embeddedSnapshotDir, options.warn ?? (() => undefined)) : undefined;
+  const snapshot = snapshots?.read(schema);
+  const sql = await openSqlClient(databaseUrl, { ...options, startFrom: snapshot }).catch(async (err: unknown) => {
+    if (!snapshot || !snapshots) throw err;
+    // An archive PGlite cannot unpack (cut short, another version's) is dropped: a memory
+    // database starts without it; a directory may hold part of it, so its start fails and says so.
+    snapshots.discard(schema, err);
+    if (!databaseUrl.startsWith('memory://')) throw new Error(`the embedded database could not start from its snapshot (now deleted): ${(err as Error).message}; delete ${databaseUrl.slice('pglite:'.length)} and start again`);
+    return openSqlClient(databaseUrl, options);
+  });
   try {
-    await migrate(sql, options.schema, undefined, options.migrationContext);
+    const applied = await migrate(sql, options.schema, undefined, options.migrationContext);
+    // Kept before anything else is written: the snapshot is of an empty, migrated database.
+    if (snapshots && (!snapshot || applied.length > 0)) await snapshots.write(schema, sql);
   } catch (err) {
     await sql.close().catch(() => undefined);
     throw err;

@@ -35,7 +35,16 @@ export interface SqlClient extends SqlExecutor {
    * assume anything changed). PGlite: on its one connection, delivered as statements complete.
    */
   listen(channel: string, handlers: ListenHandlers): NotificationListener;
+  /** Embedded databases only: whether this open created it, and a copy of its data directory. */
+  readonly embedded?: EmbeddedDatabase;
   close(): Promise<void>;
+}
+
+export interface EmbeddedDatabase {
+  /** True when this open made a new database (memory://, or a pglite: directory that held none). */
+  readonly created: boolean;
+  /** Its data directory as an uncompressed tar archive, which `startFrom` accepts. */
+  dumpDataDir(): Promise<Blob>;
 }
 
 export interface ListenHandlers {
@@ -60,6 +69,12 @@ export interface SqlClientOptions {
    * cannot keep them (PgBouncer in transaction mode before 1.21).
    */
   preparedStatements?: boolean;
+  /**
+   * Embedded only: a new database starts from this data directory (a tar archive from
+   * `embedded.dumpDataDir()`) instead of running initdb. A pglite: directory that already holds
+   * a database ignores it.
+   */
+  startFrom?: Blob;
 }
 
 /**
@@ -116,12 +131,12 @@ export async function openSqlClient(databaseUrl: string, options: SqlClientOptio
       listenRetryMs: options.listenRetryMs ?? 100,
     });
   }
-  if (databaseUrl === 'memory://' || databaseUrl.startsWith('memory://')) return openPglite(undefined, schema);
+  if (databaseUrl === 'memory://' || databaseUrl.startsWith('memory://')) return openPglite(undefined, schema, options.startFrom);
   if (databaseUrl.startsWith('pglite:')) {
     const dir = databaseUrl.slice('pglite:'.length);
     if (!dir) throw new Error('DATABASE_URL pglite:<directory> needs a directory');
     mkdirSync(dir, { recursive: true });
-    return openPglite(dir, schema);
+    return openPglite(dir, schema, options.startFrom);
   }
   throw new Error('DATABASE_URL must start with postgres://, postgresql://, pglite: or memory://');
 }
@@ -360,15 +375,22 @@ async function unavailableAs503<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-async function openPglite(dataDir: string | undefined, schema: string): Promise<SqlClient> {
-  // PostgreSQL's default shared_buffers (128MB) is allocated and touched at startup inside
-  // PGlite's WebAssembly memory, which never shrinks: ~150 MB of RSS for a database of a few MB.
-  // 16MB keeps that memory at its 128 MB floor with ~30 MB resident (bench/lib/pglite-memory.mjs,
-  // BENCHMARKS.md "Memory"). startParams replaces PGlite's defaults, so they are kept; initdb gets
-  // it too (a lower peak while it runs, and the value in a new data directory's postgresql.conf).
-  const settings = ['-c', 'shared_buffers=16MB'];
-  if (dataDir) await initialiseInChildProcess(dataDir, settings);
-  const db = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, ...settings], initDbStartParams: settings });
+/**
+ * PostgreSQL's default shared_buffers (128MB) is allocated and touched at startup inside
+ * PGlite's WebAssembly memory, which never shrinks: ~150 MB of RSS for a database of a few MB.
+ * 16MB keeps that memory at its 128 MB floor with ~30 MB resident (bench/lib/pglite-memory.mjs,
+ * BENCHMARKS.md "Memory"). startParams replaces PGlite's defaults, so they are kept; initdb gets
+ * it too (a lower peak while it runs, and the value in a new data directory's postgresql.conf).
+ */
+const EMBEDDED_SETTINGS: readonly string[] = ['-c', 'shared_buffers=16MB'];
+
+async function openPglite(dataDir: string | undefined, schema: string, startFrom: Blob | undefined): Promise<SqlClient> {
+  const settings = [...EMBEDDED_SETTINGS];
+  const created = !dataDir || !holdsDatabase(dataDir);
+  // From an archive, PGlite unpacks a ready data directory: no initdb, in this process or another.
+  const loadDataDir = created ? startFrom : undefined;
+  if (dataDir && !loadDataDir) await initialiseInChildProcess(dataDir, settings);
+  const db = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...settings], initDbStartParams: settings });
   // One embedded connection: setting search_path once applies to every later query.
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
   const executor = (target: Pick<PGlite, 'query' | 'exec'>): SqlExecutor => ({
@@ -383,6 +405,7 @@ async function openPglite(dataDir: string | undefined, schema: string): Promise<
   return {
     driver: 'pglite',
     ...executor(db),
+    embedded: { created, dumpDataDir: () => db.dumpDataDir('none') },
     transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
     listen(channel, handlers) {
       // The only connection: a statement's notifications arrive before its promise resolves.
@@ -408,6 +431,10 @@ async function openPglite(dataDir: string | undefined, schema: string): Promise<
   };
 }
 
+function holdsDatabase(dataDir: string): boolean {
+  return existsSync(join(dataDir, 'PG_VERSION'));
+}
+
 const INITDB_SCRIPT = `
 const [pglite, dataDir, params] = process.argv.slice(1);
 require(pglite).PGlite.create({ dataDir, initDbStartParams: JSON.parse(params) })
@@ -421,7 +448,7 @@ require(pglite).PGlite.create({ dataDir, initDbStartParams: JSON.parse(params) }
  * A directory that already holds a database (PG_VERSION) is left alone.
  */
 export async function initialiseInChildProcess(dataDir: string, initDbParams: readonly string[]): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  if (holdsDatabase(dataDir)) return;
   try {
     await promisify(execFile)(process.execPath, ['-e', INITDB_SCRIPT, require.resolve('@electric-sql/pglite'), dataDir, JSON.stringify(initDbParams)], {
       timeout: 120_000,

@@ -7,7 +7,7 @@ import { KeyRing } from '../../src/domain/tokens/key-ring';
 import { openStore } from '../../src/store';
 import { createSecretCipher } from '../../src/store/secret-cipher';
 import { openSqlClient } from '../../src/store/sql-client';
-import { describeWithPostgres, dropSchema, uniqueSchema, quietMigrationContext } from '../helpers';
+import { describeWithPostgres, dropSchema, uniqueSchema, testStoreOptions } from '../helpers';
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 
 const UNAVAILABLE = {
@@ -202,7 +202,7 @@ describeWithPostgres('identity during a PostgreSQL outage (faults)', (databaseUr
   it('keeps publishing and signing with the keys it holds when a periodic key reload meets the outage', async () => {
     const opened = await openStore(serviceDatabaseUrl(), createSecretCipher(undefined), {
       schema,
-      migrationContext: quietMigrationContext,
+      ...testStoreOptions,
     });
     const realNow = Date.now.bind(Date);
     const clock = { now: () => new Date(realNow()) };

@@ -2,7 +2,7 @@ import { createSecretCipher } from '../../src/store/secret-cipher';
 import { openStore, type OpenedStore } from '../../src/store';
 import { LogRetention } from '../../src/domain/logs/retention';
 import { logRecord } from '../../src/domain/logs/tenant-log';
-import { testConfig, dropSchema, TEST_DATABASE_URL, TestClock, uniqueSchema, captureLogger, quietMigrationContext } from '../helpers';
+import { testConfig, dropSchema, TEST_DATABASE_URL, TestClock, uniqueSchema, captureLogger, testStoreOptions } from '../helpers';
 
 const drivers = [{ name: 'PGlite', url: 'memory://', schema: 'public' }];
 if (TEST_DATABASE_URL) drivers.push({ name: 'PostgreSQL', url: TEST_DATABASE_URL, schema: uniqueSchema('log_retention') });
@@ -16,7 +16,7 @@ describe.each(drivers)('tenant log retention on $name', (driver) => {
   beforeAll(async () => {
     opened = await openStore(driver.url, createSecretCipher('k'.repeat(40)), {
       schema: driver.schema,
-      migrationContext: quietMigrationContext,
+      ...testStoreOptions,
     });
   });
   afterAll(async () => {

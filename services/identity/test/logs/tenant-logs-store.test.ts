@@ -1,6 +1,6 @@
 import { createSecretCipher } from '../../src/store/secret-cipher';
 import { openStore, type OpenedStore, type TenantLogRecord } from '../../src/store';
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema, quietMigrationContext } from '../helpers';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema, testStoreOptions } from '../helpers';
 
 const drivers = [{ name: 'PGlite', url: 'memory://', schema: 'public' }];
 if (TEST_DATABASE_URL) drivers.push({ name: 'PostgreSQL', url: TEST_DATABASE_URL, schema: uniqueSchema('tenant_logs_store') });
@@ -23,7 +23,7 @@ describe.each(drivers)('tenant log records on $name', (driver) => {
   beforeAll(async () => {
     opened = await openStore(driver.url, createSecretCipher('k'.repeat(40)), {
       schema: driver.schema,
-      migrationContext: quietMigrationContext,
+      ...testStoreOptions,
     });
   });
   afterAll(async () => {
