@@ -65,7 +65,7 @@ function findUnacceptable(value: unknown, path: string, depth = 0): { path: stri
 /** Query parameters and parsed bodies (JSON, form) must hold acceptable text only. Throws the 400. */
 export function checkQueryAndBody(req: Request): void {
   const inQuery = findUnacceptable(req.query, '');
-  if (inQuery) throw refused(`Query parameter ${inQuery.path}`, inQuery.path, inQuery.problem);
+  if (inQuery) throw refused(inQuery.path ? `Query parameter ${inQuery.path}` : 'The query', inQuery.path, inQuery.problem);
   const inBody = findUnacceptable(req.body, '');
   if (inBody) throw refused(inBody.path ? `Body field ${inBody.path}` : 'The body', inBody.path, inBody.problem);
 }

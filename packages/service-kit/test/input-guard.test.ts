@@ -93,6 +93,14 @@ describe('every route of a service app', () => {
     expect(key.body.error_description).toBe('The body has a field name that contains a NUL character');
   });
 
+  it('answers 400 saying the query has a parameter whose name holds a NUL, without echoing the name', async () => {
+    const { app, seen } = buildGuardedApp();
+    const res = await request(app).get('/items/a?a%00b=x');
+    expect(res.status).toBe(400);
+    expect(res.body.error_description).toBe('The query has a field name that contains a NUL character');
+    expect(seen).toEqual([]);
+  });
+
   it('answers 400 for a NUL in a form body', async () => {
     const { app } = buildGuardedApp();
     const res = await request(app).post('/items').type('form').send('grant_type=client_credentials&client_id=a%00b');
