@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StackUseGate } from './stack-use-gate';
 import { freePort, GATEWAY_AUTH_SUBJECT, launchStack, type LaunchedStack, repoRoot, type ServiceName } from '@smsauth/stack';
 
 declare global {
@@ -29,16 +30,21 @@ export default async function globalSetup(): Promise<void> {
     withRoutedGateway: true,
   });
 
+  const gate = new StackUseGate();
   const control = createServer((req, res) => {
+    const answer = (work: Promise<unknown>) =>
+      work.then(
+        () => res.writeHead(204).end(),
+        (err: Error) => res.writeHead(500).end(err.message),
+      );
+    if (req.method === 'POST' && req.url === '/suites/enter') return answer(gate.enter());
+    if (req.method === 'POST' && req.url === '/suites/leave') return answer(Promise.resolve(gate.leave()));
     const match = /^\/restart\/([\w-]+)$/.exec(req.url ?? '');
     if (req.method !== 'POST' || !match) {
       res.writeHead(404).end();
       return;
     }
-    stack.restart(match[1] as ServiceName).then(
-      () => res.writeHead(204).end(),
-      (err: Error) => res.writeHead(500).end(err.message),
-    );
+    return answer(gate.alone(() => stack.restart(match[1] as ServiceName)));
   });
   await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
   const address = control.address();
