@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { ensureOperator, type LaunchedStack, type ManagementClient } from '@smsauth/stack';
-import { codeFromInboxPage } from './stack';
+import { ensureOperator, requestJson, type LaunchedStack, type ManagementClient } from '@smsauth/stack';
+import { codeFromInboxPage, type BrowserSuite } from './stack';
 
 /** Where identity serves the console. */
 export function consoleUrl(authUrl: string): string {
@@ -71,4 +72,23 @@ export async function signInToConsole(context: BrowserContext, stack: LaunchedSt
     await page.locator('nav[aria-label="Console"], main.gate h1').first().waitFor();
   }
   return page;
+}
+
+/** The stack's seeded SMS connection as the management API has it now. */
+export async function seededConnection(suite: BrowserSuite) {
+  return (await suite.api.listConnections()).find((c) => c.name === suite.stack.tenant.connectionName)!;
+}
+
+/** POST /passwordless/start as the demo (native) client on the seeded connection; the status identity answered. */
+export async function startAsDemoClient(stack: LaunchedStack, phone: string): Promise<number> {
+  const res = await requestJson(`${stack.urls.authUrl}/passwordless/start`, {
+    method: 'POST',
+    json: { client_id: stack.tenant.demoClientId, connection: stack.tenant.connectionName, phone_number: phone, send: 'code' },
+  });
+  return res.status;
+}
+
+/** A full-page screenshot of `page`, `name`.png in `dir`. */
+export async function fullPageShot(page: Page, dir: string, name: string): Promise<void> {
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
