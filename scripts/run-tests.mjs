@@ -3,21 +3,36 @@
 // Extra arguments go to jest (e.g. `pnpm test:unit -- packages/contracts`).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { connect } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 
 // Once jest has written its report it should exit; if a test leaked a server or child process it
 // would wait forever, so end it (and everything it started) and say so.
 const EXIT_GRACE_MS = 20_000;
 
+// PostgreSQL where it usually is (and where CI has it) is used without being asked for.
+const USUAL_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 if (!process.env.TEST_DATABASE_URL) {
-  const bar = '!'.repeat(78);
-  console.warn(`\n${bar}\n!! TEST_DATABASE_URL is not set: the PostgreSQL-backed suites are SKIPPED.\n!! Set it (e.g. postgres://postgres@127.0.0.1:5432/test) to run them.\n${bar}\n`);
+  if (await answers('127.0.0.1', 5432)) {
+    process.env.TEST_DATABASE_URL = USUAL_DATABASE_URL;
+    console.log(`PostgreSQL answers at 127.0.0.1:5432: the PostgreSQL suites run against ${USUAL_DATABASE_URL} (set TEST_DATABASE_URL to use another).`);
+  } else {
+    const bar = '!'.repeat(78);
+    console.warn(`\n${bar}\n!! No PostgreSQL at 127.0.0.1:5432 and TEST_DATABASE_URL is not set: the PostgreSQL-backed suites are SKIPPED.\n!! Start PostgreSQL there, or set TEST_DATABASE_URL (e.g. ${USUAL_DATABASE_URL}), to run them.\n${bar}\n`);
+  }
 }
+
+// One worker per core unless told otherwise: most suites wait on I/O (HTTP, PostgreSQL, a
+// browser), and each is isolated (free ports, its own schema, its own stack), so two share a
+// 2-core machine well. The run prints where its time went, so a regression shows.
+const userArgs = process.argv.slice(2);
+const workers = userArgs.some((arg) => /^(-w|--maxWorkers|-i|--runInBand)(=|$)/.test(arg)) ? [] : [`--maxWorkers=${availableParallelism()}`];
 
 const dir = mkdtempSync(join(tmpdir(), 'smsauth-jest-'));
 const resultsFile = join(dir, 'results.json');
-const args = ['--ci', '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)];
+const args = ['--ci', '--json', `--outputFile=${resultsFile}`, ...workers, ...userArgs];
+const started = Date.now();
 // Its own process group, so a hang can be ended together with what the tests spawned.
 const jest = spawn(process.execPath, [join('node_modules', 'jest', 'bin', 'jest.js'), ...args], { stdio: 'inherit', detached: true });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => killGroup(signal));
@@ -47,12 +62,38 @@ try {
   ).length;
   summary = `${results.numPassedTests} passed, ${results.numFailedTests + suitesFailedOutsideTests} failed, ${skipped} skipped`;
   if (results.numTotalTests === 0) summary = '0 passed, 0 failed';
+  printSlowest(results.testResults);
 } catch {
   // keep the fallback summary
 }
 rmSync(dir, { recursive: true, force: true });
 console.log(`\nTests: ${summary}`);
 process.exit(hung ? 1 : status);
+
+/** The ten slowest suites and the run's wall-clock time, so every run shows where its time goes. */
+function printSlowest(suites) {
+  const timed = suites
+    .map((suite) => ({ file: relative(process.cwd(), suite.name), seconds: (suite.endTime - suite.startTime) / 1000 }))
+    .filter((suite) => Number.isFinite(suite.seconds))
+    .sort((a, b) => b.seconds - a.seconds);
+  const total = timed.reduce((sum, suite) => sum + suite.seconds, 0);
+  console.log(`\n${timed.length} suites in ${((Date.now() - started) / 1000).toFixed(0)} s (${total.toFixed(0)} s of suite time, ${workers[0] ?? 'workers as given'}); the slowest:`);
+  for (const suite of timed.slice(0, 10)) console.log(`  ${suite.seconds.toFixed(1).padStart(6)} s  ${suite.file}`);
+}
+
+/** Whether something accepts TCP connections at host:port within a second. */
+function answers(host, port) {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 1000 });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}
 
 function killGroup(signal) {
   try {
