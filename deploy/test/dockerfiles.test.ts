@@ -42,10 +42,10 @@ describe.each(serviceNames)('deploy/Dockerfile.%s', (name) => {
     expect(build).toContain(`pnpm --filter @smsauth/${name} deploy --prod`);
   });
 
-  it('is a multi-stage build whose runtime stage copies only the deployed service', () => {
+  it('is a multi-stage build whose runtime stage copies only the deployed service, and the licence and notices', () => {
     expect(all.filter((i) => i.keyword === 'FROM').length).toBeGreaterThanOrEqual(3);
     expect(runtime[0]?.args).toBe('${NODE_IMAGE}');
-    expect(runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toEqual(['--from=build /out /app']);
+    expect(runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toEqual(['--from=build /out /app', 'LICENSE NOTICE THIRD-PARTY-NOTICES.md /app/']);
   });
 
   it('runs as the non-root node user, in production mode', () => {
@@ -101,5 +101,13 @@ describe('.dockerignore', () => {
     expect(patterns).not.toContain('**/package.json');
     // deploy/ is a workspace package: its manifest must stay for the frozen lockfile.
     expect(patterns.indexOf('!deploy/package.json')).toBeGreaterThan(patterns.indexOf('deploy/*'));
+  });
+
+  it('keeps LICENSE, NOTICE and THIRD-PARTY-NOTICES.md, which the runtime stages copy from the context', () => {
+    for (const file of ['LICENSE', 'NOTICE', 'THIRD-PARTY-NOTICES.md']) expect(readText(file)).not.toBe('');
+    expect(patterns.filter((pattern) => /LICENSE|NOTICE/.test(pattern))).toEqual(['!THIRD-PARTY-NOTICES.md']);
+    // The last matching pattern wins: the exception must come after the rule dropping every *.md.
+    expect(patterns.indexOf('!THIRD-PARTY-NOTICES.md')).toBeGreaterThan(patterns.indexOf('**/*.md'));
+    expect(patterns.filter((pattern) => ['*', '**', '**/*', '/*'].includes(pattern))).toEqual([]);
   });
 });

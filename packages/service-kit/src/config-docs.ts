@@ -1,16 +1,20 @@
 import type { z } from 'zod';
+import { SECRET_FILE_SUFFIX, variablesShapeOf } from './config';
 
 /**
  * The configuration reference (docs/configuration.md) is rendered from the services' environment
  * schemas, so a variable cannot be added, renamed or given a new default without its row
  * changing. A field documents itself with `.meta({ description, defaultText? })`: `defaultText`
  * for a default the schema cannot show by itself (one that depends on NODE_ENV, say); otherwise
- * the default is what the field parses an absent variable to.
+ * the default is what the field parses an absent variable to. A secret (`secret: true`) is
+ * listed with its `<NAME>_FILE` twin, which loadConfig reads it from.
  */
 export interface EnvironmentVariableDoc {
   name: string;
   default: string;
   description: string;
+  /** Also read from the file `<name>_FILE` names. */
+  secret: boolean;
 }
 
 /** Metadata a config field may carry beyond zod's `description`. */
@@ -18,15 +22,15 @@ export interface ConfigFieldMeta {
   description: string;
   /** Markdown shown as the default instead of the parsed value of an absent variable. */
   defaultText?: string;
+  /** A secret: loadConfig also reads it from the file `<NAME>_FILE` names, and logs never show a field of its name. */
+  secret?: boolean;
 }
 
-type Introspectable = z.ZodType & { meta(): Record<string, unknown> | undefined; _zod: { def: { type: string; in?: unknown } } };
+type Introspectable = z.ZodType & { meta(): Record<string, unknown> | undefined };
 
 /** The object of variables under a service's schema (its refinements and transforms unwrapped). */
 function variablesShape(schema: z.ZodType): Record<string, z.ZodType> {
-  let current = schema as Introspectable;
-  while (current._zod.def.type === 'pipe') current = current._zod.def.in as Introspectable;
-  const shape = (current as unknown as { shape?: Record<string, z.ZodType> }).shape;
+  const shape = variablesShapeOf(schema);
   if (!shape) throw new Error('environment schema is not an object of variables');
   return shape;
 }
@@ -46,7 +50,7 @@ export function environmentVariablesOf(schema: z.ZodType): EnvironmentVariableDo
     const meta = (field as Introspectable).meta() ?? {};
     const description = typeof meta.description === 'string' ? meta.description : undefined;
     if (!description) throw new Error(`${name} has no description: give its schema .meta({ description })`);
-    return { name, default: defaultOf(field, meta), description };
+    return { name, default: defaultOf(field, meta), description, secret: meta.secret === true };
   });
 }
 
@@ -54,7 +58,10 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n\s*/g, ' ')
 
 /** A markdown table of `environmentVariablesOf(schema)`. */
 export function renderEnvironmentTable(schema: z.ZodType): string {
-  const rows = environmentVariablesOf(schema).map((row) => `| \`${row.name}\` | ${cell(row.default)} | ${cell(row.description)} |`);
+  const rows = environmentVariablesOf(schema).map((row) => {
+    const name = row.secret ? `\`${row.name}\` or \`${row.name}${SECRET_FILE_SUFFIX}\`` : `\`${row.name}\``;
+    return `| ${name} | ${cell(row.default)} | ${cell(row.description)} |`;
+  });
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
@@ -71,6 +78,12 @@ export function renderConfigurationPage(services: ReadonlyArray<{ name: string; 
     '',
     'Each service reads its environment once at start; a bad value stops it with a message naming',
     'the variable. `pnpm start` sets some of them for you: see [The local stack](local-stack.md).',
+    '',
+    `Secrets (the variables listed as \`NAME\` or \`NAME${SECRET_FILE_SUFFIX}\`) can also come from a file, the Docker and`,
+    `Kubernetes secrets convention: set \`NAME${SECRET_FILE_SUFFIX}\` to the file's path and the service reads the value from it,`,
+    'trailing line breaks removed. Setting both is refused, naming both; so is a file that cannot be read',
+    'or is empty (the message gives the path, never the content). Examples with compose and Kubernetes:',
+    '[Secrets from files](production.md#secrets-from-files).',
     '',
     ...services.flatMap(({ name, schema }) => [`## ${name}`, '', renderEnvironmentTable(schema), '']),
   ].join('\n');

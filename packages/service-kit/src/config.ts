@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
 
 /** Thrown when the environment does not satisfy a service's config schema. */
@@ -8,17 +9,130 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses `env` with the service's schema; the error names every bad variable and why. */
+type Introspectable = z.ZodType & { meta(): Record<string, unknown> | undefined; _zod: { def: { type: string; in?: unknown } } };
+
+/** The object of variables under a service's schema (its refinements and transforms unwrapped); undefined when it is not one. */
+export function variablesShapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  let current = schema as Introspectable;
+  while (current._zod.def.type === 'pipe') current = current._zod.def.in as Introspectable;
+  return (current as unknown as { shape?: Record<string, z.ZodType> }).shape;
+}
+
+/**
+ * The variables `schema` marks as secrets (`.meta({ secret: true, ... })`): loadConfig also reads
+ * each from the file `<NAME>_FILE` names, the configuration reference says so, and runService
+ * keeps fields of those names out of log lines.
+ */
+export function secretVariablesOf(schema: z.ZodType): string[] {
+  const shape = variablesShapeOf(schema) ?? {};
+  return Object.entries(shape)
+    .filter(([, field]) => (field as Introspectable).meta()?.secret === true)
+    .map(([name]) => name);
+}
+
+/** The suffix of the variable that names a file holding a secret (the Docker and Kubernetes secrets convention). */
+export const SECRET_FILE_SUFFIX = '_FILE';
+
+/** A secret file larger than this is refused: it is not a secret (a wrong path, a device). */
+const MAX_SECRET_FILE_BYTES = 1024 * 1024;
+
+const READ_FAILURES: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ELOOP: 'too many symbolic links',
+  ENOTDIR: 'a part of the path is not a directory',
+};
+
+/**
+ * A secret file's text, its trailing line breaks removed (Docker secrets and files written with
+ * `echo` end with one). Its problem never quotes the content: only the path and why.
+ */
+function readSecretFile(path: string): { value: string } | { problem: string } {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > MAX_SECRET_FILE_BYTES) return { problem: `${path} is larger than ${MAX_SECRET_FILE_BYTES} bytes: not a secret file` };
+    }
+    const value = buffer.toString('utf8', 0, length).replace(/(\r?\n)+$/, '');
+    if (value === '') return { problem: `${path} is empty` };
+    return { value };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    return { problem: `cannot read ${path}: ${READ_FAILURES[code] ?? 'read failed'} (${code})` };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** An empty value counts as absent, as everywhere in the environment (`VAR=` in a compose file). */
+const isSet = (value: string | undefined): value is string => value !== undefined && value !== '';
+
+/**
+ * The environment with each secret `<NAME>_FILE` names read into `<NAME>`. `sources` maps each
+ * variable read from a file to its `_FILE` variable (for the problems that name it); `reported`
+ * holds the variables whose problem (both set, file unreadable) is already in `problems`.
+ */
+function resolveSecretFiles(
+  schema: z.ZodType,
+  env: Record<string, string | undefined>,
+): { env: Record<string, string | undefined>; problems: string[]; sources: Map<string, string>; reported: Set<string> } {
+  const resolved = { ...env };
+  const problems: string[] = [];
+  const sources = new Map<string, string>();
+  const reported = new Set<string>();
+  const shape = variablesShapeOf(schema) ?? {};
+  for (const name of secretVariablesOf(schema)) {
+    const fileVariable = `${name}${SECRET_FILE_SUFFIX}`;
+    if (fileVariable in shape) throw new Error(`${name} is a secret, so ${fileVariable} names its file; the schema may not declare ${fileVariable} itself`);
+    const path = env[fileVariable];
+    if (!isSet(path)) continue;
+    if (isSet(env[name])) {
+      problems.push(`${name}, ${fileVariable}: both are set; set ${name} to the value or ${fileVariable} to a file holding it, not both`);
+      reported.add(name);
+      continue;
+    }
+    const read = readSecretFile(path);
+    if ('problem' in read) {
+      problems.push(`${fileVariable}: ${read.problem}`);
+      reported.add(name);
+      delete resolved[name];
+      continue;
+    }
+    resolved[name] = read.value;
+    sources.set(name, fileVariable);
+  }
+  return { env: resolved, problems, sources, reported };
+}
+
+/**
+ * Parses `env` with the service's schema; the error names every bad variable and why. A variable
+ * the schema marks secret may instead be in the file `<NAME>_FILE` names (see secretVariablesOf);
+ * a problem with such a value names both variables, never the value.
+ */
 export function loadConfig<S extends z.ZodType>(
   schema: S,
   env: Record<string, string | undefined> = process.env,
 ): z.output<S> {
-  const result = schema.safeParse(env);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
+  const secrets = resolveSecretFiles(schema, env);
+  const result = schema.safeParse(secrets.env);
+  if (result.success && secrets.problems.length === 0) return result.data;
+  const problems = [...secrets.problems];
+  for (const issue of result.success ? [] : result.error.issues) {
+    const first = issue.path.length > 0 ? String(issue.path[0]) : undefined;
+    // Its own problem (both set, file unreadable) says what is wrong; what follows from that is noise.
+    if (first !== undefined && secrets.reported.has(first)) continue;
+    const source = first !== undefined ? secrets.sources.get(first) : undefined;
     const variable = issue.path.length > 0 ? issue.path.join('.') : '(environment)';
-    return `${variable}: ${issue.message}`;
-  });
+    problems.push(`${variable}${source ? ` (read from ${source})` : ''}: ${issue.message}`);
+  }
   throw new ConfigError(problems);
 }
 

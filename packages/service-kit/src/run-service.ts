@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { Express } from 'express';
 import type { z } from 'zod';
 import { runClusterPrimary, type ClusterHandle } from './cluster';
-import { loadConfigOrExit } from './config';
+import { loadConfigOrExit, secretVariablesOf } from './config';
 import type { Lifecycle } from './lifecycle';
 import { createLogger, defaultLogFormat, type LogFormat, type Logger } from './logger';
 import { serve, type ServerHandle } from './serve';
@@ -21,7 +21,7 @@ interface BaseConfig {
 export interface RunServiceOptions<S extends z.ZodType<BaseConfig>> {
   name: string;
   configSchema: S;
-  /** Fields to redact from logs besides the kit's defaults. */
+  /** Fields to redact from logs besides the kit's defaults and the schema's secret variables. */
   redact?: readonly string[];
   /** Builds the app from config (opens stores, loads data); may register closers. */
   build: (config: z.output<S>, logger: Logger) => Promise<{ app: Express; lifecycle: Lifecycle }>;
@@ -41,7 +41,9 @@ export async function runService<S extends z.ZodType<BaseConfig>>(
 ): Promise<ServerHandle | ClusterHandle> {
   const config = loadConfigOrExit(options.configSchema, options.env ?? process.env);
   const format = config.LOG_FORMAT ?? defaultLogFormat({ nodeEnv: config.NODE_ENV ?? process.env.NODE_ENV });
-  const logger = createLogger({ name: options.name, level: config.LOG_LEVEL, redact: options.redact, format });
+  // A field named after a secret variable never reaches a log line, whatever logs it.
+  const redact = [...new Set([...(options.redact ?? []), ...secretVariablesOf(options.configSchema)])];
+  const logger = createLogger({ name: options.name, level: config.LOG_LEVEL, redact, format });
   const workers = options.webConcurrency ?? config.WEB_CONCURRENCY ?? 1;
   if (workers > 1 && cluster.isPrimary) {
     logger.info({ workers, port: config.PORT }, 'starting workers');

@@ -14,7 +14,7 @@ export const GATEWAY_AUTH_SUBJECT = 'smsauth-identity';
  * passes through from its own environment, so `SMS_PROVIDER=twilio TWILIO_... pnpm start` sends
  * real SMS. Without them the gateway keeps its development default, the outbox.
  */
-export const GATEWAY_PROVIDER_VARIABLES = /^(SMS_PROVIDER|SMS_PROVIDER_INSTANCES|SMS_ROUTES|SMS_BREAKER_[A-Z_]+|TWILIO_[A-Z_]+|WEBHOOK_[A-Z_]+|GATEWAY_PUBLIC_URL|REDIS_URL|REDIS_KEY_PREFIX|OUTBOX_[A-Z_]+)$/;
+export const GATEWAY_PROVIDER_VARIABLES = /^(SMS_PROVIDER|SMS_PROVIDER_INSTANCES(?:_FILE)?|SMS_ROUTES|SMS_BREAKER_[A-Z_]+|TWILIO_[A-Z_]+|WEBHOOK_[A-Z_]+|GATEWAY_PUBLIC_URL|REDIS_URL(?:_FILE)?|REDIS_KEY_PREFIX|OUTBOX_[A-Z_]+)$/;
 
 /** The provider settings in `env` that the gateway of `pnpm start` gets (GATEWAY_PROVIDER_VARIABLES, non-empty). */
 export function gatewayProviderSettings(env: Record<string, string | undefined>): Record<string, string> {

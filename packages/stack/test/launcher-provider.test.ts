@@ -27,6 +27,22 @@ describe('the provider settings pnpm start passes to the delivery gateway', () =
       SMS_ROUTES: '{"default":["twilio"]}',
     });
   });
+
+  it("passes the gateway's secrets given as files (<NAME>_FILE) too", () => {
+    const env = {
+      TWILIO_AUTH_TOKEN_FILE: '/run/secrets/twilio',
+      SMS_PROVIDER_INSTANCES_FILE: '/run/secrets/instances',
+      REDIS_URL_FILE: '/run/secrets/redis',
+      OUTBOX_TOKEN_FILE: '/run/secrets/outbox',
+      DATABASE_URL_FILE: '/run/secrets/db',
+    };
+    expect(gatewayProviderSettings(env)).toEqual({
+      TWILIO_AUTH_TOKEN_FILE: '/run/secrets/twilio',
+      SMS_PROVIDER_INSTANCES_FILE: '/run/secrets/instances',
+      REDIS_URL_FILE: '/run/secrets/redis',
+      OUTBOX_TOKEN_FILE: '/run/secrets/outbox',
+    });
+  });
 });
 
 describe('a stack started with SMS_PROVIDER=webhook', () => {

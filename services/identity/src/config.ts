@@ -126,6 +126,7 @@ export const configSchema = z
       })
       .default('pglite:.data/identity')
       .meta({
+        secret: true,
         description:
           '`postgres://…` / `postgresql://…` (PostgreSQL), `pglite:<directory>` (embedded PostgreSQL persisted in the directory, created if missing) or `memory://` (embedded, lost on exit).',
       }),
@@ -164,6 +165,7 @@ export const configSchema = z
       .optionalString()
       .pipe(z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional())
       .meta({
+        secret: true,
         description:
           'At least 32 characters, or the service refuses to start. Without the pair, an admin client is generated on the first start and its credentials printed once to stdout (`pnpm start` always sets the pair: it keeps them in `.data/stack.json`).',
       }),
@@ -171,6 +173,7 @@ export const configSchema = z
       .optionalString()
       .pipe(z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional())
       .meta({
+        secret: true,
         description:
           'At least 32 characters. Encrypts signing private keys, gateway secrets, one-time-code secrets and log streams\' authorization headers and signing secrets at rest (AES-256-GCM, key derived with HKDF-SHA256). Required when `NODE_ENV=production`. Changing it makes existing keys unreadable: the service then refuses to start.',
       }),

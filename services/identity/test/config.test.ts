@@ -1,5 +1,9 @@
-import { ConfigError, loadConfig } from '@smsauth/service-kit';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, secretVariablesOf } from '@smsauth/service-kit';
 import { configSchema } from '../src/config';
+import { ADMIN_CLIENT_SECRET, adminToken, startTestIdentity } from './helpers';
 
 const problemsOf = (env: Record<string, string>) => {
   try {
@@ -88,5 +92,61 @@ describe('identity configuration', () => {
     expect(problemsOf({ LOG_STREAM_BATCH_SIZE: '5000' })).toMatch(/^LOG_STREAM_BATCH_SIZE: must be at most 1000/);
     expect(problemsOf({ LOG_STREAM_TIMEOUT_MS: '10' })).toMatch(/^LOG_STREAM_TIMEOUT_MS:/);
     expect(problemsOf({ LOG_STREAM_MAX_FAILURES: '0' })).toMatch(/^LOG_STREAM_MAX_FAILURES:/);
+  });
+});
+
+describe('identity secrets from files (<NAME>_FILE)', () => {
+  const KEY_ENCRYPTION_SECRET = 'key-encryption-secret-from-a-file-0123456789';
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'identity-secrets-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const secretFile = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, `${content}\n`);
+    return path;
+  };
+
+  it('are the admin client secret, the key encryption secret and DATABASE_URL (it carries a password)', () => {
+    expect(secretVariablesOf(configSchema)).toEqual(['DATABASE_URL', 'ADMIN_CLIENT_SECRET', 'KEY_ENCRYPTION_SECRET']);
+  });
+
+  it('an identity started with ADMIN_CLIENT_SECRET_FILE, KEY_ENCRYPTION_SECRET_FILE and DATABASE_URL_FILE signs the admin in with the file\'s secret, and logs neither secret', async () => {
+    const identity = await startTestIdentity({
+      ADMIN_CLIENT_SECRET: undefined,
+      ADMIN_CLIENT_SECRET_FILE: secretFile('admin-client-secret', ADMIN_CLIENT_SECRET),
+      KEY_ENCRYPTION_SECRET_FILE: secretFile('key-encryption-secret', KEY_ENCRYPTION_SECRET),
+      DATABASE_URL: undefined,
+      DATABASE_URL_FILE: secretFile('database-url', 'memory://'),
+    });
+    try {
+      expect(identity.config).toMatchObject({ ADMIN_CLIENT_SECRET, KEY_ENCRYPTION_SECRET, DATABASE_URL: 'memory://' });
+      await expect(adminToken(identity.app)).resolves.toEqual(expect.any(String));
+      expect(identity.logs()).not.toContain(ADMIN_CLIENT_SECRET);
+      expect(identity.logs()).not.toContain(KEY_ENCRYPTION_SECRET);
+    } finally {
+      await identity.close();
+    }
+  });
+
+  it('meets the production requirement of KEY_ENCRYPTION_SECRET from KEY_ENCRYPTION_SECRET_FILE', () => {
+    const config = loadConfig(configSchema, { NODE_ENV: 'production', KEY_ENCRYPTION_SECRET_FILE: secretFile('production-key', KEY_ENCRYPTION_SECRET) });
+    expect(config.KEY_ENCRYPTION_SECRET).toBe(KEY_ENCRYPTION_SECRET);
+  });
+
+  it('refuses a secret both in the environment and in a file, and a file that is missing, naming the variables, never the value', () => {
+    const both = problemsOf({ ADMIN_CLIENT_ID: 'admin', ADMIN_CLIENT_SECRET: ADMIN_CLIENT_SECRET, ADMIN_CLIENT_SECRET_FILE: secretFile('both', ADMIN_CLIENT_SECRET) });
+    expect(both).toMatch(/^ADMIN_CLIENT_SECRET, ADMIN_CLIENT_SECRET_FILE: both are set/);
+    expect(both).not.toContain(ADMIN_CLIENT_SECRET);
+    const missing = join(dir, 'no-such-file');
+    expect(problemsOf({ NODE_ENV: 'production', KEY_ENCRYPTION_SECRET_FILE: missing })).toBe(
+      `KEY_ENCRYPTION_SECRET_FILE: cannot read ${missing}: no such file (ENOENT)`,
+    );
+  });
+
+  it('names the file when its secret is too short', () => {
+    const problems = problemsOf({ ADMIN_CLIENT_ID: 'admin', ADMIN_CLIENT_SECRET_FILE: secretFile('short', 'short') });
+    expect(problems).toBe('ADMIN_CLIENT_SECRET (read from ADMIN_CLIENT_SECRET_FILE): must be at least 32 characters');
   });
 });

@@ -56,6 +56,7 @@ const variablesSchema = z.object({
   API_DOCS: env.apiDocs(),
 
   GATEWAY_AUTH_SECRET: env.optionalString().meta({
+    secret: true,
     description:
       'Shared HS256 secret; turns delivery authentication on. At least 32 bytes (after decoding), otherwise the service refuses to start. Unset: `POST /sms` is open and one warning is logged at start.',
   }),
@@ -104,6 +105,7 @@ const variablesSchema = z.object({
   }),
   /** JSON: extra provider instances, name -> {provider: kind, <that kind's variables>}. */
   SMS_PROVIDER_INSTANCES: jsonVariable(InstancesSchema, '{"webhook-de":{"provider":"webhook","WEBHOOK_URL":"https://sms.example.de/send"}}').meta({
+    secret: true,
     description:
       'JSON: more provider instances for routes, name to `{"provider": "<kind>", <that kind\'s variables>}`, e.g. `{"webhook-de": {"provider": "webhook", "WEBHOOK_URL": "https://sms.example.de/send"}}`. Never logged (it holds credentials).',
   }),
@@ -127,6 +129,7 @@ const variablesSchema = z.object({
     .optionalString()
     .pipe(z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' }).optional())
     .meta({
+      secret: true,
       defaultText: 'unset (in memory)',
       description: '`redis://` or `rediss://` URL: idempotency keys, in-flight markers and message statuses in Redis, shared by replicas; `/readyz` checks it.',
     }),
@@ -140,6 +143,7 @@ const variablesSchema = z.object({
     .pipe(z.number().max(100_000))
     .meta({ description: 'Messages the outbox keeps (oldest dropped first); at most 100000.' }),
   OUTBOX_TOKEN: env.optionalString().meta({
+    secret: true,
     description:
       'When set, `GET`/`DELETE /outbox/messages` need `Authorization: Bearer <OUTBOX_TOKEN>`, and the `GET /outbox` page needs it as that header, `?token=` or its cookie. In production the outbox read API and page exist only when this is set.',
   }),

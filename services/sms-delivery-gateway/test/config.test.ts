@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '@smsauth/service-kit';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, secretVariablesOf } from '@smsauth/service-kit';
+import request from 'supertest';
 import { configSchema } from '../src/config';
+import { PROVIDER_SECRETS } from '../src/providers/registry';
 import { problemsOf } from './support/config';
+import { buildGateway, deliveryBody } from './support/gateway';
+import { AUDIENCE, SECRET, SUBJECT, signHs256 } from './support/tokens';
 
 const TWILIO_SID = `AC${'0'.repeat(32)}`;
 
@@ -153,5 +160,57 @@ describe('sms-delivery-gateway configuration', () => {
     expect(loadConfig(configSchema, { TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1);
     expect(loadConfig(configSchema, { TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
     expect(loadConfig(configSchema, { TRUST_PROXY: 'loopback, 10.0.0.0/8' }).TRUST_PROXY).toBe('loopback, 10.0.0.0/8');
+  });
+});
+
+describe('sms-delivery-gateway secrets from files (<NAME>_FILE)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-secrets-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const secretFile = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, `${content}\n`);
+    return path;
+  };
+
+  it('are the delivery secret, the outbox token, Redis URL, provider instances and every provider credential', () => {
+    expect(secretVariablesOf(configSchema).sort()).toEqual(
+      ['GATEWAY_AUTH_SECRET', 'OUTBOX_TOKEN', 'REDIS_URL', 'SMS_PROVIDER_INSTANCES', ...PROVIDER_SECRETS].sort(),
+    );
+  });
+
+  it('a gateway whose GATEWAY_AUTH_SECRET comes from GATEWAY_AUTH_SECRET_FILE delivers what is signed with it, refuses the rest, and logs no secret', async () => {
+    const gateway = buildGateway({ GATEWAY_AUTH_SECRET_FILE: secretFile('gateway-auth-secret', SECRET), GATEWAY_AUTH_AUDIENCE: AUDIENCE, GATEWAY_AUTH_SUBJECT: SUBJECT });
+    expect(gateway.config.GATEWAY_AUTH_SECRET).toBe(SECRET);
+    expect((await request(gateway.app).post('/sms').set('Authorization', `Bearer ${signHs256()}`).send(deliveryBody())).status).toBe(200);
+    expect((await request(gateway.app).post('/sms').set('Authorization', `Bearer ${signHs256(undefined, 'some-other-secret-0123456789-abcdefghij')}`).send(deliveryBody())).status).toBe(401);
+    expect(gateway.logs.text()).not.toContain(SECRET);
+  });
+
+  it('reads the Twilio auth token, webhook headers and provider instances from their files', () => {
+    const instances = JSON.stringify({ 'webhook-de': { provider: 'webhook', WEBHOOK_URL: 'https://sms.example.de/send', WEBHOOK_HEADERS: { 'X-Api-Key': 'de-key' } } });
+    const config = loadConfig(configSchema, {
+      SMS_PROVIDER: 'twilio',
+      TWILIO_ACCOUNT_SID: TWILIO_SID,
+      TWILIO_AUTH_TOKEN_FILE: secretFile('twilio-auth-token', 'twilio-token-from-a-file'),
+      TWILIO_FROM: '+14155550100',
+      WEBHOOK_HEADERS_FILE: secretFile('webhook-headers', '{"X-Api-Key":"k"}'),
+      SMS_PROVIDER_INSTANCES_FILE: secretFile('instances', instances),
+      SMS_ROUTES: '{"DE":["webhook-de"]}',
+      REDIS_URL_FILE: secretFile('redis-url', 'redis://:redis-password@redis:6379/0'),
+    });
+    expect(config).toMatchObject({ TWILIO_AUTH_TOKEN: 'twilio-token-from-a-file', WEBHOOK_HEADERS: { 'X-Api-Key': 'k' }, REDIS_URL: 'redis://:redis-password@redis:6379/0' });
+    expect(config.providerInstances.find((instance) => instance.name === 'twilio')?.settings).toMatchObject({ TWILIO_AUTH_TOKEN: 'twilio-token-from-a-file' });
+    expect(config.providerInstances.find((instance) => instance.name === 'webhook-de')?.settings).toMatchObject({ WEBHOOK_HEADERS: { 'X-Api-Key': 'de-key' } });
+  });
+
+  it('refuses a secret both in the environment and in a file, and a missing file, never printing the value', () => {
+    const token = 'twilio-token-in-both-places';
+    const both = problemsOf({ TWILIO_AUTH_TOKEN: token, TWILIO_AUTH_TOKEN_FILE: secretFile('twilio-both', token) });
+    expect(both).toEqual(['TWILIO_AUTH_TOKEN, TWILIO_AUTH_TOKEN_FILE: both are set; set TWILIO_AUTH_TOKEN to the value or TWILIO_AUTH_TOKEN_FILE to a file holding it, not both']);
+    const missing = join(dir, 'absent');
+    expect(problemsOf({ GATEWAY_AUTH_SECRET_FILE: missing })).toEqual([`GATEWAY_AUTH_SECRET_FILE: cannot read ${missing}: no such file (ENOENT)`]);
   });
 });

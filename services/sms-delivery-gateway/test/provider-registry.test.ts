@@ -1,4 +1,4 @@
-import { loadConfig } from '@smsauth/service-kit';
+import { loadConfig, secretVariablesOf } from '@smsauth/service-kit';
 import { configSchema } from '../src/config';
 import { PROVIDERS, PROVIDER_NAMES, PROVIDER_SECRETS, providerSettingsShape } from '../src/providers/registry';
 
@@ -24,5 +24,9 @@ describe('provider registry', () => {
       for (const secret of provider.secrets ?? []) expect(Object.keys(provider.settingsSchema.shape)).toContain(secret);
     }
     expect(PROVIDER_SECRETS).toEqual(expect.arrayContaining(['TWILIO_AUTH_TOKEN', 'WEBHOOK_HEADERS']));
+  });
+
+  it('marks each of those secrets as one in its schema too, so that it may also be read from <NAME>_FILE', () => {
+    for (const provider of PROVIDERS) expect(secretVariablesOf(provider.settingsSchema).sort()).toEqual([...(provider.secrets ?? [])].sort());
   });
 });

@@ -25,7 +25,7 @@ const settingsSchema = z.object({
     .meta({ description: 'Twilio Account SID (`AC` + 32 hex digits); required for `twilio`.' }),
   TWILIO_AUTH_TOKEN: env
     .optionalString()
-    .meta({ description: 'Twilio auth token (HTTP basic auth password); required for `twilio`. Never logged or returned.' }),
+    .meta({ secret: true, description: 'Twilio auth token (HTTP basic auth password); required for `twilio`. Never logged or returned.' }),
   TWILIO_FROM: env.optionalString().meta({
     description:
       'Sender: your Twilio number (E.164) or alphanumeric sender id. `twilio` needs this or `TWILIO_MESSAGING_SERVICE_SID`. The request\'s `sender` is not used: Twilio only sends from numbers the account owns.',

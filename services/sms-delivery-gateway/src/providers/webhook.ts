@@ -44,6 +44,7 @@ const settingsSchema = z.object({
     description: 'http(s) URL the `webhook` provider POSTs each message to; required for `webhook`. Redirects are not followed.',
   }),
   WEBHOOK_HEADERS: webhookHeaders().meta({
+    secret: true,
     description: 'JSON object of extra headers for the webhook, e.g. `{"X-Api-Key":"..."}`; values must be strings. Never logged.',
   }),
   WEBHOOK_TIMEOUT_MS: timeoutMs(10_000).meta({ description: 'Time the webhook has to answer (100..120000).' }),
@@ -52,6 +53,7 @@ const settingsSchema = z.object({
     .optionalString()
     .pipe(z.string().min(32, { message: 'must be at least 32 characters' }).optional())
     .meta({
+      secret: true,
       description:
         "At least 32 characters: key of the HMAC-SHA256 `Webhook-Signature` on the webhook's delivery receipts; with `GATEWAY_PUBLIC_URL`, turns them on. Never logged.",
     }),
