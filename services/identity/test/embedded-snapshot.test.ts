@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -26,6 +26,8 @@ describe('new embedded databases start from a migrated snapshot', () => {
     opened.splice(opened.indexOf(store), 1);
     await store.close();
   };
+  const tableExists = async (store: OpenedStore, table: string) =>
+    (await store.sql.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`public.${table}`])).rows[0]!.found !== null;
 
   /** Rewrites the snapshot with a table no migration makes, so a database started from it shows it. */
   const markSnapshot = async () => {
@@ -35,83 +37,90 @@ describe('new embedded databases start from a migrated snapshot', () => {
     writeFileSync(file, Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer()));
     await db.close();
   };
-  const hasMarker = async (store: OpenedStore) =>
-    (await store.sql.query<{ found: string | null }>("SELECT to_regclass('public.from_snapshot')::text AS found")).rows[0]!.found !== null;
 
-  /** One snapshot made by the real first start, copied into each test's own directory. */
-  let made: Buffer;
-  beforeAll(async () => {
+  const newDirectory = () => {
     dir = mkdtempSync(join(tmpdir(), 'identity-snapshot-'));
     snapshots = new EmbeddedSnapshots(join(dir, 'snapshots'), () => undefined);
     warnings = [];
-    await close(await open('memory://'));
+  };
+  const keepSnapshot = (archive: Buffer) => {
+    mkdirSync(join(dir, 'snapshots'), { recursive: true });
+    writeFileSync(snapshots.fileFor('public'), archive);
+  };
+
+  /** The first start's snapshot (made in beforeAll, by the real first start), for the other tests. */
+  let made: Buffer;
+  let firstStart: { created: boolean | undefined; fileKept: boolean };
+  beforeAll(async () => {
+    newDirectory();
+    const first = await open('memory://');
+    firstStart = { created: first.sql.embedded?.created, fileKept: existsSync(snapshots.fileFor('public')) };
+    await first.sql.exec('CREATE TABLE written_after_open (x int)');
+    await close(first);
     made = readFileSync(snapshots.fileFor('public'));
     rmSync(dir, { recursive: true, force: true });
   });
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'identity-snapshot-'));
-    snapshots = new EmbeddedSnapshots(join(dir, 'snapshots'), () => undefined);
-    warnings = [];
-  });
-  const keepMadeSnapshot = () => {
-    mkdirSync(join(dir, 'snapshots'));
-    writeFileSync(snapshots.fileFor('public'), made);
-  };
+  beforeEach(newDirectory);
   afterEach(async () => {
     for (const store of opened.splice(0)) await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps the first new memory database, migrated and empty, and starts the next one from it', async () => {
-    const first = await open('memory://');
-    expect(first.sql.embedded?.created).toBe(true);
-    expect(existsSync(snapshots.fileFor('public'))).toBe(true);
-    await first.sql.exec('CREATE TABLE written_after_open (x int)');
-    await close(first);
+    expect(firstStart).toEqual({ created: true, fileKept: true });
+    keepSnapshot(made);
+    expect(readdirSync(join(dir, 'snapshots'))).toHaveLength(1);
     await markSnapshot();
 
     const second = await open('memory://');
-    expect(await hasMarker(second)).toBe(true);
+    expect(await tableExists(second, 'from_snapshot')).toBe(true);
+    expect(await tableExists(second, 'written_after_open')).toBe(false);
     const { rows } = await second.sql.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
     expect(rows.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
-    expect((await second.sql.query("SELECT to_regclass('public.written_after_open')::text AS found")).rows[0]).toEqual({ found: null });
     expect(warnings).toEqual([]);
   });
 
-  it('starts a pglite directory that holds no database from the snapshot, and keeps what is written there across restarts', async () => {
-    keepMadeSnapshot();
+  it('starts a pglite directory that holds no database from the snapshot, with its settings, and keeps what is written there across restarts', async () => {
+    keepSnapshot(made);
     await markSnapshot();
-    const url = `pglite:${join(dir, 'data')}`;
+    const dataDir = join(dir, 'data');
 
-    const first = await open(url);
-    expect(await hasMarker(first)).toBe(true);
+    const first = await open(`pglite:${dataDir}`);
+    expect(await tableExists(first, 'from_snapshot')).toBe(true);
+    expect(readFileSync(join(dataDir, 'postgresql.conf'), 'utf8')).toMatch(/^shared_buffers = 16MB/m);
     await first.sql.query("INSERT INTO public.from_snapshot VALUES ('written after')");
     await close(first);
 
-    const again = await open(url);
+    const again = await open(`pglite:${dataDir}`);
     const { rows } = await again.sql.query<{ marker: string }>('SELECT marker FROM public.from_snapshot ORDER BY marker');
     expect(rows.map((r) => r.marker)).toEqual(['written after', 'yes']);
+    expect(again.sql.embedded?.created).toBe(false);
   });
 
   it('leaves a pglite directory that already holds a database as it is', async () => {
+    keepSnapshot(made);
     const url = `pglite:${join(dir, 'data')}`;
-    await close(await open(url)); // no snapshot yet: initdb, migrations, then the snapshot is kept
-    expect(existsSync(snapshots.fileFor('public'))).toBe(true);
+    await close(await open(url));
     await markSnapshot();
 
     const reopened = await open(url);
-    expect(await hasMarker(reopened)).toBe(false);
+    expect(await tableExists(reopened, 'from_snapshot')).toBe(false);
   });
 
-  it('deletes a snapshot that cannot be unpacked, starts a memory database without it and keeps a new one', async () => {
-    keepMadeSnapshot();
+  it('deletes a snapshot that cannot be unpacked, starts a memory database without it, keeps a new one and removes those of other migrations of that schema only', async () => {
+    keepSnapshot(Buffer.from('not a tar archive'));
     const file = snapshots.fileFor('public');
-    writeFileSync(file, 'not a tar archive');
+    const snapshotDir = join(dir, 'snapshots');
+    const older = join(snapshotDir, 'identity-public-0000000000000000.tar');
+    const otherSchema = join(snapshotDir, 'identity-tenant_b-0000000000000000.tar');
+    writeFileSync(older, 'an older checkout’s');
+    writeFileSync(otherSchema, 'another schema’s');
 
     const store = await open('memory://');
     expect((await store.sql.query('SELECT 1 FROM schema_migrations')).rowCount).toBe(migrations.length);
     expect(warnings).toEqual([expect.stringContaining(`embedded database snapshot ${file} could not be used`)]);
     expect(readFileSync(file).length).toBeGreaterThan(1_000_000);
+    expect(readdirSync(snapshotDir).sort()).toEqual([file, otherSchema].map((f) => f.slice(snapshotDir.length + 1)).sort());
   });
 
   it('names a different file for another schema or a changed migration, so a stale snapshot is never used', () => {

@@ -29,13 +29,17 @@ describe('embedded database (PGlite) settings', () => {
     return client;
   }
 
+  // One memory database for the two tests that only read its settings: each new one is an initdb.
+  let memory: Promise<SqlClient> | undefined;
+  const memoryDatabase = () => (memory ??= open('memory://'));
+
   it('runs memory:// with 16MB of shared buffers instead of the default 128MB', async () => {
-    const client = await open('memory://');
+    const client = await memoryDatabase();
     expect(await setting(client, 'shared_buffers')).toBe('16MB');
   });
 
   it("keeps PGlite's own start settings next to it (single process, errors do not end the backend)", async () => {
-    const client = await open('memory://');
+    const client = await memoryDatabase();
     expect(await setting(client, 'max_worker_processes')).toBe('0');
     expect(await setting(client, 'exit_on_error')).toBe('off');
     expect(await setting(client, 'io_method')).toBe('sync');

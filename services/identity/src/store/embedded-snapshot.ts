@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { migrations as allMigrations, type Migration } from './migrations';
 import type { SqlClient } from './sql-client';
@@ -7,10 +7,12 @@ import type { SqlClient } from './sql-client';
 /**
  * A new embedded database pays for initdb inside WebAssembly and for every migration: seconds
  * per start, and most of a test identity's start-up. A snapshot is the data directory of a freshly
- * migrated, empty database, kept as a file whose name is the hash of everything that decides its
- * content (PGlite's version, the schema, each migration's SQL and data step); a later new
- * database starts from it (`startFrom`) and only checks that nothing is left to migrate. A
- * changed migration changes the name, so a stale snapshot is never used.
+ * migrated, empty database, kept as a file whose name is the hash of what decides its content
+ * (PGlite's version, the schema, each migration's version, name and SQL); a later new database
+ * starts from it (`startFrom`) and only checks that nothing is left to migrate. A changed
+ * migration changes the name, so a stale snapshot is never used. A data step (`afterSql`) is
+ * not hashed: it rewrites existing rows, of which a new database has none, and its compiled
+ * text differs between the services' build and the tests' transpiler, which must share one file.
  */
 export class EmbeddedSnapshots {
   constructor(
@@ -23,8 +25,12 @@ export class EmbeddedSnapshots {
   fileFor(schema: string): string {
     const hash = createHash('sha256');
     hash.update(JSON.stringify({ pglite: pgliteVersion(), schema }));
-    for (const m of this.migrations) hash.update(JSON.stringify([m.version, m.name, m.sql, m.afterSql ? String(m.afterSql) : '']));
-    return join(this.dir, `identity-${schema}-${hash.digest('hex').slice(0, 16)}.tar`);
+    for (const m of this.migrations) hash.update(JSON.stringify([m.version, m.name, m.sql, Boolean(m.afterSql)]));
+    return join(this.dir, `${this.prefixFor(schema)}${hash.digest('hex').slice(0, 16)}.tar`);
+  }
+
+  private prefixFor(schema: string): string {
+    return `identity-${schema}-`;
   }
 
   /** The snapshot for `schema`, or undefined when there is none yet (or it cannot be read). */
@@ -59,9 +65,18 @@ export class EmbeddedSnapshots {
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(partial, archive);
       renameSync(partial, file);
+      this.removeOthers(schema, file);
     } catch (err) {
       rmSync(partial, { force: true });
       this.warn(`embedded database snapshot ${file} could not be written (${(err as Error).message}); the next new database runs initdb and the migrations again`);
+    }
+  }
+
+  /** Snapshots of other migrations (an older checkout's): one 40 MB file per schema is enough. */
+  private removeOthers(schema: string, kept: string): void {
+    const prefix = this.prefixFor(schema);
+    for (const name of readdirSync(this.dir)) {
+      if (name.startsWith(prefix) && name.endsWith('.tar') && join(this.dir, name) !== kept) rmSync(join(this.dir, name), { force: true });
     }
   }
 }
