@@ -70,6 +70,20 @@ else
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc podman-compose debootstrap >/dev/null
   fi
   export CONTAINERS_CONF=$repo/deploy/podman/containers.conf
+  # Containers find each other by service name only through the network backend's DNS server:
+  # netavark's aardvark-dns, or CNI's dnsname plugin. podman installed without its recommended
+  # packages has CNI and no dnsname, and identity then fails with "getaddrinfo ENOTFOUND postgres".
+  backend=$(podman info --format '{{.Host.NetworkBackend}}')
+  case $backend in
+    netavark) dns_package=aardvark-dns; dns_present=$([ -x /usr/lib/podman/aardvark-dns ] && echo yes || true) ;;
+    *) dns_package=golang-github-containernetworking-plugin-dnsname; dns_present=$([ -x /usr/lib/cni/dnsname ] && echo yes || true) ;;
+  esac
+  if [ -z "$dns_present" ]; then
+    [ "$(id -u)" = 0 ] || fail "podman's $backend network has no DNS for service names: install $dns_package or run as root"
+    echo "installing $dns_package (DNS for service names on podman's $backend network)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$dns_package" >/dev/null
+  fi
   compose=(podman-compose -p "$project" -f deploy/compose.yaml -f deploy/podman/compose.podman.yaml -f deploy/compose.e2e.yaml)
 fi
 echo "engine: $engine ($("$engine" --version))"
