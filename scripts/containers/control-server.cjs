@@ -5,6 +5,8 @@
 // Reads SMSAUTH_ENGINE (docker or podman) and SMSAUTH_PROJECT (the compose project name).
 const { execFile } = require('node:child_process');
 const { createServer } = require('node:http');
+// Built before this server starts (the script builds test-e2e's workspace dependencies).
+const { StackUseGate } = require('../../packages/stack/dist/stack-use-gate.js');
 
 const engine = process.env.SMSAUTH_ENGINE ?? 'podman';
 const project = process.env.SMSAUTH_PROJECT ?? 'smsauth-test';
@@ -35,14 +37,23 @@ async function restart(service) {
   await waitForReady(ports[service]);
 }
 
+// The suites run in jest's workers side by side: each is inside the stack from its first hook to
+// its last (POST /suites/enter and /suites/leave), and a restart waits until its suite is alone.
+const gate = new StackUseGate();
+
 const server = createServer((req, res) => {
+  if (req.method === 'POST' && (req.url === '/suites/enter' || req.url === '/suites/leave')) {
+    const step = req.url === '/suites/enter' ? gate.enter() : Promise.resolve(gate.leave());
+    step.then(() => res.writeHead(204).end());
+    return;
+  }
   const match = /^\/restart\/([\w-]+)$/.exec(req.url ?? '');
   const service = match?.[1];
   if (req.method !== 'POST' || !service || !(service in ports)) {
     res.writeHead(404).end();
     return;
   }
-  restart(service).then(
+  gate.alone(() => restart(service)).then(
     () => {
       console.error(`control: restarted ${service}`);
       res.writeHead(204).end();

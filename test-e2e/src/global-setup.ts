@@ -2,8 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StackUseGate } from './stack-use-gate';
-import { freePort, GATEWAY_AUTH_SUBJECT, launchStack, type LaunchedStack, repoRoot, type ServiceName } from '@smsauth/stack';
+import { freePort, GATEWAY_AUTH_SUBJECT, launchStack, type LaunchedStack, repoRoot, type ServiceName, StackUseGate } from '@smsauth/stack';
 
 declare global {
   var __SMSAUTH_E2E__: { stack: LaunchedStack; control: Server } | undefined;

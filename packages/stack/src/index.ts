@@ -8,3 +8,4 @@ export * from './processes';
 export * from './seed';
 export * from './state';
 export * from './try-it';
+export * from './stack-use-gate';

@@ -1,8 +1,9 @@
 /**
- * The launched stack is shared by the suites, which jest runs side by side in its workers. A
- * suite that restarts a service must not pull it from under another suite's requests: every
- * suite is "inside" while it runs, and a restart waits until its own suite is the only one
- * inside; suites that start meanwhile wait until the restart is over.
+ * For the e2e suite's control servers (test-e2e's global setup, and the containers' in
+ * scripts/containers/control-server.cjs): the stack is shared by the suites, which jest runs
+ * side by side in its workers. A suite that restarts a service must not pull it from under
+ * another suite's requests: every suite is "inside" while it runs, and a restart waits until
+ * its own suite is the only one inside; suites that start meanwhile wait until it is over.
  */
 export class StackUseGate {
   private inside = 0;
