@@ -5,9 +5,9 @@
  * The shape: services talk to each other only over HTTP; packages are below services; inside a
  * service, routes → domain → store (routes import only the store's types), adapters (identity's delivery/, the delivery gateway's
  * providers) implement interfaces the domain declares, config.ts is the only reader of the
- * environment (eslint enforces that part), and app.ts / main.ts assemble everything from above. No circles anywhere.
+ * environment (eslint enforces that part), and app.ts / main.ts (and identity's cli.ts) assemble everything from above. No circles anywhere.
  */
-const SERVICE_ENTRY = '(app|start|main)\\.ts$';
+const SERVICE_ENTRY = '(app|start|main|cli|cli-commands)\\.ts$';
 
 /** Rules for one service: what its lower layers may never import. */
 function serviceLayers(service, { adapters }) {

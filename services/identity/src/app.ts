@@ -31,6 +31,7 @@ import { createSmsMetrics } from './domain/passwordless/sms-metrics';
 import { createWebLoginMetrics } from './domain/authorize/web-login-metrics';
 import { createPasskeyMetrics } from './domain/passkeys/metrics';
 import { relyingPartyOf } from './domain/passkeys/settings';
+import type { ConnectionRules } from './domain/management/connections';
 import type { StartDependencies } from './domain/passwordless/start';
 import type { SmsPolicyDependencies } from './domain/sms-policy/guard';
 import { createSmsPolicyMetrics } from './domain/sms-policy/metrics';
@@ -73,6 +74,11 @@ export interface IdentityApp extends ServiceApp {
 /** packages/console's build output, wherever the workspace installed the package. */
 function consoleDistDir(): string {
   return join(dirname(require.resolve('@smsauth/console/package.json')), 'dist');
+}
+
+/** The rules connection writes obey (GATEWAY_URL_POLICY, test numbers): the management API's, a tenant file's. */
+export function connectionRulesOf(config: Config, resolveHost?: ResolveHost): ConnectionRules {
+  return { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, resolveHost), testNumbersAllowed: testNumbersAllowed(config) };
 }
 
 /** Builds the identity app from its dependencies; never listens. */
@@ -208,7 +214,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         verifier,
         clock,
         audience: managementAudienceOf(config),
-        connectionRules: { checkGatewayUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost), testNumbersAllowed: smsPolicy.testNumbersAllowed },
+        connectionRules: connectionRulesOf(config, deps.resolveHost),
         logStreamRules: { checkSinkUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost, 'sink.httpEndpoint') },
       };
       const declaredManagement = managementOperations(managementDependencies);

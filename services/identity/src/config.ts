@@ -3,6 +3,7 @@ import { z } from 'zod';
 // GATEWAY_URL_POLICY: where a connection's `gateway_url` may point; the policies are defined
 // (and enforced) where they are enforced.
 import { GATEWAY_URL_POLICIES, type GatewayUrlPolicy } from './delivery/gateway-url-policy';
+import { canonicalPhoneNumber, problemText } from './domain/phone/canonical-number';
 
 /**
  * Environment fields of the passwordless flow, spread into configSchema below.
@@ -88,6 +89,58 @@ export const logStreamConfigShape = {
     .pipe(z.number().max(86_400_000, { message: 'must be at most 86400000' }))
     .meta({ description: 'The longest retry delay (up to 86400000).' }),
 };
+
+/**
+ * What identity sets up by itself at every start besides the management API (domain/bootstrap*):
+ * a declarative tenant file and the first operator. docs/tenant-file.md, docs/rbac.md.
+ */
+export const tenantBootstrapConfigShape = {
+  TENANT_FILE: env
+    .optionalString()
+    .meta({
+      description:
+        'Path of a tenant file (JSON, or YAML when it ends in `.yaml`/`.yml`): `connections`, `clients`, `resource_servers`, `roles` and `client_grants` in the management API\'s shapes, created or updated at every start (by name; `identifier` for APIs, `client_id` when given), through the same validation as the API; nothing it does not name is changed or deleted. `${NAME}` in a string is the variable `NAME` of the environment (or the file `NAME_FILE` names). Anything invalid stops the start with a message naming the file, the entry and the field. docs/tenant-file.md.',
+    }),
+  FIRST_OPERATOR_PHONE_NUMBER: env
+    .optionalString()
+    .transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      const parsed = canonicalPhoneNumber(value);
+      if (parsed.ok) return parsed.number.e164;
+      ctx.addIssue({ code: 'custom', message: problemText(parsed).replace(/^phone_number /, '') });
+      return z.NEVER;
+    })
+    .meta({
+      description:
+        'A number (E.164) made an operator at every start: the user of `FIRST_OPERATOR_CONNECTION` with this number (created when missing) holds the roles of `FIRST_OPERATOR_ROLE`, and the console\'s client is enabled on that connection. They sign in to `/console` with a code sent to the number; there is no password. Roles taken from the user through the API come back at the next start while this is set. docs/rbac.md.',
+    }),
+  FIRST_OPERATOR_ROLE: z
+    .string()
+    .default('Admin')
+    .transform((value) => value.split(',').map((name) => name.trim()).filter((name) => name !== ''))
+    .pipe(z.array(z.string().max(50, { message: 'a role name has at most 50 characters' })).min(1, { message: 'must name a role' }))
+    .meta({
+      defaultText: '`Admin`',
+      description:
+        'The roles (comma-separated names, case-insensitive) of the first operator: the built-in `Admin`, `Support` and `Viewer`, or a role of `TENANT_FILE`. An unknown name stops the start with the list of roles.',
+    }),
+  FIRST_OPERATOR_CONNECTION: z
+    .string()
+    .min(1)
+    .default('sms')
+    .meta({
+      description:
+        'The SMS connection of the first operator. It must exist (from `TENANT_FILE` or created through the API before): otherwise the start stops, saying so.',
+    }),
+};
+
+/**
+ * The variables a tenant file's `${NAME}` may name: the process environment, read here because
+ * config.ts alone reads it.
+ */
+export function tenantFileVariables(): Readonly<Record<string, string | undefined>> {
+  return process.env;
+}
 
 const MIN_SECRET_LENGTH = 32;
 
@@ -216,6 +269,7 @@ export const configSchema = z
     }),
     ...passwordlessConfigShape,
     ...logStreamConfigShape,
+    ...tenantBootstrapConfigShape,
   })
   .superRefine((config, ctx) => {
     if (Boolean(config.ADMIN_CLIENT_ID) !== Boolean(config.ADMIN_CLIENT_SECRET)) {

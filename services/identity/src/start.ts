@@ -1,7 +1,8 @@
 import { type Logger, systemClock } from '@smsauth/service-kit';
-import { buildApp, type AppDependencies, type IdentityApp } from './app';
-import { managementAudienceOf, type Config } from './config';
+import { buildApp, connectionRulesOf, type AppDependencies, type IdentityApp } from './app';
+import { managementAudienceOf, tenantFileVariables, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
+import { bootstrapTenant } from './domain/bootstrap-tenant';
 import { phoneNumberMigrationContext } from './domain/phone/stored-numbers';
 import { LogRetention } from './domain/logs/retention';
 import { LoginStatsRollup } from './domain/logs/stats-rollup';
@@ -13,6 +14,8 @@ export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'r
   schema?: string;
   /** Where generated admin credentials are printed once; stdout by default. */
   print?: (text: string) => void;
+  /** What a TENANT_FILE's `${NAME}`s may name; the process environment by default. */
+  tenantFileVariables?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface StartedIdentity extends IdentityApp {
@@ -26,7 +29,8 @@ export interface StartedIdentity extends IdentityApp {
 
 /**
  * Everything main.ts does before listening: open and migrate the database, load (or create)
- * the signing keys, bootstrap the management API and its admin client, build the app.
+ * the signing keys, bootstrap the management API and its admin client, the console's client,
+ * the TENANT_FILE and the first operator, build the app.
  */
 export async function startIdentity(config: Config, logger: Logger, options: StartOptions = {}): Promise<StartedIdentity> {
   const clock = options.clock ?? systemClock;
@@ -50,6 +54,17 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
       adminClientSecret: config.ADMIN_CLIENT_SECRET,
       logger,
       print: options.print,
+    });
+    await bootstrapTenant(opened.store, {
+      authUrl: config.AUTH_URL,
+      console: config.CONSOLE,
+      tenantFile: config.TENANT_FILE ? { path: config.TENANT_FILE, variables: options.tenantFileVariables ?? tenantFileVariables() } : undefined,
+      firstOperator: config.FIRST_OPERATOR_PHONE_NUMBER
+        ? { phoneNumber: config.FIRST_OPERATOR_PHONE_NUMBER, roles: config.FIRST_OPERATOR_ROLE, connection: config.FIRST_OPERATOR_CONNECTION }
+        : undefined,
+      connectionRules: connectionRulesOf(config, options.resolveHost),
+      clock,
+      logger,
     });
     const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost, logStreamTimers: options.logStreamTimers });
     built.lifecycle.addCloser('database', () => opened.close());

@@ -29,13 +29,18 @@ describe('GET /console (the operator console, packages/console built)', () => {
     expect(callback.text).toBe(page.text);
   });
 
-  it('tells the console where to sign in: the SPA client whose callback is under /console/, the management API as audience', async () => {
+  it('tells the console where to sign in: the client identity keeps for it, or an SPA client called back under /console/', async () => {
     const { app } = await start();
+    const token = await adminToken(app);
+    const own = await request(app).get('/console/config.json').expect(200);
+    expect(own.body).toEqual({ domain: AUTH_URL, client_id: expect.any(String), audience: MANAGEMENT_AUDIENCE, redirect_uri: `${AUTH_URL}/console/callback` });
+
+    // Deleted through the API (the next start creates it again): no client to sign in with.
+    await request(app).delete(`/api/v2/clients/${own.body.client_id}`).set('authorization', `Bearer ${token}`).expect(204);
     const missing = await request(app).get('/console/config.json').expect(503);
     expect(missing.body.error).toBe('console_client_missing');
     expect(missing.body.error_description).toContain(`${AUTH_URL}/console/`);
 
-    const token = await adminToken(app);
     const other = await request(app).post('/api/v2/clients').set('authorization', `Bearer ${token}`).send({ name: 'Other SPA', app_type: 'spa', callbacks: ['https://app.example.com/cb'] }).expect(201);
     const consoleClient = await request(app)
       .post('/api/v2/clients')

@@ -70,7 +70,7 @@ export function consoleRouter(options: ConsoleRouterOptions): Router {
       throw new HttpError(
         503,
         'console_client_missing',
-        `No SPA client has a callback under ${consoleUrl}: run \`pnpm start\` (its seed registers one) or create a spa client with that callback and web origin ${options.authUrl}`,
+        `No SPA client has a callback under ${consoleUrl}: restart identity (every start creates the console's client again) or create a spa client with that callback and web origin ${options.authUrl}`,
       );
     }
     res.json({ domain: options.authUrl, client_id: client.clientId, audience: options.managementAudience, redirect_uri: client.redirectUri } satisfies ConsoleSettings);

@@ -114,20 +114,28 @@ function checkAuthMethod(appType: AppType, method: TokenEndpointAuthMethod, gran
   }
 }
 
+/** What only a tenant file (domain/tenant) chooses for a client it creates; the API always generates both. */
+export interface ChosenCredentials {
+  clientId?: string;
+  /** A confidential client's secret (400 naming `client_secret` for a public one). */
+  clientSecret?: string;
+}
+
 /**
  * Confidential clients get a server-generated secret, shown in this response only (also with
  * private_key_jwt, so switching to a secret method later needs no rotation). Credentials in
  * `client_authentication_methods` are registered with the client, in one transaction.
  */
-export async function createClient(store: IdentityStore, input: ClientCreate): Promise<ClientRecord> {
+export async function createClient(store: IdentityStore, input: ClientCreate, chosen: ChosenCredentials = {}): Promise<ClientRecord> {
   const grantTypes = input.grant_types ?? [...DEFAULT_GRANT_TYPES[input.app_type]];
   checkGrantTypes(input.app_type, grantTypes);
   const method = requestedAuthMethod(input) ?? defaultAuthMethod(input.app_type);
   checkAuthMethod(input.app_type, method, grantTypes);
-  const secret = isConfidential(input.app_type) ? generateClientSecret() : undefined;
+  if (chosen.clientSecret !== undefined) checkCanHoldSecret(input.app_type);
+  const secret = isConfidential(input.app_type) ? (chosen.clientSecret ?? generateClientSecret()) : undefined;
   return store.transaction(async (tx) => {
     const client = await tx.clients.insert({
-      client_id: newClientId(),
+      client_id: chosen.clientId ?? newClientId(),
       name: input.name,
       app_type: input.app_type,
       callbacks: input.callbacks,
@@ -204,6 +212,11 @@ function methodAfterAppTypeChange(current: StoredClient, appType: AppType): Toke
   if (!isConfidential(appType)) return 'none';
   if (!isConfidential(current.app_type)) return defaultAuthMethod(appType);
   return current.token_endpoint_auth_method;
+}
+
+/** Only a confidential client has a secret. */
+export function checkCanHoldSecret(appType: AppType): void {
+  if (!isConfidential(appType)) throw invalidField('client_secret', `a ${appType} client has no secret`);
 }
 
 /** New secret for a confidential client; the old one stops working at once. */
