@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { AUTH_URL } from '../helpers';
+import { adminToken, AUTH_URL } from '../helpers';
 import { describeOnPersistentDatabases, managementGet, tenantFile, tenantState, withIdentity } from './tenant-harness';
 import { tenantDocument, VARIABLES } from './tenant-document';
 
@@ -29,7 +29,7 @@ describeOnPersistentDatabases('what identity sets up at every start', (database)
     expect(second.logs).toMatch(/"created":false.*"msg":"first operator ensured"/);
   });
 
-  it('gives the console its client on a fresh start with nothing but the environment, and brings it back when deleted', async () => {
+  it('gives the console its client on a fresh start with nothing but the environment, brings it back when deleted, and adopts one seeded before', async () => {
     const db = database();
     const consoleClientId = await withIdentity(db, {}, async ({ app }) => {
       const config = await request(app).get('/console/config.json').expect(200);
@@ -59,9 +59,18 @@ describeOnPersistentDatabases('what identity sets up at every start', (database)
       expect((await request(app).get('/console/config.json').expect(200)).body.client_id).toBe(consoleClientId);
       await store.clients.delete(consoleClientId);
     });
-    await withIdentity(db, {}, async ({ app }) => {
+    const seededElsewhere = await withIdentity(db, {}, async ({ app, store }) => {
       const config = await request(app).get('/console/config.json').expect(200);
       expect(config.body.client_id).not.toBe(consoleClientId);
+      expect((await managementGet(app, '/clients?per_page=100')) as unknown[]).toHaveLength(2);
+      // What `pnpm start` seeded before identity kept the client itself, for another AUTH_URL.
+      await store.clients.delete(config.body.client_id);
+      const auth = { authorization: `Bearer ${await adminToken(app)}` };
+      const old = await request(app).post('/api/v2/clients').set(auth).send({ name: 'Console', app_type: 'spa', callbacks: ['http://localhost:4000/console/callback'] });
+      return old.body.client_id as string;
+    });
+    await withIdentity(db, {}, async ({ app }) => {
+      expect((await request(app).get('/console/config.json').expect(200)).body.client_id).toBe(seededElsewhere);
       expect((await managementGet(app, '/clients?per_page=100')) as unknown[]).toHaveLength(2);
     });
   });

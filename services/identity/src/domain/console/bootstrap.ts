@@ -39,6 +39,12 @@ function missingSettings(current: StoredClient, authUrl: string): ClientUpdate {
   return patch;
 }
 
+/** The oldest SPA client of that name without a system role (one `pnpm start` seeded for another AUTH_URL). */
+async function oldestSpaNamed(store: IdentityStore, name: string): Promise<StoredClient | undefined> {
+  const { items } = await store.clients.page({ app_types: ['spa'] }, { kind: 'offset', offset: 0, limit: 100 });
+  return items.find((client) => client.name === name && client.system_role === null);
+}
+
 export interface ConsoleClientBootstrap {
   clientId: string;
   action: 'created' | 'updated' | 'unchanged';
@@ -47,7 +53,8 @@ export interface ConsoleClientBootstrap {
 /**
  * At every start: the console's client, so that `/console` works on a fresh install with nothing
  * but its environment. Found by its system role; else an SPA client already called back under
- * `/console/` (one `pnpm start` seeded before this existed) is adopted; else one is created.
+ * `/console/`, or else named `Console` (one `pnpm start` seeded before this existed), is adopted;
+ * else one is created.
  * What the console needs is added when missing (an operator's own callbacks or origins stay).
  * Deleted through the API, it comes back at the next start.
  */
@@ -55,7 +62,7 @@ export async function ensureConsoleClient(store: IdentityStore, authUrl: string)
   let current = await store.clients.findBySystemRole(CONSOLE_SYSTEM_ROLE);
   if (!current) {
     const adopted = await consoleClientOf(store, `${authUrl}/console/`);
-    current = adopted ? await store.clients.findById(adopted.clientId) : undefined;
+    current = adopted ? await store.clients.findById(adopted.clientId) : await oldestSpaNamed(store, CONSOLE_CLIENT_NAME);
     if (current) await store.clients.setSystemRole(current.client_id, CONSOLE_SYSTEM_ROLE);
   }
   if (!current) {
