@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { startDemoApp, type RunningDemoApp } from './demo-app';
 import { freePort, isPortInUse } from './ports';
 import { echoWithPrefix, repoRoot, type RunningService, type ServiceName, spawnService, waitForReady } from './processes';
-import { demoAppCallbackUrl, seedDemoTenant, type SeededTenant } from './seed';
+import { DEMO_TENANT_SECRETS, demoAppCallbackUrl, readDemoTenant, writeDemoTenantFile, type SeededTenant } from './seed';
 import { DEMO_PHONE_NUMBER } from './demo-number';
 import { loadOrCreateState, saveState } from './state';
 
@@ -108,7 +108,10 @@ export function childLogFormat(env: Record<string, string | undefined>, echoedTo
   return echoedToTerminal && env.NODE_ENV !== 'production' ? 'pretty' : undefined;
 }
 
-/** Starts identity, gateway and airport-api as processes, waits for readiness, seeds the demo tenant. */
+/**
+ * Starts identity (which applies the demo tenant file and makes the demo number its first
+ * operator), gateway and airport-api as processes, waits for readiness, reads the tenant's ids.
+ */
 export async function launchStack(options: LaunchOptions = {}): Promise<LaunchedStack> {
   const env = options.env ?? process.env;
   const ports = options.ports ?? DEFAULT_PORTS;
@@ -125,6 +128,9 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
     gatewayDeliveryUrl: `${gatewayUrl}/sms`,
     demoAppUrl: `http://localhost:${demoAppPort}`,
   };
+  // The demo tenant is a tenant file identity applies at every start (its TENANT_FILE), and the
+  // demo number its first operator: the same mechanism a deployment uses (docs/tenant-file.md).
+  const tenantFile = join(dataDir, 'tenant.json');
   const providerSettings = gatewayProviderSettings(env);
   const gatewayDelivery = { provider: providerSettings.SMS_PROVIDER ?? 'outbox', routes: providerSettings.SMS_ROUTES !== undefined };
   const logFormat = childLogFormat(env, Boolean(options.echo && process.stdout.isTTY));
@@ -145,6 +151,12 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
         // as in production, and no warning on every start.
         KEY_ENCRYPTION_SECRET: env.KEY_ENCRYPTION_SECRET ?? state.keyEncryptionSecret,
         GATEWAY_URL_POLICY: 'any',
+        TENANT_FILE: tenantFile,
+        // What the tenant file's ${...} name: it holds no secret itself.
+        [DEMO_TENANT_SECRETS.gatewayAuthSecret]: state.gatewayAuthSecret,
+        [DEMO_TENANT_SECRETS.m2mClientSecret]: state.m2mClientSecret,
+        FIRST_OPERATOR_PHONE_NUMBER: DEMO_PHONE_NUMBER,
+        FIRST_OPERATOR_ROLE: 'Admin',
         // Every local request comes from 127.0.0.1: the production default (50 starts an hour per
         // IP) would lock the demo out after 25 `pnpm demo` runs. Per-number limits stay as shipped.
         PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: env.PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR ?? '1000',
@@ -215,6 +227,14 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
     }
   }
 
+  writeDemoTenantFile(tenantFile, {
+    gatewayDeliveryUrl: urls.gatewayDeliveryUrl,
+    gatewayAuthAudience: urls.gatewayDeliveryUrl,
+    gatewayAuthSubject: GATEWAY_AUTH_SUBJECT,
+    apiAudience,
+    demoAppUrl: urls.demoAppUrl,
+  });
+
   const services = new Map<string, RunningService>();
   let demoApp: RunningDemoApp | undefined;
   const notAborted = () => {
@@ -263,26 +283,16 @@ export async function launchStack(options: LaunchOptions = {}): Promise<Launched
       start(identity!).then(() => Promise.all(afterIdentity.map(start))),
       ...others.filter((plan) => !afterIdentity.includes(plan)).map(start),
     ]);
-    const tenant = await seedDemoTenant({
+    const tenant = await readDemoTenant({
       authUrl,
       adminClientId: state.adminClientId,
       adminClientSecret: state.adminClientSecret,
-      gatewayDeliveryUrl: urls.gatewayDeliveryUrl,
-      gatewayAuthSecret: state.gatewayAuthSecret,
-      gatewayAuthAudience: urls.gatewayDeliveryUrl,
-      gatewayAuthSubject: GATEWAY_AUTH_SUBJECT,
       apiAudience,
-      m2mClientId: state.m2mClientId,
-      m2mClientSecret: state.m2mClientSecret,
       demoAppUrl: urls.demoAppUrl,
+      m2mClientSecret: state.m2mClientSecret,
       operatorPhoneNumber: DEMO_PHONE_NUMBER,
     });
-    saveState(join(dataDir, 'stack.json'), {
-      ...state,
-      m2mClientId: tenant.m2mClientId,
-      m2mClientSecret: tenant.m2mClientSecret,
-      demoClientId: tenant.demoClientId,
-    });
+    saveState(join(dataDir, 'stack.json'), { ...state, m2mClientId: tenant.m2mClientId, demoClientId: tenant.demoClientId });
     notAborted();
     demoApp = await startDemoApp({
       port: demoAppPort,

@@ -98,7 +98,7 @@ export class ManagementClient {
   private token?: { value: string; expiresAt: number };
 
   constructor(
-    private readonly authUrl: string,
+    readonly authUrl: string,
     private readonly clientId: string,
     private readonly clientSecret: string,
   ) {}

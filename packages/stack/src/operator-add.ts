@@ -15,7 +15,8 @@ const USAGE = `usage: pnpm operator:add <phone number> --role <role> [--role <ro
 Makes the number an operator with those roles (built in: Admin, Support, Viewer); the user is
 created on the connection when it has none. Talks to identity's management API with the admin
 client: AUTH_URL, ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET from the environment, or else the local
-stack's (${join('.data', 'stack.json')}, identity at http://localhost:${DEFAULT_PORTS.identity}).`;
+stack's (${join('.data', 'stack.json')}, identity at http://localhost:${DEFAULT_PORTS.identity}).
+Without a checkout (in identity's container): smsauth-identity operator add <number> --role <role>.`;
 
 function adminCredentials(env: NodeJS.ProcessEnv): { authUrl: string; clientId: string; clientSecret: string } {
   const stateFile = join(repoRoot, '.data', 'stack.json');

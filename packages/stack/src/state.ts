@@ -13,7 +13,8 @@ export interface StackState {
   /** Identity's KEY_ENCRYPTION_SECRET (secrets it stores are sealed with it). */
   keyEncryptionSecret: string;
   m2mClientId?: string;
-  m2mClientSecret?: string;
+  /** The `Demo M2M` client's secret, which the demo tenant file gives it (DEMO_M2M_CLIENT_SECRET). */
+  m2mClientSecret: string;
   demoClientId?: string;
 }
 
@@ -29,6 +30,7 @@ export function loadOrCreateState(file: string, env: Record<string, string | und
     adminClientSecret: env.ADMIN_CLIENT_SECRET ?? stored.adminClientSecret ?? randomSecret(32),
     gatewayAuthSecret: stored.gatewayAuthSecret ?? randomSecret(32),
     keyEncryptionSecret: stored.keyEncryptionSecret ?? randomSecret(32),
+    m2mClientSecret: stored.m2mClientSecret ?? randomSecret(32),
   };
   saveState(file, state);
   return state;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DEMO_PHONE_NUMBER } from '../src/demo-number';
 import { launchStack, type LaunchedStack } from '../src/launcher';
 import { ManagementClient } from '../src/management-client';
-import { CONSOLE_CLIENT_NAME, consoleCallbackUrl } from '../src/operators';
+import { consoleCallbackUrl } from '../src/operators';
 import { freePort } from '../src/ports';
 import { repoRoot } from '../src/processes';
 
@@ -40,10 +40,10 @@ describe("pnpm start's operators and console client", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('seeds the console as a public SPA client enabled on the SMS connection, called back at /console/callback', async () => {
-    const client = (await api.listClients()).find((c) => c.name === CONSOLE_CLIENT_NAME)!;
+  it("has identity's console client, a public SPA called back at /console/callback, enabled on the SMS connection", async () => {
+    const client = (await api.listClients()).find((c) => c.client_id === stack.tenant.consoleClientId)!;
     expect(client).toMatchObject({
-      client_id: stack.tenant.consoleClientId,
+      name: 'Console',
       app_type: 'spa',
       token_endpoint_auth_method: 'none',
       callbacks: [consoleCallbackUrl(stack.urls.authUrl)],
@@ -53,7 +53,7 @@ describe("pnpm start's operators and console client", () => {
     expect(connection.enabled_clients).toContain(client.client_id);
   });
 
-  it('makes the demo number the first operator, with the Admin role and no password', async () => {
+  it('makes the demo number the first operator (FIRST_OPERATOR_PHONE_NUMBER), with the Admin role and no password', async () => {
     const [user] = await api.findUsersByPhone(stack.tenant.connectionName, DEMO_PHONE_NUMBER);
     expect(user!.user_id).toBe(stack.tenant.operatorUserId);
     expect((await api.listUserRoles(user!.user_id)).map((r) => r.name)).toEqual(['Admin']);
