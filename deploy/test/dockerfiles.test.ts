@@ -111,3 +111,13 @@ describe('.dockerignore', () => {
     expect(patterns.filter((pattern) => ['*', '**', '**/*', '/*'].includes(pattern))).toEqual([]);
   });
 });
+
+describe('deploy/Dockerfile.identity: the one-off command', () => {
+  const runtime = finalStage(instructions(readText('deploy/Dockerfile.identity')));
+
+  it('puts smsauth-identity on the PATH, running the service\'s dist/cli.js with the arguments given', () => {
+    const run = runtime.filter((i) => i.keyword === 'RUN').map((i) => i.args).join(' ');
+    expect(run).toContain(`printf '#!/bin/sh\\nexec node /app/dist/cli.js "$@"\\n' > /usr/local/bin/smsauth-identity`);
+    expect(run).toContain('chmod 0755 /usr/local/bin/smsauth-identity');
+  });
+});

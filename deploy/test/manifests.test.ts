@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseTenantDocument } from '@smsauth/identity/tenant-file';
 import { parse } from 'yaml';
 import {
   type ComposeFile,
@@ -18,9 +19,28 @@ import {
   services,
 } from './support';
 
-/** Env names a manifest sets that the service's config schema does not know. */
+/** The example tenant file compose mounts and the k8s ConfigMap holds, as text. */
+const TENANT_EXAMPLE = 'deploy/tenant.example.json';
+
+/** The variables a tenant file names (`${NAME}`): identity reads them too, for the file. */
+function tenantFileVariables(text: string): Set<string> {
+  return new Set([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((match) => match[1]!));
+}
+
+/** Env names a manifest sets that the service's config schema does not know (identity: nor its tenant file). */
 function unknownNames(service: ServiceName, names: Iterable<string>): string[] {
-  return [...names].filter((name) => !services[service].envNames.has(name));
+  const tenantNames = service === 'identity' ? tenantFileVariables(readText(TENANT_EXAMPLE)) : new Set<string>();
+  return [...names].filter((name) => !services[service].envNames.has(name) && !tenantNames.has(name));
+}
+
+/** What identity makes of a tenant file at start with this environment: the problem it would refuse to start with, or none. */
+function tenantFileProblem(text: string, env: Record<string, string>): string | undefined {
+  try {
+    parseTenantDocument(JSON.parse(text), env, 'tenant file');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 /** Runs the service's own config schema over an environment, as it would at start. */
@@ -102,6 +122,21 @@ describe('deploy/compose.yaml', () => {
     const identity = withDefaults(app('identity').environment);
     expect(identity.AUTH_URL).toBe(`http://localhost:${services.identity.port}`);
     expect(identity.GATEWAY_URL_POLICY).toBe('any');
+  });
+
+  it("mounts the example tenant file read-only as identity's TENANT_FILE, which identity accepts with its environment", () => {
+    const identity = withDefaults(app('identity').environment);
+    expect(app('identity').volumes).toContain(`./tenant.example.json:${identity.TENANT_FILE}:ro`);
+    expect(tenantFileProblem(readText(TENANT_EXAMPLE), identity)).toBeUndefined();
+  });
+
+  it("points the tenant file's connection at the gateway with the gateway's own settings, and its API at the airport API's audience", () => {
+    const identity = withDefaults(app('identity').environment);
+    const gateway = withDefaults(app('sms-delivery-gateway').environment);
+    expect(identity.SMS_GATEWAY_URL).toBe(`http://sms-delivery-gateway:${services['sms-delivery-gateway'].port}/sms`);
+    for (const name of ['GATEWAY_AUTH_SECRET', 'GATEWAY_AUTH_AUDIENCE', 'GATEWAY_AUTH_SUBJECT']) expect({ name, value: identity[name] }).toEqual({ name, value: gateway[name] });
+    expect(identity.API_AUDIENCE).toBe(withDefaults(app('airport-api').environment).API_AUDIENCE);
+    expect(identity.FIRST_OPERATOR_PHONE_NUMBER).toBeTruthy();
   });
 
   it('starts the airport API after identity is ready, with identity as its issuer', () => {
@@ -394,6 +429,29 @@ describe('deploy/k8s', () => {
     expect(named('HorizontalPodAutoscaler', 'sms-delivery-gateway')).toBeUndefined();
     expect(named('Service', 'sms-delivery-gateway')?.spec).toMatchObject({ sessionAffinity: 'ClientIP' });
     expect(environmentOf('sms-delivery-gateway').SMS_PROVIDER).not.toBe('outbox');
+  });
+
+  it('mounts the identity-tenant ConfigMap, the example tenant file word for word, read-only at TENANT_FILE', () => {
+    const env = environmentOf('identity');
+    const pod = deployment('identity').template.spec as unknown as {
+      volumes: Array<{ name: string; configMap?: { name: string } }>;
+      containers: Array<{ name: string; volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }> }>;
+    };
+    const volume = pod.volumes.find((v) => v.configMap?.name === 'identity-tenant');
+    const mount = pod.containers.find((c) => c.name === 'identity')?.volumeMounts.find((m) => m.name === volume?.name);
+    expect(mount).toMatchObject({ readOnly: true });
+    expect(`${mount?.mountPath}/tenant.json`).toBe(env.TENANT_FILE);
+    const text = named('ConfigMap', 'identity-tenant')?.data?.['tenant.json'] ?? '';
+    expect(JSON.parse(text)).toEqual(JSON.parse(readText(TENANT_EXAMPLE)));
+    expect(tenantFileProblem(text, env)).toBeUndefined();
+  });
+
+  it("points the tenant file's connection at the gateway with the gateway's own settings, and its API at the airport API's audience", () => {
+    const identity = environmentOf('identity');
+    const gateway = environmentOf('sms-delivery-gateway');
+    for (const name of ['GATEWAY_AUTH_SECRET', 'GATEWAY_AUTH_AUDIENCE', 'GATEWAY_AUTH_SUBJECT']) expect({ name, value: identity[name] }).toEqual({ name, value: gateway[name] });
+    expect(identity.SMS_GATEWAY_URL).toBe(gateway.GATEWAY_AUTH_AUDIENCE);
+    expect(identity.API_AUDIENCE).toBe(environmentOf('airport-api').API_AUDIENCE);
   });
 
   it('stores identity in PostgreSQL, never PGlite', () => {
