@@ -69,6 +69,8 @@ async function withStore<T>(context: CommandContext, use: (store: IdentityStore)
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     migrationContext: phoneNumberMigrationContext(quiet),
     recordTenantLogs: config.TENANT_LOG_RECORDING,
+    embeddedSnapshotDir: config.PGLITE_SNAPSHOT_DIR,
+    warn: (message) => context.err(`${message}\n`),
   });
   try {
     return await use(opened.store);
