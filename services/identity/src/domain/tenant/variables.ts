@@ -16,17 +16,24 @@ export class VariableProblem extends Error {
 
 const isSet = (value: string | undefined): value is string => value !== undefined && value !== '';
 
-/** NAME's value: the variable, else the file NAME_FILE names (its trailing line breaks dropped, as secret files end with one). */
+/**
+ * NAME's value: the variable, or the file NAME_FILE names (its trailing line breaks dropped, as
+ * secret files end with one), with the rules of the services' own secret variables
+ * (docs/production.md): not both, not an empty file. A problem never quotes a value.
+ */
 function valueOf(name: string, variables: Readonly<Record<string, string | undefined>>): string | { problem: string } {
   const value = variables[name];
-  if (isSet(value)) return value;
   const file = variables[`${name}_FILE`];
+  if (isSet(value) && isSet(file)) return { problem: `\${${name}}: ${name} and ${name}_FILE are both set; set one` };
+  if (isSet(value)) return value;
   if (!isSet(file)) return { problem: `\${${name}} is not set (set ${name}, or ${name}_FILE to a file holding the value)` };
+  let text: string;
   try {
-    return readFileSync(file, 'utf8').replace(/(\r?\n)+$/, '');
+    text = readFileSync(file, 'utf8').replace(/(\r?\n)+$/, '');
   } catch (err) {
     return { problem: `\${${name}}: cannot read ${name}_FILE ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
   }
+  return text === '' ? { problem: `\${${name}}: ${name}_FILE ${file} is empty` } : text;
 }
 
 function fill(text: string, path: ReadonlyArray<string | number>, variables: Readonly<Record<string, string | undefined>>): string {
