@@ -1,4 +1,4 @@
-// Seeds a running stack through its management API, as `pnpm start` seeds its own: the Demo
+// Seeds a running stack through its management API with what `pnpm start`'s tenant file holds: the Demo
 // client, the `sms` connection to the gateway, the "Airport API" resource server (API_AUDIENCE)
 // and an M2M client grant. Idempotent. Used by test-containers.sh before the e2e suite, whose
 // API-audience cases need that resource server; prints the demo client id.

@@ -160,7 +160,7 @@ export const configSchema = z
     /** GET /console, the operator console (packages/console's build). */
     CONSOLE: env.boolean(true).meta({
       description:
-        '`true` or `false`: serve the operator console (the built `packages/console` single-page app) at `/console`, under its own strict CSP. It signs operators in through the hosted login with the SPA client whose callback is `{AUTH_URL}/console/` (seeded by `pnpm start`); docs/console.md.',
+        '`true` or `false`: serve the operator console (the built `packages/console` single-page app) at `/console`, under its own strict CSP. It signs operators in through the hosted login with its SPA client, called back at `{AUTH_URL}/console/callback`, which identity creates at every start while this is `true`; docs/console.md.',
     }),
     /** Public base URL; the issuer is `${AUTH_URL}/`. Default http://localhost:{PORT}. */
     AUTH_URL: env
