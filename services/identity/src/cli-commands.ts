@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import { HttpError, systemClock } from '@smsauth/service-kit';
 import { connectionRulesOf } from './app';
-import { issuerOf, type Config } from './config';
+import { issuerOf, secretsAtRestOf, type Config } from './config';
 import { ensureOperator } from './domain/management/operators';
 import { phoneNumberMigrationContext } from './domain/phone/stored-numbers';
 import { applyTenantDocument } from './domain/tenant/apply';
 import { TenantFileError } from './domain/tenant/errors';
 import { readTenantFile } from './domain/tenant/file';
-import { createSecretCipher, openStore, type IdentityStore } from './store';
+import { createSecretCipher, openStore, resealAll, secretKeyId, type IdentityStore, type SqlClient } from './store';
 
 export const USAGE = `usage: smsauth-identity <command>   (or: node dist/cli.js <command>)
 
@@ -18,6 +18,11 @@ export const USAGE = `usage: smsauth-identity <command>   (or: node dist/cli.js 
   tenant apply <file>
       Creates or updates what the tenant file (JSON, or YAML: .yaml/.yml) describes, as
       TENANT_FILE does at every start (docs/tenant-file.md).
+  keys rotate-secret
+      Reseals every stored secret (signing keys, gateway secrets, log streams' secrets, one-time
+      codes, the logs' lookup key) with KEY_ENCRYPTION_SECRET, opening them with it or with
+      KEY_ENCRYPTION_FALLBACK_SECRET; online, while identity serves. Run again, it finds nothing
+      to do. The steps around it: docs/production.md, "Rotating KEY_ENCRYPTION_SECRET".
 
 Works on identity's database with identity's own configuration (DATABASE_URL, KEY_ENCRYPTION_SECRET,
 AUTH_URL, GATEWAY_URL_POLICY...), read from the environment as the service reads it: inside the
@@ -60,11 +65,11 @@ async function checkDatabaseIsOurs(config: Config): Promise<void> {
   }
 }
 
-async function withStore<T>(context: CommandContext, use: (store: IdentityStore) => Promise<T>): Promise<T> {
+async function withStore<T>(context: CommandContext, use: (store: IdentityStore, sql: SqlClient) => Promise<T>): Promise<T> {
   const { config } = context;
   await checkDatabaseIsOurs(config);
   const quiet = { info: () => undefined, warn: (_fields: Record<string, unknown>, message: string) => context.err(message) };
-  const opened = await openStore(config.DATABASE_URL, createSecretCipher(config.KEY_ENCRYPTION_SECRET), {
+  const opened = await openStore(config.DATABASE_URL, createSecretCipher(secretsAtRestOf(config)), {
     schema: context.schema,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     migrationContext: phoneNumberMigrationContext(quiet),
@@ -73,7 +78,7 @@ async function withStore<T>(context: CommandContext, use: (store: IdentityStore)
     warn: (message) => context.err(`${message}\n`),
   });
   try {
-    return await use(opened.store);
+    return await use(opened.store, opened.sql);
   } finally {
     await opened.close();
   }
@@ -110,12 +115,38 @@ async function tenantApply(args: string[], context: CommandContext): Promise<voi
   context.out(`${file}: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged.\n`);
 }
 
+async function keysRotateSecret(args: string[], context: CommandContext): Promise<void> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  if (positionals.length !== 0) throw new UsageError('keys rotate-secret takes no arguments: it reads KEY_ENCRYPTION_SECRET and KEY_ENCRYPTION_FALLBACK_SECRET');
+  const { KEY_ENCRYPTION_SECRET: secret } = context.config;
+  if (!secret) throw new Error('KEY_ENCRYPTION_SECRET is not set: there is no secret to seal with');
+  const cipher = createSecretCipher(secretsAtRestOf(context.config));
+  const report = await withStore(context, (_store, sql) => resealAll(sql, cipher));
+  const resealed = Object.entries(report.resealed);
+  const total = resealed.reduce((sum, [, count]) => sum + count, 0);
+  context.out(
+    `resealed ${total} value(s) with KEY_ENCRYPTION_SECRET (key id ${secretKeyId(secret)})` +
+      `${resealed.length ? `: ${resealed.map(([column, count]) => `${column} ${count}`).join(', ')}` : ''}; ` +
+      `${report.alreadyCurrent} already sealed with it.\n`,
+  );
+  if (report.unreadable.length > 0) {
+    for (const value of report.unreadable) {
+      context.err(`cannot open ${value.table}.${value.column} of ${Object.entries(value.key).map(([k, v]) => `${k}=${v}`).join(' ')}: ${value.reason}\n`);
+    }
+    throw new Error(
+      `${report.unreadable.length} value(s) could not be opened and were left as they are: set KEY_ENCRYPTION_FALLBACK_SECRET to the secret they were sealed with, and run the command again`,
+    );
+  }
+  context.out('Every stored secret is sealed with KEY_ENCRYPTION_SECRET: KEY_ENCRYPTION_FALLBACK_SECRET can now be removed from every replica.\n');
+}
+
 /** Runs one command; its exit code: 0 done, 1 refused (the message says why), 2 not a command. */
 export async function runCommand(argv: readonly string[], context: CommandContext): Promise<number> {
   const [group, action, ...args] = argv;
   try {
     if (group === 'operator' && action === 'add') await operatorAdd(args, context);
     else if (group === 'tenant' && action === 'apply') await tenantApply(args, context);
+    else if (group === 'keys' && action === 'rotate-secret') await keysRotateSecret(args, context);
     else if (group === 'help' || group === '--help' || group === '-h') context.out(`${USAGE}\n`);
     else throw new UsageError(group ? `unknown command: ${[group, action].filter(Boolean).join(' ')}` : 'no command');
     return 0;

@@ -228,7 +228,15 @@ export const configSchema = z
       .meta({
         secret: true,
         description:
-          'At least 32 characters. Encrypts signing private keys, gateway secrets, one-time-code secrets and log streams\' authorization headers and signing secrets at rest (AES-256-GCM, key derived with HKDF-SHA256). Required when `NODE_ENV=production`. Changing it makes existing keys unreadable: the service then refuses to start.',
+          'At least 32 characters. Encrypts signing private keys, gateway secrets, one-time-code secrets and log streams\' authorization headers and signing secrets at rest (AES-256-GCM, key derived with HKDF-SHA256). Required when `NODE_ENV=production`. Changed on its own, the values sealed with the old one cannot be opened and the service refuses to start: rotate it with `KEY_ENCRYPTION_FALLBACK_SECRET` and `smsauth-identity keys rotate-secret` (docs/production.md, "Rotating KEY_ENCRYPTION_SECRET").',
+      }),
+    KEY_ENCRYPTION_FALLBACK_SECRET: env
+      .optionalString()
+      .pipe(z.string().min(MIN_SECRET_LENGTH, { message: `must be at least ${MIN_SECRET_LENGTH} characters` }).optional())
+      .meta({
+        secret: true,
+        description:
+          'A second secret that opens values sealed with it but never seals: the previous `KEY_ENCRYPTION_SECRET` while `smsauth-identity keys rotate-secret` reseals everything with the new one (or, in the first step of a rotation across several replicas, the next one). Needs `KEY_ENCRYPTION_SECRET`; remove it once the rotation is done.',
       }),
     /** Tenant log records (GET /api/v2/logs, log streams) older than this many days are pruned. */
     LOG_RETENTION_DAYS: env.positiveInt(30).meta({
@@ -284,6 +292,20 @@ export const configSchema = z
           'must be 1 with an embedded database (pglite:... or memory://): one process owns it; use DATABASE_URL=postgres://... to run several workers',
       });
     }
+    if (config.KEY_ENCRYPTION_FALLBACK_SECRET && !config.KEY_ENCRYPTION_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEY_ENCRYPTION_FALLBACK_SECRET'],
+        message: 'needs KEY_ENCRYPTION_SECRET: the fallback secret only opens values, the other one seals them',
+      });
+    }
+    if (config.KEY_ENCRYPTION_FALLBACK_SECRET && config.KEY_ENCRYPTION_FALLBACK_SECRET === config.KEY_ENCRYPTION_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEY_ENCRYPTION_FALLBACK_SECRET'],
+        message: 'is the same as KEY_ENCRYPTION_SECRET: it should be the previous (or next) secret of a rotation',
+      });
+    }
     if (config.NODE_ENV === 'production' && !config.KEY_ENCRYPTION_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -296,6 +318,11 @@ export const configSchema = z
   .transform((config) => withGatewayUrlPolicyDefault({ ...config, AUTH_URL: config.AUTH_URL ?? `http://localhost:${config.PORT}` }));
 
 export type Config = z.output<typeof configSchema>;
+
+/** The secrets that seal and open stored secrets (the store's SecretCipher). */
+export function secretsAtRestOf(config: Pick<Config, 'KEY_ENCRYPTION_SECRET' | 'KEY_ENCRYPTION_FALLBACK_SECRET'>) {
+  return { secret: config.KEY_ENCRYPTION_SECRET, fallbackSecret: config.KEY_ENCRYPTION_FALLBACK_SECRET };
+}
 
 /** `iss` of every token and the discovery `issuer`: AUTH_URL with a trailing slash. */
 export function issuerOf(config: Pick<Config, 'AUTH_URL'>): string {

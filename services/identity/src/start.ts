@@ -1,6 +1,6 @@
 import { type Logger, systemClock } from '@smsauth/service-kit';
 import { buildApp, connectionRulesOf, type AppDependencies, type IdentityApp } from './app';
-import { managementAudienceOf, tenantFileVariables, type Config } from './config';
+import { managementAudienceOf, secretsAtRestOf, tenantFileVariables, type Config } from './config';
 import { bootstrapManagement } from './domain/bootstrap';
 import { bootstrapTenant } from './domain/bootstrap-tenant';
 import { phoneNumberMigrationContext } from './domain/phone/stored-numbers';
@@ -34,7 +34,7 @@ export interface StartedIdentity extends IdentityApp {
  */
 export async function startIdentity(config: Config, logger: Logger, options: StartOptions = {}): Promise<StartedIdentity> {
   const clock = options.clock ?? systemClock;
-  const cipher = createSecretCipher(config.KEY_ENCRYPTION_SECRET);
+  const cipher = createSecretCipher(secretsAtRestOf(config));
   if (!cipher.encrypts) logger.warn('KEY_ENCRYPTION_SECRET is not set: signing keys and gateway secrets are stored unencrypted');
   const opened = await openStore(config.DATABASE_URL, cipher, {
     schema: options.schema,

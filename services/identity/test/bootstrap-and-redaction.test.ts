@@ -86,13 +86,13 @@ describe('secrets stay out of responses and logs', () => {
 
   it('encrypts private keys and gateway secrets at rest with KEY_ENCRYPTION_SECRET', async () => {
     const { rows: keys } = await identity.sql.query<{ private_key: string }>('SELECT private_key FROM signing_keys');
-    for (const key of keys) expect(key.private_key).toMatch(/^aes256gcm:v1:/);
+    for (const key of keys) expect(key.private_key).toMatch(/^aes256gcm:v2:[0-9a-f]{8}:/);
     const { rows: connections } = await identity.sql.query<{ gateway_secret: string; options: unknown }>(
       'SELECT gateway_secret, options FROM connections WHERE gateway_secret IS NOT NULL',
     );
     expect(connections.length).toBeGreaterThan(0);
     for (const row of connections) {
-      expect(row.gateway_secret).toMatch(/^aes256gcm:v1:/);
+      expect(row.gateway_secret).toMatch(/^aes256gcm:v2:[0-9a-f]{8}:/);
       expect(JSON.stringify(row.options)).not.toContain('gateway-secret-xyz');
     }
   });

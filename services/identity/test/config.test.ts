@@ -108,8 +108,8 @@ describe('identity secrets from files (<NAME>_FILE)', () => {
     return path;
   };
 
-  it('are the admin client secret, the key encryption secret and DATABASE_URL (it carries a password)', () => {
-    expect(secretVariablesOf(configSchema)).toEqual(['DATABASE_URL', 'ADMIN_CLIENT_SECRET', 'KEY_ENCRYPTION_SECRET']);
+  it('are the admin client secret, the key encryption secrets and DATABASE_URL (it carries a password)', () => {
+    expect(secretVariablesOf(configSchema)).toEqual(['DATABASE_URL', 'ADMIN_CLIENT_SECRET', 'KEY_ENCRYPTION_SECRET', 'KEY_ENCRYPTION_FALLBACK_SECRET']);
   });
 
   it('an identity started with ADMIN_CLIENT_SECRET_FILE, KEY_ENCRYPTION_SECRET_FILE and DATABASE_URL_FILE signs the admin in with the file\'s secret, and logs neither secret', async () => {

@@ -1,3 +1,4 @@
+import { loadLookupKey } from './lookup-key';
 import type { SecretCipher } from './secret-cipher';
 import { EmbeddedSnapshots } from './embedded-snapshot';
 import { migrate } from './migrate';
@@ -245,6 +246,7 @@ export async function openStore(
     const applied = await migrate(sql, options.schema, undefined, options.migrationContext);
     // Kept before anything else is written: the snapshot is of an empty, migrated database.
     if (snapshots && (!snapshot || applied.length > 0)) await snapshots.write(schema, sql);
+    cipher = cipher.withLookupKey(await loadLookupKey(sql, cipher));
   } catch (err) {
     await sql.close().catch(() => undefined);
     throw err;
@@ -272,7 +274,8 @@ export { listenerApplicationName } from './sql-client';
 export { UniqueViolationError, MissingReferenceError } from './errors';
 export type { SqlClient, SqlExecutor } from './sql-client';
 export type { MigrationContext } from './migrations';
-export { createSecretCipher, type SecretCipher } from './secret-cipher';
+export { createSecretCipher, secretKeyId, type SecretCipher } from './secret-cipher';
+export { resealAll, SEALED_COLUMNS, type ResealReport } from './reseal';
 export type { FailureCounters, FailureCountingLimits } from './repos/login-failures';
 export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';

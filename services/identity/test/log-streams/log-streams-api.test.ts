@@ -46,8 +46,8 @@ describeOnEachDatabase('log streams management API', (database) => {
     const stored = JSON.stringify(rows[0]);
     expect(stored).not.toContain(AUTHORIZATION);
     expect(stored).not.toContain(created.signing_secret);
-    expect(rows[0]!.http_authorization).toMatch(/^aes256gcm:v1:/);
-    expect(rows[0]!.signing_secret).toMatch(/^aes256gcm:v1:/);
+    expect(rows[0]!.http_authorization).toMatch(/^aes256gcm:v2:[0-9a-f]{8}:/);
+    expect(rows[0]!.signing_secret).toMatch(/^aes256gcm:v2:[0-9a-f]{8}:/);
     const opened = await h.identity.store.logStreams.findById(created.id);
     expect(opened).toMatchObject({ httpAuthorization: AUTHORIZATION, signingSecret: created.signing_secret });
   });

@@ -120,7 +120,7 @@ describeOnEachDatabase('one-time codes, brute-force protection and rate limits',
       const who = h.caller();
       const code = await h.sendCode(setup, who);
       const row = await codeRow(who.phone);
-      expect(row!.secret).toMatch(/^aes256gcm:v1:/);
+      expect(row!.secret).toMatch(/^aes256gcm:v2:[0-9a-f]{8}:/);
       expect(row!.secret).not.toContain(code);
     });
   });

@@ -15,6 +15,7 @@ import * as rbac from './016-rbac';
 import * as loginStatsAndPhoneLookup from './017-login-stats-and-phone-lookup';
 import * as completedSignIns from './018-completed-sign-ins';
 import * as statsByChannel from './019-stats-by-channel';
+import * as storeKeys from './020-store-keys';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -57,4 +58,5 @@ export const migrations: readonly Migration[] = [
   { version: 17, name: 'login-stats-and-phone-lookup', sql: loginStatsAndPhoneLookup.sql },
   { version: 18, name: 'completed-sign-ins', sql: completedSignIns.sql },
   { version: 19, name: 'stats-by-channel', sql: statsByChannel.sql },
+  { version: 20, name: 'store-keys', sql: storeKeys.sql },
 ];

@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from '@smsauth/contracts';
+import type { SealedColumn } from '../sealed-column';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
@@ -40,6 +41,11 @@ export const SELECT_CONNECTION = `
   FROM connections c`;
 
 const secretContext = (id: string) => `connection:${id}:gateway_secret`;
+
+/** For `keys rotate-secret`. */
+export const connectionsSealedColumns: readonly SealedColumn[] = [
+  { table: 'connections', column: 'gateway_secret', key: ['id'], context: (row) => secretContext(row.id!) },
+];
 
 /** A row of SELECT_CONNECTION as the repos hand it out: the gateway secret opened into the options. */
 export function openConnectionRow(cipher: SecretCipher, row: ConnectionRow): StoredConnection {

@@ -1,4 +1,5 @@
 import type { LogStreamContentFormat, LogStreamStatus } from '@smsauth/contracts';
+import type { SealedColumn } from '../sealed-column';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 import type { StoredTenantLog } from './tenant-logs';
@@ -68,6 +69,12 @@ const STREAM_COLUMNS = SELECT_STREAM.slice('SELECT '.length);
 
 const authorizationContext = (id: string) => `log_stream:${id}:http_authorization`;
 const signingSecretContext = (id: string) => `log_stream:${id}:signing_secret`;
+
+/** For `keys rotate-secret`. */
+export const logStreamsSealedColumns: readonly SealedColumn[] = [
+  { table: 'log_streams', column: 'http_authorization', key: ['id'], context: (row) => authorizationContext(row.id!) },
+  { table: 'log_streams', column: 'signing_secret', key: ['id'], context: (row) => signingSecretContext(row.id!) },
+];
 
 // Older than every open transaction: no record can join this part of the stream any more.
 const SETTLED = 'tx_id < pg_snapshot_xmin(pg_current_snapshot())';

@@ -1,3 +1,4 @@
+import type { SealedColumn } from '../sealed-column';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 
@@ -39,6 +40,17 @@ export interface CodeKey {
 
 // Bound to the start that issued it: a sealed secret copied into another row fails to open.
 const secretContext = (code: CodeKey) => `one_time_code:${code.connection_id}:${code.phone_number}:${code.request_id}`;
+
+/** For `keys rotate-secret`. */
+export const oneTimeCodesSealedColumns: readonly SealedColumn[] = [
+  {
+    table: 'one_time_codes',
+    column: 'secret',
+    key: ['connection_id', 'phone_number'],
+    also: ['request_id'],
+    context: (row) => secretContext({ connection_id: row.connection_id!, phone_number: row.phone_number!, request_id: row.request_id! }),
+  },
+];
 
 /** A new code's secret as stored (sealed for its row). */
 export function sealedCodeSecret(cipher: SecretCipher, code: NewCode): string {

@@ -1,3 +1,4 @@
+import type { SealedColumn } from '../sealed-column';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
 
@@ -35,8 +36,14 @@ export interface NewSigningKey {
 const LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 const LOCK_KEY = 'smsauth-identity-signing-keys';
 
+const context = (kid: string) => `signing_key:${kid}`;
+
+/** For `keys rotate-secret`. */
+export const signingKeysSealedColumns: readonly SealedColumn[] = [
+  { table: 'signing_keys', column: 'private_key', key: ['kid'], context: (row) => context(row.kid!) },
+];
+
 export function signingKeysRepo(db: SqlExecutor, cipher: SecretCipher) {
-  const context = (kid: string) => `signing_key:${kid}`;
   const fromRow = (row: StoredSigningKey): StoredSigningKey => ({ ...row, private_key: cipher.open(row.private_key, context(row.kid)) });
   const insert = (key: NewSigningKey, state: 'current' | 'next', at: Date) =>
     db.query(
