@@ -63,6 +63,26 @@ describe('persistence in a PGlite directory', () => {
     const env = { DATABASE_URL: `pglite:${join(dir, 'db')}`, KEY_ENCRYPTION_SECRET: 'q'.repeat(40) };
     await expect(startTestIdentity(env)).rejects.toThrow(/KEY_ENCRYPTION_SECRET differs/);
   });
+
+  it('refuses to start when a gateway secret was sealed with another KEY_ENCRYPTION_SECRET, also when the signing keys predate the secret', async () => {
+    const DATABASE_URL = `pglite:${join(dir, 'keys-before-secret')}`;
+    // Keys made without KEY_ENCRYPTION_SECRET stay unsealed, so they open with any secret.
+    await (await startTestIdentity({ DATABASE_URL })).close();
+    const sealing = await startTestIdentity({ DATABASE_URL, KEY_ENCRYPTION_SECRET: 'p'.repeat(40) });
+    try {
+      const created = await request(sealing.app)
+        .post('/api/v2/connections')
+        .set('authorization', `Bearer ${await adminToken(sealing.app)}`)
+        .send({ options: { name: 'sealed', strategy: 'sms', provider: 'sms_gateway', gateway_url: 'http://gw.test/x', template: '@@password@@', gateway_authentication: { method: 'bearer', subject: 's', audience: 'a', secret: 'sealed-gateway-secret' } } });
+      expect(created.status).toBe(201);
+    } finally {
+      await sealing.close();
+    }
+    await expect(startTestIdentity({ DATABASE_URL, KEY_ENCRYPTION_SECRET: 'q'.repeat(40) })).rejects.toThrow(
+      'a stored secret cannot be decrypted: KEY_ENCRYPTION_SECRET differs from the one it was sealed with',
+    );
+    await expect(startTestIdentity({ DATABASE_URL })).rejects.toThrow('a stored secret is encrypted but KEY_ENCRYPTION_SECRET is not set');
+  });
 });
 
 describeWithPostgres('persistence in PostgreSQL', (databaseUrl) => {
