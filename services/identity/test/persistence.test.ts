@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import request from 'supertest';
 import { adminToken, describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema } from './helpers';
+
+const run = promisify(execFile);
 
 /** Start, issue a token, stop; start again on the same database: everything is still there. */
 function restartSuite(database: () => { env: Record<string, string>; schema?: string }) {
@@ -48,6 +52,21 @@ describe('persistence in a PGlite directory', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   restartSuite(() => ({ env: { DATABASE_URL: `pglite:${join(dir, 'db')}`, KEY_ENCRYPTION_SECRET: 'p'.repeat(40) } }));
+
+  it('starts on a copy of the directory taken while stopped (the embedded database\'s backup, docs/backups.md), with the same keys', async () => {
+    const env = { KEY_ENCRYPTION_SECRET: 'p'.repeat(40) };
+    const original = await startTestIdentity({ ...env, DATABASE_URL: `pglite:${join(dir, 'db')}` });
+    const kids = (await original.keyRing.jwks()).keys.map((k) => k.kid);
+    await original.close();
+    await run('cp', ['-a', join(dir, 'db'), join(dir, 'db-backup')]);
+    const copy = await startTestIdentity({ ...env, DATABASE_URL: `pglite:${join(dir, 'db-backup')}` });
+    try {
+      expect((await copy.keyRing.jwks()).keys.map((k) => k.kid)).toEqual(kids);
+      expect((await copy.store.connections.findByName('persisted'))?.options.gateway_authentication?.secret).toBe('persisted-secret');
+    } finally {
+      await copy.close();
+    }
+  });
 
   it('prints generated admin credentials on the first start only', async () => {
     const env = { DATABASE_URL: `pglite:${join(dir, 'generated')}`, ADMIN_CLIENT_ID: '', ADMIN_CLIENT_SECRET: '' };
