@@ -126,7 +126,8 @@ describeWithPostgresTools('backup and restore drill: pg_dump, drop the database,
   }
 
   beforeAll(async () => {
-    await onServer(adminUrl, `CREATE DATABASE ${name}`);
+    // template0: no other session can hold it, which CREATE DATABASE from template1 would trip over.
+    await onServer(adminUrl, `CREATE DATABASE ${name} TEMPLATE template0`);
     gateway = await RecordingServer.start({ path: '/sms' });
     before = await FlowHarness.start(env, { database, clock, gateway });
     await before.createApi({ name: 'Airport API', identifier: API, token_lifetime: 7200, scopes: [{ value: 'read:airports' }] });
