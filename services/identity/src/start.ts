@@ -28,6 +28,18 @@ export interface StartedIdentity extends IdentityApp {
 }
 
 /**
+ * Opens every secret the tenant's configuration keeps sealed (connections' gateway secrets, log
+ * streams' authorization and signing secrets), so a KEY_ENCRYPTION_SECRET that cannot open them
+ * refuses the start with the cipher's message instead of failing each sign-in with a 500. Loading
+ * the signing keys already checks theirs, but keys made before KEY_ENCRYPTION_SECRET was set are
+ * stored unsealed and open with any secret (docs/backups.md). A tenant has a handful of each.
+ */
+async function openSealedConfiguration(store: IdentityStore): Promise<void> {
+  await store.connections.list();
+  await store.logStreams.list();
+}
+
+/**
  * Everything main.ts does before listening: open and migrate the database, load (or create)
  * the signing keys, bootstrap the management API and its admin client, the console's client,
  * the TENANT_FILE and the first operator, build the app.
@@ -48,6 +60,7 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
   });
   try {
     const keyRing = await KeyRing.open(opened.store, clock, { certificateSubject: new URL(config.AUTH_URL).hostname });
+    await openSealedConfiguration(opened.store);
     await bootstrapManagement(opened.store, {
       managementAudience: managementAudienceOf(config),
       adminClientId: config.ADMIN_CLIENT_ID,

@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import request from 'supertest';
 import { adminToken, describeWithPostgres, dropSchema, startTestIdentity, uniqueSchema } from './helpers';
+
+const run = promisify(execFile);
 
 /** Start, issue a token, stop; start again on the same database: everything is still there. */
 function restartSuite(database: () => { env: Record<string, string>; schema?: string }) {
@@ -49,6 +53,21 @@ describe('persistence in a PGlite directory', () => {
 
   restartSuite(() => ({ env: { DATABASE_URL: `pglite:${join(dir, 'db')}`, KEY_ENCRYPTION_SECRET: 'p'.repeat(40) } }));
 
+  it('starts on a copy of the directory taken while stopped (the embedded database\'s backup, docs/backups.md), with the same keys', async () => {
+    const env = { KEY_ENCRYPTION_SECRET: 'p'.repeat(40) };
+    const original = await startTestIdentity({ ...env, DATABASE_URL: `pglite:${join(dir, 'db')}` });
+    const kids = (await original.keyRing.jwks()).keys.map((k) => k.kid);
+    await original.close();
+    await run('cp', ['-a', join(dir, 'db'), join(dir, 'db-backup')]);
+    const copy = await startTestIdentity({ ...env, DATABASE_URL: `pglite:${join(dir, 'db-backup')}` });
+    try {
+      expect((await copy.keyRing.jwks()).keys.map((k) => k.kid)).toEqual(kids);
+      expect((await copy.store.connections.findByName('persisted'))?.options.gateway_authentication?.secret).toBe('persisted-secret');
+    } finally {
+      await copy.close();
+    }
+  });
+
   it('prints generated admin credentials on the first start only', async () => {
     const env = { DATABASE_URL: `pglite:${join(dir, 'generated')}`, ADMIN_CLIENT_ID: '', ADMIN_CLIENT_SECRET: '' };
     const first = await startTestIdentity(env);
@@ -62,6 +81,26 @@ describe('persistence in a PGlite directory', () => {
   it('refuses to start when KEY_ENCRYPTION_SECRET differs from the one the keys were sealed with', async () => {
     const env = { DATABASE_URL: `pglite:${join(dir, 'db')}`, KEY_ENCRYPTION_SECRET: 'q'.repeat(40) };
     await expect(startTestIdentity(env)).rejects.toThrow(/KEY_ENCRYPTION_SECRET differs/);
+  });
+
+  it('refuses to start when a gateway secret was sealed with another KEY_ENCRYPTION_SECRET, also when the signing keys predate the secret', async () => {
+    const DATABASE_URL = `pglite:${join(dir, 'keys-before-secret')}`;
+    // Keys made without KEY_ENCRYPTION_SECRET stay unsealed, so they open with any secret.
+    await (await startTestIdentity({ DATABASE_URL })).close();
+    const sealing = await startTestIdentity({ DATABASE_URL, KEY_ENCRYPTION_SECRET: 'p'.repeat(40) });
+    try {
+      const created = await request(sealing.app)
+        .post('/api/v2/connections')
+        .set('authorization', `Bearer ${await adminToken(sealing.app)}`)
+        .send({ options: { name: 'sealed', strategy: 'sms', provider: 'sms_gateway', gateway_url: 'http://gw.test/x', template: '@@password@@', gateway_authentication: { method: 'bearer', subject: 's', audience: 'a', secret: 'sealed-gateway-secret' } } });
+      expect(created.status).toBe(201);
+    } finally {
+      await sealing.close();
+    }
+    await expect(startTestIdentity({ DATABASE_URL, KEY_ENCRYPTION_SECRET: 'q'.repeat(40) })).rejects.toThrow(
+      'a stored secret cannot be decrypted: KEY_ENCRYPTION_SECRET differs from the one it was sealed with',
+    );
+    await expect(startTestIdentity({ DATABASE_URL })).rejects.toThrow('a stored secret is encrypted but KEY_ENCRYPTION_SECRET is not set');
   });
 });
 

@@ -58,22 +58,24 @@ export class FlowHarness {
     readonly gateway: RecordingServer,
     readonly server: Server,
     readonly admin: string,
+    private readonly ownsGateway: boolean,
   ) {}
 
   static async start(
     env: Record<string, string | undefined> = {},
-    options: StartOptions & { database?: TestDatabase } = {},
+    options: StartOptions & { database?: TestDatabase; clock?: TestClock; gateway?: RecordingServer } = {},
   ): Promise<FlowHarness> {
-    const clock = new TestClock();
-    const { database, ...startOptions } = options;
+    // A given clock and gateway outlive this harness: an identity started again on the same
+    // database (a restart, a restore) keeps its time and the gateway its connections point at.
+    const { database, clock = new TestClock(), gateway: sharedGateway, ...startOptions } = options;
     const identity = await startTestIdentity(
       { ...database?.env, ...env },
       { clock, schema: database?.schema, ...startOptions },
     );
-    const gateway = await RecordingServer.start({ path: '/sms' });
+    const gateway = sharedGateway ?? (await RecordingServer.start({ path: '/sms' }));
     const server = await listen(identity.app);
     const admin = await adminToken(identity.app);
-    return new FlowHarness(identity, clock, gateway, server, admin);
+    return new FlowHarness(identity, clock, gateway, server, admin, sharedGateway === undefined);
   }
 
   get url(): string {
@@ -189,7 +191,7 @@ export class FlowHarness {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
     await closed;
-    await this.gateway.close();
+    if (this.ownsGateway) await this.gateway.close();
     await this.identity.close();
   }
 }
