@@ -26,7 +26,11 @@ if (!process.env.TEST_DATABASE_URL) {
 // One worker per core unless told otherwise: most suites wait on I/O (HTTP, PostgreSQL, a
 // browser), and each is isolated (free ports, its own schema, its own stack), so two share a
 // 2-core machine well. The run prints where its time went, so a regression shows.
-const userArgs = process.argv.slice(2);
+// `--typecheck` (pnpm test): `pnpm typecheck` runs beside jest, niced, on the CPU the suites
+// leave idle while they wait on I/O, instead of before them; its output is printed at the end.
+const typecheckToo = process.argv.includes('--typecheck');
+const userArgs = process.argv.slice(2).filter((arg) => arg !== '--typecheck');
+const typecheck = typecheckToo ? startTypecheck() : undefined;
 const workers = userArgs.some((arg) => /^(-w|--maxWorkers|-i|--runInBand)(=|$)/.test(arg)) ? [] : [`--maxWorkers=${availableParallelism()}`];
 
 const dir = mkdtempSync(join(tmpdir(), 'smsauth-jest-'));
@@ -67,8 +71,30 @@ try {
   // keep the fallback summary
 }
 rmSync(dir, { recursive: true, force: true });
-console.log(`\nTests: ${summary}`);
-process.exit(hung ? 1 : status);
+const typechecked = typecheck ? await typecheck : true;
+console.log(`\nTests: ${summary}${typechecked ? '' : '; typecheck FAILED'}`);
+process.exit(hung || !typechecked ? 1 : status);
+
+/** `pnpm typecheck` in the background; resolves to whether it passed, once it has said so. */
+function startTypecheck() {
+  const began = Date.now();
+  const child = spawn('nice', ['-n', '10', 'pnpm', 'typecheck'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = [];
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  child.stderr.on('data', (chunk) => output.push(chunk));
+  return new Promise((resolve) => {
+    child.on('error', (err) => {
+      console.error(`\ntypecheck could not start: ${err.message}`);
+      resolve(false);
+    });
+    child.on('exit', (code) => {
+      const seconds = ((Date.now() - began) / 1000).toFixed(0);
+      if (code === 0) console.log(`\ntypecheck passed (${seconds} s, beside jest)`);
+      else console.error(`\n${Buffer.concat(output).toString('utf8')}\ntypecheck FAILED (exit ${code}, ${seconds} s)`);
+      resolve(code === 0);
+    });
+  });
+}
 
 /** The ten slowest suites and the run's wall-clock time, so every run shows where its time goes. */
 function printSlowest(suites) {
