@@ -190,5 +190,5 @@ proxy_address=$("$engine" inspect --format '{{range .NetworkSettings.Networks}}{
 AUTH_URL="https://$AUTH_HOST" GATEWAY_PUBLIC_URL="https://$GATEWAY_HOST" CONNECT_TO="127.0.0.1:$https_port" \
   CA_FILE="$work/trusted.pem" OUTBOX_TOKEN_FILE="$SMSAUTH_SECRETS_DIR/outbox-token" PROXY_ADDRESS="$proxy_address" \
   EXTRA_LOGINS="$extra_logins" node scripts/containers/production-signin.cjs
-echo "identity memory after $((extra_logins + 1)) sign-ins: $(memory_of identity)"
+echo "memory after $((extra_logins + 1)) sign-ins: identity $(memory_of identity), PostgreSQL $(memory_of postgres), gateway $(memory_of sms-delivery-gateway), Caddy $(memory_of tls-proxy)"
 step "production drill passed"

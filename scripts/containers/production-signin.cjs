@@ -7,7 +7,8 @@
 //   - the first operator signs in as the console does (the hosted login, code + PKCE, with the
 //     console's client), the code read from the gateway's outbox with OUTBOX_TOKEN over TLS;
 //   - the operator's token is issued by https://$AUTH_HOST/ and GET /api/v2/users answers 200;
-//   - identity sees the caller's address, not the proxy's (TRUST_PROXY behind Caddy);
+//   - identity sees the caller's address, not the proxy's (TRUST_PROXY behind Caddy), nor one the
+//     caller forged in X-Forwarded-For;
 //   - the hosted login's cookies are Secure.
 // Environment: AUTH_URL, GATEWAY_PUBLIC_URL (https URLs), CONNECT_TO (host:port where both names
 // are served, standing in for DNS), CA_FILE (the certificate to trust), OUTBOX_TOKEN_FILE,
@@ -99,9 +100,16 @@ function formFields(html, what) {
   return { transaction, csrf_token: csrf };
 }
 
+/** An address the caller claims in X-Forwarded-For: behind the TLS terminator it must not count. */
+const FORGED_ADDRESS = '203.0.113.9';
+
 async function hostedLogin(path, method, form) {
   const res = await request(method, new URL(path, authUrl), {
-    headers: { ...cookieHeader(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    headers: {
+      ...cookieHeader(),
+      'x-forwarded-for': FORGED_ADDRESS,
+      ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+    },
     body: form ? new URLSearchParams(form).toString() : undefined,
   });
   absorbCookies(res);
@@ -206,7 +214,8 @@ async function main() {
   if (addresses.some((ip) => ip.replace(/^::ffff:/, '') === proxyAddress)) {
     throw new Error(`identity logged the TLS terminator's address ${proxyAddress} as the caller's: TRUST_PROXY does not take X-Forwarded-For`);
   }
-  console.log(`identity logged the caller as ${addresses.join(', ')}, not the proxy (${proxyAddress})`);
+  if (addresses.includes(FORGED_ADDRESS)) throw new Error(`identity logged the address the caller forged in X-Forwarded-For (${FORGED_ADDRESS})`);
+  console.log(`identity logged the caller as ${addresses.join(', ')}: not the proxy (${proxyAddress}), nor the X-Forwarded-For it forged`);
 
   // More users signing in (no roles: their tokens carry no management scope), for the sizing.
   const extra = Number(process.env.EXTRA_LOGINS ?? 0);
