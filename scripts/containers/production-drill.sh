@@ -14,6 +14,7 @@
 # 3. checks that no secret sits in a container's environment, then runs
 #    production-signin.cjs: config.json, a 401, the first operator's console sign-in with the
 #    code from the outbox, GET /api/v2/users with the operator's token, the caller's address;
+#    and production-console.cjs: the same sign-in in Chromium through the console page;
 # 4. prints identity's memory (idle, then after the sign-ins) and tears everything down, also
 #    when a step fails.
 # Docker when its engine answers, podman otherwise (CONTAINERS_CONF as test-containers.sh sets it).
@@ -190,5 +191,16 @@ proxy_address=$("$engine" inspect --format '{{range .NetworkSettings.Networks}}{
 AUTH_URL="https://$AUTH_HOST" GATEWAY_PUBLIC_URL="https://$GATEWAY_HOST" CONNECT_TO="127.0.0.1:$https_port" \
   CA_FILE="$work/trusted.pem" OUTBOX_TOKEN_FILE="$SMSAUTH_SECRETS_DIR/outbox-token" PROXY_ADDRESS="$proxy_address" \
   EXTRA_LOGINS="$extra_logins" node scripts/containers/production-signin.cjs
-echo "memory after $((extra_logins + 1)) sign-ins: identity $(memory_of identity), PostgreSQL $(memory_of postgres), gateway $(memory_of sms-delivery-gateway), Caddy $(memory_of tls-proxy)"
+# The same sign-in in Debian's Chromium, through the console page itself (CI installs it; the
+# browser tests need it too).
+chromium_path=${CHROMIUM_PATH:-/usr/bin/chromium}
+if [ -x "$chromium_path" ]; then
+  step "the console in Chromium"
+  AUTH_URL="https://$AUTH_HOST" GATEWAY_PUBLIC_URL="https://$GATEWAY_HOST" CONNECT_TO="127.0.0.1:$https_port" \
+    CA_FILE="$work/trusted.pem" OUTBOX_TOKEN_FILE="$SMSAUTH_SECRETS_DIR/outbox-token" CHROMIUM_PATH="$chromium_path" \
+    node scripts/containers/production-console.cjs
+else
+  echo "SKIPPED: the console sign-in in Chromium needs $chromium_path (apt-get install chromium, or set CHROMIUM_PATH)" >&2
+fi
+echo "memory after $((extra_logins + 2)) sign-ins: identity $(memory_of identity), PostgreSQL $(memory_of postgres), gateway $(memory_of sms-delivery-gateway), Caddy $(memory_of tls-proxy)"
 step "production drill passed"
