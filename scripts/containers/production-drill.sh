@@ -51,6 +51,12 @@ else
   compose=(podman-compose -p "$project" -f deploy/compose.production.yaml -f deploy/podman/compose.production.podman.yaml -f deploy/compose.production.outbox.yaml)
 fi
 command -v openssl >/dev/null || fail "openssl is needed (apt-get install openssl)"
+# The drill runs the images test-containers.sh (build-images.sh) made; it builds none of them.
+required_images=("smsauth/identity:$SMSAUTH_TAG" "smsauth/sms-delivery-gateway:$SMSAUTH_TAG")
+[ "$engine" = podman ] && required_images+=(localhost/smsauth/postgres:15 localhost/debian:bookworm-slim)
+for image in "${required_images[@]}"; do
+  "$engine" image inspect "$image" >/dev/null 2>&1 || fail "no image $image: run scripts/containers/build-images.sh first"
+done
 if (exec 3<>"/dev/tcp/127.0.0.1/$https_port") 2>/dev/null; then
   fail "127.0.0.1:$https_port is in use (another drill? \`${compose[*]} down -v\`)"
 fi
