@@ -1,12 +1,25 @@
 #!/bin/sh
-# First start: initialise $PGDATA with POSTGRES_USER (password POSTGRES_PASSWORD, scram-sha-256
-# over TCP) and create POSTGRES_DB, as the official image does. Then PostgreSQL replaces this
-# shell, so it is PID 1 and gets the stop signal itself (SIGINT: fast shutdown).
+# First start: initialise $PGDATA with POSTGRES_USER (password POSTGRES_PASSWORD, or the content
+# of the file POSTGRES_PASSWORD_FILE names; scram-sha-256 over TCP) and create POSTGRES_DB, as the
+# official image does. Then PostgreSQL replaces this shell, so it is PID 1 and gets the stop
+# signal itself (SIGINT: fast shutdown).
 set -eu
 : "${POSTGRES_USER:=postgres}"
 : "${POSTGRES_DB:=$POSTGRES_USER}"
+if [ -n "${POSTGRES_PASSWORD_FILE:-}" ]; then
+  if [ -n "${POSTGRES_PASSWORD:-}" ]; then
+    echo "POSTGRES_PASSWORD, POSTGRES_PASSWORD_FILE: both are set" >&2
+    exit 1
+  fi
+  if [ ! -r "$POSTGRES_PASSWORD_FILE" ] || [ -d "$POSTGRES_PASSWORD_FILE" ]; then
+    echo "POSTGRES_PASSWORD_FILE: cannot read $POSTGRES_PASSWORD_FILE as uid $(id -u)" >&2
+    exit 1
+  fi
+  # $(...) drops the trailing line breaks, as the official image does.
+  POSTGRES_PASSWORD=$(cat "$POSTGRES_PASSWORD_FILE")
+fi
 if [ -z "${POSTGRES_PASSWORD:-}" ]; then
-  echo "POSTGRES_PASSWORD must be set" >&2
+  echo "POSTGRES_PASSWORD (or POSTGRES_PASSWORD_FILE) must be set" >&2
   exit 1
 fi
 if [ ! -s "$PGDATA/PG_VERSION" ]; then

@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTenantDocument } from '@smsauth/identity/tenant-file';
 import { parse } from 'yaml';
@@ -7,6 +8,7 @@ import {
   type ComposeService,
   fileExists,
   interpolateDefaults,
+  objectShapeOf,
   type K8sContainer,
   type K8sDeploymentSpec,
   type K8sObject,
@@ -222,6 +224,158 @@ describe('deploy/compose.e2e.yaml and deploy/podman/compose.podman.yaml', () => 
   it('only overrides services that compose.yaml defines', () => {
     const base = readYaml<ComposeFile>('deploy/compose.yaml');
     expect(Object.keys(podman.services).filter((name) => !(name in base.services))).toEqual([]);
+  });
+});
+
+describe('deploy/compose.production.yaml: the runbook stack behind TLS', () => {
+  const text = readText('deploy/compose.production.yaml');
+  const compose = readYaml<ComposeFile>('deploy/compose.production.yaml');
+  const outbox = readYaml<ComposeFile>('deploy/compose.production.outbox.yaml');
+  const podman = readYaml<ComposeFile>('deploy/podman/compose.production.podman.yaml');
+  /** What the operator sets before `up` (docs/production.md, "The first start"). */
+  const given: Record<string, string> = {
+    AUTH_HOST: 'auth.example.com',
+    GATEWAY_HOST: 'sms-gateway.example.com',
+    FIRST_OPERATOR_PHONE_NUMBER: '+14155550123',
+    TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
+    TWILIO_FROM: '+14155550100',
+  };
+  /** Compose interpolation with `given` for the variables the operator sets, the file's defaults otherwise. */
+  const interpolate = (value: string): string =>
+    value
+      .replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g, (_match, name: string, op?: string, argument?: string) => {
+        if (given[name] !== undefined) return given[name]!;
+        if (op?.endsWith('?')) throw new Error(`${name} is required (${argument})`);
+        return argument ?? '';
+      })
+      .replace(/\$\$/g, '$');
+  const service = (file: ComposeFile, name: string): ComposeService => {
+    const found = file.services[name];
+    if (!found) throw new Error(`no service ${name}`);
+    return found;
+  };
+  const environment = (name: string, ...files: ComposeFile[]): Record<string, string> =>
+    Object.fromEntries(
+      [compose, ...files].flatMap((file) => Object.entries(file.services[name]?.environment ?? {})).map(([key, value]) => [key, interpolate(String(value))]),
+    );
+  /** The names a service's schema marks secret (they alone may come from `<NAME>_FILE`). */
+  const secretNames = (name: ServiceName) =>
+    Object.entries(objectShapeOf(services[name].schema))
+      .filter(([, field]) => (field as unknown as { meta(): { secret?: boolean } | undefined }).meta()?.secret === true)
+      .map(([key]) => key);
+  /** Stand-ins for what the secret files hold, to run the schemas over. */
+  const secretValue = (variable: string) => (variable === 'DATABASE_URL' ? 'postgres://smsauth:pw@postgres:5432/identity' : 'a-secret-of-at-least-32-characters-long-0000');
+  /** The environment the service sees once each `<NAME>_FILE` is read, as loadConfig does. */
+  const resolved = (name: ServiceName, ...files: ComposeFile[]): Record<string, string> => {
+    const env = environment(name, ...files);
+    for (const key of Object.keys(env).filter((k) => k.endsWith('_FILE') && k !== 'TENANT_FILE')) {
+      env[key.slice(0, -'_FILE'.length)] = secretValue(key.slice(0, -'_FILE'.length));
+      delete env[key];
+    }
+    return env;
+  };
+
+  it('runs identity and the gateway behind a TLS terminator, with PostgreSQL', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['identity', 'postgres', 'sms-delivery-gateway', 'tls-proxy']);
+  });
+
+  it('requires the host names, the first operator and the Twilio account, and has no default secret', () => {
+    const required = [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*):\?/g)].map((match) => match[1]);
+    expect([...new Set(required)].sort()).toEqual(Object.keys(given).sort());
+    for (const name of ['identity', 'sms-delivery-gateway'] as const) {
+      const env = environment(name);
+      for (const secret of secretNames(name)) expect({ secret, inEnvironment: secret in env }).toEqual({ secret, inEnvironment: false });
+    }
+  });
+
+  it('publishes nothing but the TLS terminator', () => {
+    for (const [name, svc] of Object.entries(compose.services)) {
+      expect({ name, ports: svc.ports ?? [] }).toEqual({ name, ports: name === 'tls-proxy' ? ['${SMSAUTH_HTTPS_PUBLISH:-443}:8443'] : [] });
+    }
+  });
+
+  describe.each(['identity', 'sms-delivery-gateway'] as const)('%s', (name) => {
+    it('sets only variables the service reads, and reads every secret from a file compose mounts', () => {
+      const env = environment(name, outbox);
+      const files = Object.keys(env).filter((key) => key.endsWith('_FILE') && key !== 'TENANT_FILE');
+      expect(unknownNames(name, Object.keys(env).filter((key) => !files.includes(key)))).toEqual([]);
+      for (const fileVariable of files) {
+        const secret = fileVariable.slice(0, -'_FILE'.length);
+        // identity reads GATEWAY_AUTH_SECRET for its tenant file, by the same rules.
+        expect({ fileVariable, secret: secretNames(name).includes(secret) || tenantFileVariables(readText(TENANT_EXAMPLE)).has(secret) }).toEqual({ fileVariable, secret: true });
+        const mounted = env[fileVariable]!.replace('/run/secrets/', '');
+        expect([...(service(compose, name).secrets ?? []), ...(outbox.services[name]?.secrets ?? [])]).toContain(mounted);
+        expect({ ...compose.secrets, ...outbox.secrets }[mounted]?.file).toBe(`\${SMSAUTH_SECRETS_DIR:-./secrets}/${mounted}`);
+      }
+    });
+
+    it('passes the service config schema in production, with and without the outbox', () => {
+      for (const files of [[], [outbox]]) {
+        const env = resolved(name, ...files);
+        expect(configProblems(name, env)).toEqual([]);
+        expect(env.NODE_ENV).toBe('production');
+        expect(env.TRUST_PROXY).toBe('1');
+      }
+    });
+  });
+
+  it('gives identity its https AUTH_URL, PostgreSQL, the tenant file and the first operator', () => {
+    const identity = environment('identity');
+    expect(identity.AUTH_URL).toBe(`https://${given.AUTH_HOST}`);
+    expect(service(compose, 'identity').depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    expect(service(compose, 'identity').volumes).toContain(`\${SMSAUTH_TENANT_FILE:-./tenant.example.json}:${identity.TENANT_FILE}:ro`);
+    // The tenant file's ${GATEWAY_AUTH_SECRET} comes from the file GATEWAY_AUTH_SECRET_FILE names.
+    const dir = mkdtempSync(join(tmpdir(), 'smsauth-deploy-'));
+    try {
+      writeFileSync(join(dir, 'gateway-auth-secret'), `${secretValue('GATEWAY_AUTH_SECRET')}\n`);
+      const tenantEnv = { ...identity, GATEWAY_AUTH_SECRET_FILE: join(dir, 'gateway-auth-secret') };
+      expect(tenantFileProblem(readText(TENANT_EXAMPLE), tenantEnv)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(identity.FIRST_OPERATOR_PHONE_NUMBER).toBe(given.FIRST_OPERATOR_PHONE_NUMBER);
+    const postgres = environment('postgres');
+    expect(postgres.POSTGRES_PASSWORD_FILE).toBe('/run/secrets/postgres-password');
+    expect(service(compose, 'postgres').secrets).toEqual(['postgres-password']);
+  });
+
+  it("delivers to the gateway with the gateway's own audience, subject and secret file", () => {
+    const identity = environment('identity');
+    const gateway = environment('sms-delivery-gateway');
+    for (const name of ['GATEWAY_AUTH_SECRET_FILE', 'GATEWAY_AUTH_AUDIENCE', 'GATEWAY_AUTH_SUBJECT']) expect({ name, value: identity[name] }).toEqual({ name, value: gateway[name] });
+    expect(identity.SMS_GATEWAY_URL).toBe(gateway.GATEWAY_AUTH_AUDIENCE);
+    expect(gateway.GATEWAY_PUBLIC_URL).toBe(`https://${given.GATEWAY_HOST}`);
+    expect(gateway.SMS_PROVIDER).toBe('twilio');
+    expect(environment('sms-delivery-gateway', outbox)).toMatchObject({ SMS_PROVIDER: 'outbox', OUTBOX_TOKEN_FILE: '/run/secrets/outbox-token' });
+  });
+
+  it('gives the TLS terminator the host names, the certificate and its key, and routes each host to its service', () => {
+    const proxy = service(compose, 'tls-proxy');
+    expect(environment('tls-proxy')).toEqual({ AUTH_HOST: given.AUTH_HOST, GATEWAY_HOST: given.GATEWAY_HOST });
+    expect(proxy.secrets).toEqual(['tls-certificate', 'tls-key']);
+    expect(proxy.build?.context).toBe('tls');
+    expect(proxy.depends_on).toEqual({ identity: { condition: 'service_healthy' }, 'sms-delivery-gateway': { condition: 'service_healthy' } });
+    const caddyfile = readText('deploy/tls/Caddyfile');
+    expect(caddyfile).toContain('tls /run/secrets/tls-certificate /run/secrets/tls-key');
+    const site = (host: string) => new RegExp(`\\{\\$${host}\\} \\{[^}]*import tls_from_secrets[^}]*reverse_proxy ([^\\s]+)`).exec(caddyfile)?.[1];
+    expect(site('AUTH_HOST')).toBe(`identity:${services.identity.port}`);
+    expect(site('GATEWAY_HOST')).toBe(`sms-delivery-gateway:${services['sms-delivery-gateway'].port}`);
+    expect(caddyfile).toMatch(/https_port 8443/);
+  });
+
+  it('builds the TLS terminator from Debian on a base-image argument, as a non-root user', () => {
+    const dockerfile = readText('deploy/tls/Dockerfile');
+    expect(dockerfile).toMatch(/^ARG DEBIAN_IMAGE=debian:bookworm-slim$/m);
+    expect(dockerfile).toMatch(/^FROM \$\{DEBIAN_IMAGE\}$/m);
+    expect(dockerfile).toMatch(/^USER 1000:1000$/m);
+    expect(dockerfile).toMatch(/^CMD \["caddy", "run"/m);
+    expect(podman.services['tls-proxy']?.build?.args?.DEBIAN_IMAGE).toBe('localhost/debian:bookworm-slim');
+  });
+
+  it('has podman and outbox overrides only for services it defines', () => {
+    expect(Object.keys(podman.services).filter((name) => !(name in compose.services))).toEqual([]);
+    expect(Object.keys(outbox.services)).toEqual(['sms-delivery-gateway']);
+    expect(podman.services.postgres?.image).toBe('localhost/smsauth/postgres:15');
   });
 });
 
@@ -452,6 +606,50 @@ describe('deploy/k8s', () => {
     for (const name of ['GATEWAY_AUTH_SECRET', 'GATEWAY_AUTH_AUDIENCE', 'GATEWAY_AUTH_SUBJECT']) expect({ name, value: identity[name] }).toEqual({ name, value: gateway[name] });
     expect(identity.SMS_GATEWAY_URL).toBe(gateway.GATEWAY_AUTH_AUDIENCE);
     expect(identity.API_AUDIENCE).toBe(environmentOf('airport-api').API_AUDIENCE);
+  });
+
+  describe('ingress.yaml: TLS in front of identity and the gateway', () => {
+    interface IngressSpec {
+      ingressClassName?: string;
+      tls: Array<{ hosts: string[]; secretName: string }>;
+      rules: Array<{ host: string; http: { paths: Array<{ path: string; backend: { service: { name: string; port: { name: string } } } }> } }>;
+    }
+    const ingress = (name: ServiceName) => {
+      const doc = named('Ingress', name);
+      if (!doc) throw new Error(`no Ingress ${name}`);
+      return doc.spec as unknown as IngressSpec;
+    };
+
+    it.each([
+      ['identity', () => new URL(environmentOf('identity').AUTH_URL ?? '').hostname],
+      ['sms-delivery-gateway', () => new URL(environmentOf('sms-delivery-gateway').GATEWAY_PUBLIC_URL ?? '').hostname],
+    ] as const)('serves %s on its public host, over TLS only, at the Service port', (name, publicHost) => {
+      const spec = ingress(name);
+      expect(spec.rules.map((rule) => rule.host)).toEqual([publicHost()]);
+      expect(spec.tls.flatMap((entry) => entry.hosts)).toEqual([publicHost()]);
+      const backend = spec.rules[0]!.http.paths[0]!.backend.service;
+      expect(backend.name).toBe(name);
+      const servicePorts = (named('Service', name)?.spec as { ports: Array<{ name: string; port: number }> }).ports;
+      expect(servicePorts.map((port) => port.name)).toContain(backend.port.name);
+      // The TLS Secret is one the template defines, of the type controllers read.
+      const secret = secretsTemplate.find((s) => s.metadata.name === spec.tls[0]!.secretName);
+      expect(secret?.type).toBe('kubernetes.io/tls');
+      expect(Object.keys(secret?.stringData ?? {}).sort()).toEqual(['tls.crt', 'tls.key']);
+    });
+
+    it('makes identity an https issuer that trusts one proxy, and delivers through the gateway host', () => {
+      const identity = environmentOf('identity');
+      expect(identity.AUTH_URL).toMatch(/^https:\/\//);
+      expect(identity.TRUST_PROXY).toBe('1');
+      expect(environmentOf('sms-delivery-gateway').TRUST_PROXY).toBe('1');
+      expect(new URL(identity.SMS_GATEWAY_URL ?? '').origin).toBe(environmentOf('sms-delivery-gateway').GATEWAY_PUBLIC_URL);
+    });
+
+    it("keeps a retried delivery on one gateway pod, since the controller bypasses the Service's affinity", () => {
+      expect(named('Ingress', 'sms-delivery-gateway')?.metadata).toMatchObject({
+        annotations: { 'nginx.ingress.kubernetes.io/upstream-hash-by': '$binary_remote_addr' },
+      });
+    });
   });
 
   it('stores identity in PostgreSQL, never PGlite', () => {

@@ -116,6 +116,7 @@ export function interpolateDefaults(value: string): string {
 export interface ComposeFile {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file?: string }>;
 }
 
 export interface ComposeService {
@@ -127,6 +128,7 @@ export interface ComposeService {
   depends_on?: Record<string, { condition?: string }>;
   healthcheck?: { test?: string[] };
   init?: boolean;
+  secrets?: string[];
 }
 
 export interface K8sObject {

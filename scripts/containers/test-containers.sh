@@ -2,14 +2,15 @@
 # `pnpm test:containers`: builds the three images, starts deploy/compose.yaml, waits until every
 # service is ready, checks the containers (health, the compose network, the images' HEALTHCHECK,
 # user, PID 1), seeds the demo tenant, runs the test-e2e suite and `pnpm demo` against the stack,
-# checks that each service stops cleanly on SIGTERM, and tears everything down, also when a step
-# fails. Prints the time of each phase. Needs `pnpm install` first (it builds test-e2e's
+# checks that each service stops cleanly on SIGTERM, runs the production drill
+# (scripts/containers/production-drill.sh: docs/production.md's first start, behind TLS), and
+# tears everything down, also when a step fails. Prints the time of each phase. Needs `pnpm install` first (it builds test-e2e's
 # workspace dependencies itself). See deploy/README.md.
 #
 # Docker when its engine answers (`docker info`); otherwise podman as described in
 # deploy/README.md ("Running with podman"), installing podman, runc, podman-compose and
 # debootstrap with apt-get when they are missing (needs root then).
-# Uses host ports 4000, 4100 and 4200 on 127.0.0.1: they must be free.
+# Uses host ports 4000, 4100, 4200, 4110 and (the production drill) 4443 on 127.0.0.1: they must be free.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -107,6 +108,7 @@ for service in "${services[@]}"; do
   fi
 done
 if port_in_use 4110; then fail "127.0.0.1:4110 (the e2e suite's routed gateway) is in use"; fi
+if port_in_use 4443; then fail "127.0.0.1:4443 (the production drill's TLS terminator) is in use"; fi
 
 # ---- teardown, whatever happens ----------------------------------------------------------------
 container_of() {
@@ -351,3 +353,10 @@ for service in airport-api sms-delivery-gateway identity; do
   awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "$service took ${took}s to stop"
   echo "$service stopped on SIGTERM in ${took}s, exit code 0"
 done
+
+# ---- the production drill -------------------------------------------------------------------------
+phase 'production drill'
+# docs/production.md's first start, word for word, on the images built above (its own compose
+# project, torn down by the drill itself): TLS in front, secrets from files, the first operator
+# signing in to the console.
+bash scripts/containers/production-drill.sh
