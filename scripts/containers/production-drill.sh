@@ -208,5 +208,12 @@ if [ -x "$chromium_path" ]; then
 else
   echo "SKIPPED: the console sign-in in Chromium needs $chromium_path (apt-get install chromium, or set CHROMIUM_PATH)" >&2
 fi
+# The image's one-off command, with the service's environment (secrets from files), as the
+# runbook's rotation step 3 runs it: on a tenant just made, everything is sealed with the secret.
+step "smsauth-identity keys rotate-secret in the identity container"
+rotated=$("$engine" exec "$(container_of identity)" smsauth-identity keys rotate-secret) || fail "keys rotate-secret failed: $rotated"
+grep -q '^resealed 0 value(s) with KEY_ENCRYPTION_SECRET (key id [0-9a-f]\{8\}); [1-9][0-9]* already sealed with it\.$' <<<"$rotated" ||
+  fail "keys rotate-secret said: $rotated"
+echo "$rotated"
 echo "memory after $((extra_logins + 2)) sign-ins: identity $(memory_of identity), PostgreSQL $(memory_of postgres), gateway $(memory_of sms-delivery-gateway), Caddy $(memory_of tls-proxy)"
 step "production drill passed"
