@@ -264,7 +264,8 @@ describe('deploy/compose.production.yaml: the runbook stack behind TLS', () => {
       .filter(([, field]) => (field as unknown as { meta(): { secret?: boolean } | undefined }).meta()?.secret === true)
       .map(([key]) => key);
   /** Stand-ins for what the secret files hold, to run the schemas over. */
-  const secretValue = (variable: string) => (variable === 'DATABASE_URL' ? 'postgres://smsauth:pw@postgres:5432/identity' : 'a-secret-of-at-least-32-characters-long-0000');
+  const urls: Record<string, string> = { DATABASE_URL: 'postgres://smsauth:pw@postgres:5432/identity', REDIS_URL: 'redis://:pw@redis:6379' };
+  const secretValue = (variable: string) => urls[variable] ?? 'a-secret-of-at-least-32-characters-long-0000';
   /** The environment the service sees once each `<NAME>_FILE` is read, as loadConfig does. */
   const resolved = (name: ServiceName, ...files: ComposeFile[]): Record<string, string> => {
     const env = environment(name, ...files);
@@ -275,8 +276,21 @@ describe('deploy/compose.production.yaml: the runbook stack behind TLS', () => {
     return env;
   };
 
-  it('runs identity and the gateway behind a TLS terminator, with PostgreSQL', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['identity', 'postgres', 'sms-delivery-gateway', 'tls-proxy']);
+  it('runs identity and the gateway behind a TLS terminator, with PostgreSQL and the gateway\'s Redis', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['identity', 'postgres', 'redis', 'sms-delivery-gateway', 'tls-proxy']);
+  });
+
+  it('gives the gateway a Redis whose password is in files only: its config for Redis, its URL for the gateway', () => {
+    const redis = service(compose, 'redis');
+    expect(redis.command).toEqual(['redis-server', '/run/secrets/redis-config']);
+    expect(redis.secrets).toEqual(['redis-config']);
+    expect(redis.environment ?? {}).toEqual({});
+    expect(environment('sms-delivery-gateway')).toMatchObject({ REDIS_URL_FILE: '/run/secrets/redis-url' });
+    expect(service(compose, 'sms-delivery-gateway').depends_on).toEqual({ redis: { condition: 'service_healthy' } });
+    expect(podman.services.redis?.image).toBe('localhost/smsauth/redis:7');
+    const containerfile = readText('deploy/podman/Containerfile.redis');
+    expect(containerfile).toMatch(/--uid 999 /);
+    expect(containerfile).toMatch(/^USER redis$/m);
   });
 
   it('requires the host names, the first operator and the Twilio account, and has no default secret', () => {

@@ -121,6 +121,7 @@ export interface ComposeFile {
 
 export interface ComposeService {
   image?: string;
+  command?: string[];
   build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
   environment?: Record<string, string>;
   ports?: string[];

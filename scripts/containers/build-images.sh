@@ -38,6 +38,8 @@ node_image=$(bash scripts/containers/build-base-image.sh | tail -n 1)
 build=(podman build --format docker --network host --layers)
 echo "== podman build localhost/smsauth/postgres:15" >&2
 "${build[@]}" -f deploy/podman/Containerfile.postgres -t localhost/smsauth/postgres:15 deploy/podman
+echo "== podman build localhost/smsauth/redis:7" >&2
+"${build[@]}" -f deploy/podman/Containerfile.redis -t localhost/smsauth/redis:7 deploy/podman
 for service in "${services[@]}"; do
   echo "== podman build smsauth/$service:$tag (FROM $node_image)" >&2
   "${build[@]}" --build-arg "NODE_IMAGE=$node_image" "${corepack_args[@]}" \

@@ -53,7 +53,7 @@ fi
 command -v openssl >/dev/null || fail "openssl is needed (apt-get install openssl)"
 # The drill runs the images test-containers.sh (build-images.sh) made; it builds none of them.
 required_images=("smsauth/identity:$SMSAUTH_TAG" "smsauth/sms-delivery-gateway:$SMSAUTH_TAG")
-[ "$engine" = podman ] && required_images+=(localhost/smsauth/postgres:15 localhost/debian:bookworm-slim)
+[ "$engine" = podman ] && required_images+=(localhost/smsauth/postgres:15 localhost/smsauth/redis:7 localhost/debian:bookworm-slim)
 for image in "${required_images[@]}"; do
   "$engine" image inspect "$image" >/dev/null 2>&1 || fail "no image $image: run scripts/containers/build-images.sh first"
 done
@@ -118,12 +118,15 @@ mkdir -p "$SMSAUTH_SECRETS_DIR"
   openssl rand -base64 48 >outbox-token
   openssl rand -hex 24 >postgres-password
   echo "postgres://smsauth:$(cat postgres-password)@postgres:5432/identity" >database-url
+  redis_password=$(openssl rand -hex 24)
+  printf 'requirepass %s\nsave ""\nappendonly no\n' "$redis_password" >redis-config
+  echo "redis://:$redis_password@redis:6379" >redis-url
   echo 'not-used-with-the-outbox' >twilio-auth-token
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 7 \
     -subj "/CN=$AUTH_HOST" -addext "subjectAltName=DNS:$AUTH_HOST,DNS:$GATEWAY_HOST" \
     -keyout tls-key -out tls-certificate 2>/dev/null
   chown 1000:1000 ./*
-  chown 999:999 postgres-password
+  chown 999:999 postgres-password redis-config
   chmod 0400 ./*
 )
 # The client's copy of what it trusts: only this certificate.
@@ -154,7 +157,7 @@ else
       name=$(container_of "$service")
     done
   }
-  for group in postgres "identity sms-delivery-gateway" tls-proxy; do
+  for group in "postgres redis" "identity sms-delivery-gateway" tls-proxy; do
     # shellcheck disable=SC2086 # a group is a list of service names
     "${compose[@]}" up -d --no-build $group >>"$compose_log" 2>&1 || true
     for service in $group; do
@@ -176,13 +179,13 @@ done
 # ---- the secrets stayed in files ---------------------------------------------------------------
 for service in identity sms-delivery-gateway; do
   names=$("$engine" inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$(container_of "$service")" | sed 's/=.*//')
-  for secret in DATABASE_URL ADMIN_CLIENT_SECRET KEY_ENCRYPTION_SECRET GATEWAY_AUTH_SECRET OUTBOX_TOKEN TWILIO_AUTH_TOKEN; do
+  for secret in DATABASE_URL ADMIN_CLIENT_SECRET KEY_ENCRYPTION_SECRET GATEWAY_AUTH_SECRET OUTBOX_TOKEN TWILIO_AUTH_TOKEN REDIS_URL; do
     if grep -qx "$secret" <<<"$names"; then fail "$service has $secret in its environment instead of ${secret}_FILE"; fi
   done
 done
 echo "no secret in the environment of identity or the gateway (all *_FILE)"
 # Plain http is not published at all: the services are reached through the TLS terminator only.
-for service in postgres identity sms-delivery-gateway; do
+for service in postgres redis identity sms-delivery-gateway; do
   published=$("$engine" port "$(container_of "$service")" 2>/dev/null || true)
   [ -z "$published" ] || fail "$service publishes $published: only the TLS terminator may"
 done
@@ -208,6 +211,15 @@ if [ -x "$chromium_path" ]; then
 else
   echo "SKIPPED: the console sign-in in Chromium needs $chromium_path (apt-get install chromium, or set CHROMIUM_PATH)" >&2
 fi
+# The gateway kept its records in Redis, reached with the password of its file: the keys of the
+# deliveries just made are there, and Redis refuses a client without the password.
+redis_in() { "$engine" exec "$(container_of redis)" redis-cli --no-auth-warning "$@"; }
+redis_password=$(sed -n 's/^requirepass //p' "$SMSAUTH_SECRETS_DIR/redis-config")
+redis_keys=$(redis_in -a "$redis_password" --scan --pattern 'smsauth:sms-gateway:*' | wc -l)
+[ "$redis_keys" -gt 0 ] || fail "no smsauth:sms-gateway:* key in Redis after the sign-ins: the gateway did not use it"
+redis_in ping | grep -q NOAUTH || fail "Redis answered a client without its password"
+echo "Redis holds $redis_keys smsauth:sms-gateway:* key(s); it refuses a client without the password"
+
 # The image's one-off command, with the service's environment (secrets from files), as the
 # runbook's rotation step 3 runs it: on a tenant just made, everything is sealed with the secret.
 step "smsauth-identity keys rotate-secret in the identity container"
