@@ -10,55 +10,15 @@
 // FIRST_OPERATOR_PHONE_NUMBER; CHROMIUM_PATH (default /usr/bin/chromium). Never prints a code or a token.
 'use strict';
 const { createHash, X509Certificate } = require('node:crypto');
-const { existsSync, readFileSync } = require('node:fs');
-const https = require('node:https');
+const { existsSync } = require('node:fs');
 const { join } = require('node:path');
+const { drillSettings, newestOutboxCode } = require('./drill-https.cjs');
 
-function required(name) {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} must be set`);
-  return value;
-}
-
-const authUrl = new URL(required('AUTH_URL'));
-const gatewayUrl = new URL(required('GATEWAY_PUBLIC_URL'));
-const connectTo = required('CONNECT_TO');
-const [connectHost, connectPort] = connectTo.split(':');
-const ca = readFileSync(required('CA_FILE'));
-const outboxToken = readFileSync(required('OUTBOX_TOKEN_FILE'), 'utf8').replace(/[\r\n]+$/, '');
-const phone = required('FIRST_OPERATOR_PHONE_NUMBER');
+const settings = drillSettings();
+const { authUrl, gatewayUrl, connectHost, connectPort, ca, phone } = settings;
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // playwright-core is test-browser's dependency (driving Debian's Chromium; no browser is downloaded).
 const { chromium } = require(require.resolve('playwright-core', { paths: [join(__dirname, '../../test-browser')] }));
-
-/** The newest code the gateway's outbox holds for `number`, over TLS with OUTBOX_TOKEN (as the runbook's curl). */
-function newestCode(number) {
-  const url = new URL('/outbox/messages', gatewayUrl);
-  url.searchParams.set('recipient', number);
-  return new Promise((resolve, reject) => {
-    https
-      .get(
-        {
-          host: connectHost,
-          port: Number(connectPort),
-          servername: url.hostname,
-          path: url.pathname + url.search,
-          headers: { host: url.host, authorization: `Bearer ${outboxToken}` },
-          ca,
-        },
-        (res) => {
-          const chunks = [];
-          res.on('data', (chunk) => chunks.push(chunk));
-          res.on('end', () => {
-            if (res.statusCode !== 200) return reject(new Error(`GET /outbox/messages answered ${res.statusCode}`));
-            const messages = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            resolve(messages.map((m) => /\b(\d{6})\b/.exec(m.body ?? '')?.[1]).find(Boolean));
-          });
-        },
-      )
-      .on('error', reject);
-  });
-}
 
 async function main() {
   if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (or set CHROMIUM_PATH)`);
@@ -100,7 +60,7 @@ async function main() {
     await page.getByLabel('Code', { exact: true }).waitFor();
     let code;
     for (let attempt = 0; attempt < 20 && !code; attempt += 1) {
-      code = await newestCode(phone);
+      code = await newestOutboxCode(settings, phone);
       if (!code) await new Promise((r) => setTimeout(r, 250));
     }
     if (!code) throw new Error(`no code for ${phone} in the gateway's outbox`);

@@ -17,55 +17,12 @@
 // first thing that does not hold. Never prints a secret, a code or a token.
 'use strict';
 const { createHash, randomBytes } = require('node:crypto');
-const { readFileSync } = require('node:fs');
-const https = require('node:https');
+const { drillSettings, newestOutboxCode, request: requestWith, required } = require('./drill-https.cjs');
 
-function required(name) {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} must be set`);
-  return value;
-}
-
-const authUrl = new URL(required('AUTH_URL'));
-const gatewayUrl = new URL(required('GATEWAY_PUBLIC_URL'));
-const [connectHost, connectPort] = required('CONNECT_TO').split(':');
-const ca = readFileSync(required('CA_FILE'));
-const outboxToken = readFileSync(required('OUTBOX_TOKEN_FILE'), 'utf8').replace(/[\r\n]+$/, '');
-const phone = required('FIRST_OPERATOR_PHONE_NUMBER');
+const settings = drillSettings();
+const { authUrl, gatewayUrl, phone } = settings;
 const proxyAddress = required('PROXY_ADDRESS');
-for (const url of [authUrl, gatewayUrl]) if (url.protocol !== 'https:') throw new Error(`${url.href}: the drill only speaks https`);
-
-/**
- * One HTTPS request to `url`, connected to CONNECT_TO with the URL's host name for SNI, the
- * certificate check and the Host header: what DNS pointing both names at the host would give.
- * Only CA_FILE is trusted (`ca` replaces the default roots). Redirects are not followed.
- */
-function request(method, url, { headers = {}, body } = {}) {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        method,
-        host: connectHost,
-        port: Number(connectPort),
-        servername: target.hostname,
-        path: target.pathname + target.search,
-        headers: { host: target.host, ...headers, ...(body !== undefined ? { 'content-length': Buffer.byteLength(body) } : {}) },
-        ca,
-        timeout: 15_000,
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${target.href}: no answer within 15 s`)));
-    req.on('error', (err) => reject(new Error(`${method} ${target.href}: ${err.message}`)));
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
+const request = (method, url, options) => requestWith(settings, method, url, options);
 
 function expectStatus(res, status, what) {
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${res.text.slice(0, 300)}`);
@@ -117,14 +74,8 @@ async function hostedLogin(path, method, form) {
 }
 
 async function newestCodeFor(number) {
-  const url = new URL('/outbox/messages', gatewayUrl);
-  url.searchParams.set('recipient', number);
   for (let attempt = 0; attempt < 20; attempt += 1) {
-    const res = await request('GET', url, { headers: { authorization: `Bearer ${outboxToken}` } });
-    expectStatus(res, 200, 'GET /outbox/messages with OUTBOX_TOKEN');
-    const messages = json(res, 'the outbox');
-    const list = Array.isArray(messages) ? messages : (messages.messages ?? []);
-    const code = list.map((m) => /\b(\d{6})\b/.exec(m.body ?? '')?.[1]).find(Boolean);
+    const code = await newestOutboxCode(settings, number);
     if (code) return code;
     await new Promise((r) => setTimeout(r, 250));
   }
