@@ -187,6 +187,17 @@ export const configSchema = z
       description:
         'Embedded databases only (`memory://`, or a `pglite:` directory that holds no database yet): a directory where the first new database, once migrated, is kept as a snapshot, and from which every later new database starts (well under a second instead of initdb and every migration). The snapshot\'s file name is a hash of PGlite\'s version, the schema and the migrations, so a changed migration never uses a stale one. The test suite sets it; useful wherever empty embedded databases are started often (previews, CI).',
     }),
+    /** PostgreSQL: the most connections each process's pool opens. */
+    DATABASE_POOL_SIZE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(10)
+      .meta({
+        description:
+          'PostgreSQL only: the most connections one identity process opens for requests (1-1000), besides the one that `LISTEN`s for the M2M cache. A request that finds them all busy waits for one, up to 5 s, then answers 503. Size it so that (this + 1) x `WEB_CONCURRENCY` x replicas stays under PostgreSQL\'s `max_connections` (docs/production.md, "PostgreSQL").',
+      }),
     /** PostgreSQL: named prepared statements (parsed and planned once per connection). */
     DATABASE_PREPARED_STATEMENTS: env.boolean(true).meta({
       description:

@@ -51,6 +51,7 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
   const opened = await openStore(config.DATABASE_URL, cipher, {
     schema: options.schema,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    maxConnections: config.DATABASE_POOL_SIZE,
     m2mCacheTtlMs: config.M2M_CACHE_TTL_MS,
     // Migration 7 writes stored numbers in E.164 with the same parser every incoming number goes through.
     migrationContext: phoneNumberMigrationContext(logger),

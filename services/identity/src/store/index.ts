@@ -220,7 +220,7 @@ export interface OpenedStore {
 export async function openStore(
   databaseUrl: string,
   cipher: SecretCipher,
-  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements' | 'listenRetryMs'> &
+  options: Pick<SqlClientOptions, 'schema' | 'preparedStatements' | 'listenRetryMs' | 'maxConnections'> &
     StoreOptions & {
       migrationContext?: MigrationContext;
       /** M2M_CACHE_TTL_MS: the client_credentials lookup cache's TTL; 0 (the default here) means none. */
