@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the three service images (smsauth/<service>:$SMSAUTH_TAG, default "local") from
 # deploy/Dockerfile.<service>, with Docker when its engine answers and with podman otherwise.
-# With podman it first makes the local base images (build-base-image.sh) and the PostgreSQL image
-# of deploy/podman/compose.podman.yaml, since nothing can be pulled there.
+# With podman it first makes the local base images (build-base-image.sh) and the PostgreSQL and
+# Redis images of deploy/podman/compose*.podman.yaml, since nothing can be pulled there.
 #   scripts/containers/build-images.sh [service...]
 # Set COREPACK_INTEGRITY_KEYS=0 when your registry mirror serves metadata without npm's signatures.
 set -euo pipefail
@@ -15,13 +15,8 @@ tag=${SMSAUTH_TAG:-local}
 corepack_args=()
 [ -n "${COREPACK_INTEGRITY_KEYS:-}" ] && corepack_args=(--build-arg "COREPACK_INTEGRITY_KEYS=$COREPACK_INTEGRITY_KEYS")
 
-if [ -n "${SMSAUTH_ENGINE:-}" ]; then
-  engine=$SMSAUTH_ENGINE
-elif command -v docker >/dev/null && docker info >/dev/null 2>&1; then
-  engine=docker
-else
-  engine=podman
-fi
+# shellcheck source=scripts/containers/engine.sh
+source scripts/containers/engine.sh
 
 if [ "$engine" = docker ]; then
   for service in "${services[@]}"; do

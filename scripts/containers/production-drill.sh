@@ -37,13 +37,8 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 drill_started=$EPOCHREALTIME
 step() { echo "-- [$(elapsed "$drill_started" "$EPOCHREALTIME")s] $*"; }
 
-if [ -n "${SMSAUTH_ENGINE:-}" ]; then
-  engine=$SMSAUTH_ENGINE
-elif command -v docker >/dev/null && docker info >/dev/null 2>&1; then
-  engine=docker
-else
-  engine=podman
-fi
+# shellcheck source=scripts/containers/engine.sh
+source scripts/containers/engine.sh
 if [ "$engine" = docker ]; then
   compose=(docker compose -p "$project" -f deploy/compose.production.yaml -f deploy/compose.production.outbox.yaml)
 else

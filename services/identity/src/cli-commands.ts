@@ -7,7 +7,7 @@ import { phoneNumberMigrationContext } from './domain/phone/stored-numbers';
 import { applyTenantDocument } from './domain/tenant/apply';
 import { TenantFileError } from './domain/tenant/errors';
 import { readTenantFile } from './domain/tenant/file';
-import { createSecretCipher, openStore, resealAll, secretKeyId, type IdentityStore, type SqlClient } from './store';
+import { createSecretCipher, openStore, resealAll, secretKeyId, type IdentityStore, type SecretCipher, type SqlClient } from './store';
 
 export const USAGE = `usage: smsauth-identity <command>   (or: node dist/cli.js <command>)
 
@@ -65,11 +65,12 @@ async function checkDatabaseIsOurs(config: Config): Promise<void> {
   }
 }
 
-async function withStore<T>(context: CommandContext, use: (store: IdentityStore, sql: SqlClient) => Promise<T>): Promise<T> {
+async function withStore<T>(context: CommandContext, use: (store: IdentityStore, sql: SqlClient, cipher: SecretCipher) => Promise<T>): Promise<T> {
   const { config } = context;
   await checkDatabaseIsOurs(config);
   const quiet = { info: () => undefined, warn: (_fields: Record<string, unknown>, message: string) => context.err(message) };
-  const opened = await openStore(config.DATABASE_URL, createSecretCipher(secretsAtRestOf(config)), {
+  const cipher = createSecretCipher(secretsAtRestOf(config));
+  const opened = await openStore(config.DATABASE_URL, cipher, {
     schema: context.schema,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     migrationContext: phoneNumberMigrationContext(quiet),
@@ -78,7 +79,7 @@ async function withStore<T>(context: CommandContext, use: (store: IdentityStore,
     warn: (message) => context.err(`${message}\n`),
   });
   try {
-    return await use(opened.store, opened.sql);
+    return await use(opened.store, opened.sql, cipher);
   } finally {
     await opened.close();
   }
@@ -120,8 +121,7 @@ async function keysRotateSecret(args: string[], context: CommandContext): Promis
   if (positionals.length !== 0) throw new UsageError('keys rotate-secret takes no arguments: it reads KEY_ENCRYPTION_SECRET and KEY_ENCRYPTION_FALLBACK_SECRET');
   const { KEY_ENCRYPTION_SECRET: secret } = context.config;
   if (!secret) throw new Error('KEY_ENCRYPTION_SECRET is not set: there is no secret to seal with');
-  const cipher = createSecretCipher(secretsAtRestOf(context.config));
-  const report = await withStore(context, (_store, sql) => resealAll(sql, cipher));
+  const report = await withStore(context, (_store, sql, cipher) => resealAll(sql, cipher));
   const resealed = Object.entries(report.resealed);
   const total = resealed.reduce((sum, [, count]) => sum + count, 0);
   context.out(
