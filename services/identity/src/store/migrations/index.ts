@@ -32,6 +32,14 @@ export interface Migration {
    * run after `sql` in the same transaction.
    */
   afterSql?: (tx: SqlExecutor, context: MigrationContext) => Promise<void>;
+  /**
+   * Set only on a migration that removes or changes what an older release reads (drops, renames,
+   * type changes, new NOT NULL constraints): why that is safe now, naming the release since which
+   * nothing reads it. Replicas of the previous release run on the new schema during a rolling
+   * upgrade, so every other migration only adds (expand now, contract a release later); the
+   * migrations test refuses a contracting statement without this.
+   */
+  contracts?: string;
 }
 
 /**
