@@ -44,7 +44,7 @@ describe('auth0/legacy AuthenticationClient', () => {
     const tokens = await signIn(randomPhone());
     await auth.oauth.revokeRefreshToken({ token: tokens.refresh_token! });
     const err = await authError(auth.oauth.refreshTokenGrant({ refresh_token: tokens.refresh_token! }));
-    expect(err).toMatchObject({ statusCode: 403, error: 'invalid_grant' });
+    expect(err).toMatchObject({ statusCode: 400, error: 'invalid_grant' });
   });
 
   it('refuses a wrong client secret with invalid_client', async () => {

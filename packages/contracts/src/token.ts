@@ -219,7 +219,11 @@ export const OpenIdConfigurationSchema = z.object({
   revocation_endpoint_auth_methods_supported: z.array(z.string()),
   code_challenge_methods_supported: z.array(z.string()),
   request_parameter_supported: z.boolean(),
+  /** Stated false: its default when left out is true (OpenID Connect Discovery §3). */
+  request_uri_parameter_supported: z.boolean(),
   claims_parameter_supported: z.boolean(),
+  /** RFC 9207: authorization responses carry `iss`. */
+  authorization_response_iss_parameter_supported: z.boolean(),
   scopes_supported: z.array(z.string()),
   claims_supported: z.array(z.string()),
 });

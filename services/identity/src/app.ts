@@ -199,6 +199,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
           metrics: webLoginMetrics,
           relyingParty: relyingPartyOf(config.AUTH_URL),
           passkeyMetrics: createPasskeyMetrics(metrics),
+          issuer,
         },
         codeExchange,
         token: { grants, managementAudience: managementAudienceOf(config) },

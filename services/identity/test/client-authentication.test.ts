@@ -131,7 +131,7 @@ describeOnEachDatabase('client authentication', (database) => {
     expect(revoked.status).toBe(200);
     expect(revoked.text).toBe('');
     const after = await refresh(setup, refreshed.body.refresh_token, credentials());
-    expect(after.status).toBe(403);
+    expect(after.status).toBe(400);
     expect(after.body.error).toBe('invalid_grant');
   }
 

@@ -61,8 +61,8 @@ describeWithChromium('identity and pages of other origins, in Chromium', () => {
     const context = await newContext(browser);
     const page = await context.newPage();
     await page.goto(registered.url('/'));
-    // An unknown code: invalid_grant, 403 as at Auth0 (the point: the page gets to read the answer).
-    expect(await fetchFrom(page, 'oauth/token', tokenRequest(app.clientId))).toBe(403);
+    // An unknown code: invalid_grant, 400 as RFC 6749 §5.2 says (Auth0 answers 403). The point: the page gets to read the answer.
+    expect(await fetchFrom(page, 'oauth/token', tokenRequest(app.clientId))).toBe(400);
     expect(await fetchFrom(page, 'userinfo', { headers: { authorization: 'Bearer not-a-token' } })).toBe(401);
     expect(await fetchFrom(page, '.well-known/openid-configuration', {})).toBe(200);
     expect(await fetchFrom(page, '.well-known/jwks.json', {})).toBe(200);

@@ -61,15 +61,15 @@ export function oauthTokenOperations(deps: OAuthTokenDependencies): Operation[] 
       validation: 'handler',
       responses: {
         '200': { description: 'Tokens.', headers: NO_STORE_HEADERS, schema: OAuthTokenResponseSchema, component: 'OAuthTokenResponse' },
-        '400': error('Malformed request or unknown grant.', [E.INVALID_REQUEST, E.UNSUPPORTED_GRANT_TYPE]),
+        '400': error(
+          'Malformed request or unknown grant; or (invalid_grant, RFC 6749 §5.2) a bad one-time code, authorization code (unknown, expired, reused, other client, redirect_uri or code_verifier mismatch) or refresh token (unknown, expired, revoked, other client).',
+          [E.INVALID_REQUEST, E.UNSUPPORTED_GRANT_TYPE, E.INVALID_GRANT],
+        ),
         '401': error('Client authentication failed (with `WWW-Authenticate: Basic` when Basic was used), or the user is blocked (`user is blocked`).', [
           E.INVALID_CLIENT,
           E.UNAUTHORIZED,
         ]),
-        '403': error(
-          'Grant not allowed for the client, no client grant for the API, or a bad one-time code, authorization code (unknown, expired, reused, other client, redirect_uri or code_verifier mismatch) or refresh token.',
-          [E.UNAUTHORIZED_CLIENT, E.ACCESS_DENIED, E.INVALID_GRANT],
-        ),
+        '403': error('Grant not allowed for the client, or no client grant for the API.', [E.UNAUTHORIZED_CLIENT, E.ACCESS_DENIED]),
         '429': error('Brute-force block.', [E.TOO_MANY_ATTEMPTS]),
         ...COMMON_ERRORS,
       },

@@ -13,7 +13,24 @@ export interface UserinfoDependencies {
   clock: Clock;
 }
 
-/** `GET /userinfo` with a bearer access token issued here (header, or `access_token` in the query). */
+const FORM = ['application/x-www-form-urlencoded'] as const;
+
+const RESPONSES = {
+  '200': { description: 'The user.', schema: UserInfoResponseSchema, component: 'UserInfoResponse' },
+  '401': error('Missing, unknown or expired token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]),
+  ...NO_BODY_ERRORS,
+};
+
+/** The token of a request as an Authorization value: the header, else the one given in `other` (query or form). */
+function presentedToken(authorization: string | undefined, other: unknown): string | undefined {
+  if (authorization) return authorization;
+  return typeof other === 'string' ? `Bearer ${other}` : undefined;
+}
+
+/**
+ * `/userinfo` with a bearer access token issued here: GET (header, or `access_token` in the query)
+ * and POST (header, or `access_token` in a form body); OpenID Connect Core §5.3.1 requires both.
+ */
 export function userinfoOperations(deps: UserinfoDependencies): Operation[] {
   return [
     defineOperation({
@@ -27,16 +44,31 @@ export function userinfoOperations(deps: UserinfoDependencies): Operation[] {
       queryDescriptions: { access_token: 'The access token, when not in the `Authorization` header (RFC 6750 §2.3; passport-auth0 sends it so).' },
       // A token anywhere but a string in the query (or none) is a 401 of the domain, as Auth0 answers.
       validation: 'handler',
-      responses: {
-        '200': { description: 'The user.', schema: UserInfoResponseSchema, component: 'UserInfoResponse' },
-        '401': error('Missing, unknown or expired token (with `WWW-Authenticate`).', [E.INVALID_TOKEN]),
-        ...NO_BODY_ERRORS,
-      },
+      responses: RESPONSES,
       handle: ({ req, res }) => {
         res.set('Cache-Control', 'no-store');
         // The token may also come as ?access_token= (RFC 6750 §2.3), as Auth0 accepts and passport-auth0 sends it.
-        const queryToken = typeof req.query.access_token === 'string' && !req.headers.authorization ? `Bearer ${req.query.access_token}` : undefined;
-        return userInfo(deps, req.headers.authorization ?? queryToken);
+        return userInfo(deps, presentedToken(req.headers.authorization, req.query.access_token));
+      },
+    }),
+    defineOperation({
+      method: 'post',
+      path: '/userinfo',
+      operationId: 'userinfoByPost',
+      tags: ['Authentication'],
+      summary: 'The user an access token issued here was issued for (as GET /userinfo)',
+      security: [{ userAccessToken: [] }],
+      body: {
+        schema: z.object({ access_token: z.string().optional().describe('The access token, when not in the `Authorization` header (RFC 6750 §2.2).') }),
+        mediaTypes: FORM,
+      },
+      validation: 'handler',
+      responses: RESPONSES,
+      handle: ({ req, res }) => {
+        res.set('Cache-Control', 'no-store');
+        const body: unknown = req.body;
+        const formToken = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).access_token : undefined;
+        return userInfo(deps, presentedToken(req.headers.authorization, formToken));
       },
     }),
   ];

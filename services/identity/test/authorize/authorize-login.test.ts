@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 import { authorizeQuery, CALLBACK, fragmentOf, LoginSession } from './login-session';
 
@@ -47,6 +48,9 @@ describeOnEachDatabase('hosted login (/authorize)', (database) => {
       const access = await h.verifyWithJwks(fragment.access_token!, API);
       expect(access.header.typ).toBe('at+jwt');
       expect(access.claims).toMatchObject({ sub: id.claims.sub, azp: setup.clientId, scope: 'openid phone read:flights' });
+      // OpenID Connect Core §3.2.2.9: the left half of the access token's SHA-256, base64url.
+      const leftHalf = createHash('sha256').update(fragment.access_token!).digest().subarray(0, 16).toString('base64url');
+      expect(id.claims.at_hash).toBe(leftHalf);
     });
 
     it('accepts the number as people type it: spaces, brackets, dashes, 00 prefix', async () => {
@@ -71,7 +75,9 @@ describeOnEachDatabase('hosted login (/authorize)', (database) => {
       const { session, code } = await atCodeStep({ response_type: 'id_token' });
       const fragment = fragmentOf((await session.submitCode(code)).headers.location);
       expect(Object.keys(fragment).sort()).toEqual(['id_token', 'state']);
-      expect((await h.verifyWithJwks(fragment.id_token!, setup.clientId)).claims.nonce).toBe('nonce-456');
+      const { claims } = await h.verifyWithJwks(fragment.id_token!, setup.clientId);
+      expect(claims.nonce).toBe('nonce-456');
+      expect(claims).not.toHaveProperty('at_hash');
     });
 
     it('uses the client default_audience when no audience is given', async () => {

@@ -1,7 +1,7 @@
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 import request from 'supertest';
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, AUTH_URL, clientCredentialsToken, connectionBody, startTestIdentity } from '../helpers';
-import { authorizeQuery, CALLBACK, fragmentOf } from './login-session';
+import { authorizeQuery, CALLBACK, fragmentOf, queryOf } from './login-session';
 
 describe('GET /authorize', () => {
   let h: FlowHarness;
@@ -82,11 +82,24 @@ describe('GET /authorize', () => {
       });
     });
 
-    it('answers invalid_request when response_type is missing', async () => {
-      expect(await errorOf(authorizeQuery(setup, { response_type: undefined }))).toMatchObject({
+    it('answers invalid_request when response_type is missing, in the query: no response type, so no fragment (RFC 6749 §4.1.2.1)', async () => {
+      const res = await open(authorizeQuery(setup, { response_type: undefined }));
+      expect(res.status).toBe(302);
+      expect(queryOf(res.headers.location)).toEqual({
         error: 'invalid_request',
         error_description: 'The parameter response_type is missing.',
+        state: 'state-123',
       });
+    });
+
+    it.each([
+      ['request', 'request_not_supported', 'Request objects (the request parameter) are not supported: send the parameters in the query.'],
+      ['request_uri', 'request_uri_not_supported', 'The request_uri parameter is not supported: send the parameters in the query.'],
+    ])('refuses %s with %s rather than ignoring what the object holds (discovery says it is unsupported)', async (name, error, description) => {
+      // An unsigned request object (alg none) carrying its own state and nonce.
+      const object = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"state":"inner","nonce":"n"}').toString('base64url')}.`;
+      const value = name === 'request' ? object : 'https://app.example.com/request.jwt';
+      expect(await errorOf(authorizeQuery(setup, { [name]: value }))).toEqual({ error, error_description: description, state: 'state-123' });
     });
 
     it.each(['id_token', 'token id_token', 'id_token token'])('requires a nonce for response_type=%s', async (responseType) => {
@@ -180,6 +193,21 @@ describe('GET /authorize', () => {
       expect(res.text).toContain('<select id="country" name="country" autocomplete="country">');
       expect(res.text).toContain('or with + and the country code');
       expect(res.text).toContain('name="viewport" content="width=device-width, initial-scale=1"');
+    });
+
+    it('takes the same parameters in a form POST (OpenID Connect Core §3.1.2.1): the phone step, and errors to the redirect_uri', async () => {
+      const post = (query: Record<string, string>) => h.http().post('/authorize').type('form').send(query);
+      const page = await post(authorizeQuery(setup));
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<h1>Sign in to Flow App</h1>');
+      expect(page.headers['set-cookie']).toHaveLength(1);
+      const refused = await post(authorizeQuery(setup, { nonce: undefined }));
+      expect(refused.status).toBe(302);
+      expect(fragmentOf(refused.headers.location)).toEqual({
+        error: 'invalid_request',
+        error_description: 'The parameter nonce is required when response_type includes id_token.',
+        state: 'state-123',
+      });
     });
 
     it('sends a Content-Security-Policy that allows no script at all, and no framing', async () => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
-import { CALLBACK, LoginSession } from './login-session';
+import { CALLBACK, LoginSession, queryOf } from './login-session';
 
 const API = 'https://flights.example.com';
 const WEB_ORIGIN = 'https://app.example.com';
@@ -8,13 +8,6 @@ const WEB_ORIGIN = 'https://app.example.com';
 function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-/** The query parameters of a redirect. */
-function queryOf(location: string | undefined): Record<string, string> {
-  if (!location) throw new Error('no Location header');
-  expect(location).not.toContain('#');
-  return Object.fromEntries(new URL(location).searchParams);
 }
 
 describeOnEachDatabase('authorization code flow with PKCE', (database) => {
@@ -152,9 +145,9 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
       const first = await exchange(codeGrant(spa, code, verifier));
       expect(first.status).toBe(200);
       const second = await exchange(codeGrant(spa, code, verifier));
-      expect([second.status, second.body.error]).toEqual([403, 'invalid_grant']);
+      expect([second.status, second.body.error]).toEqual([400, 'invalid_grant']);
       const refresh = await exchange({ grant_type: 'refresh_token', client_id: spa.clientId, refresh_token: first.body.refresh_token });
-      expect([refresh.status, refresh.body.error]).toEqual([403, 'invalid_grant']);
+      expect([refresh.status, refresh.body.error]).toEqual([400, 'invalid_grant']);
       const userinfo = await h.http().get('/userinfo').set('authorization', `Bearer ${first.body.access_token}`);
       expect(userinfo.status).toBe(401);
     });
@@ -162,39 +155,39 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
     it('refuses a wrong code_verifier, and the code is spent', async () => {
       const { code, verifier } = await codeFor();
       const wrong = await exchange(codeGrant(spa, code, pkce().verifier));
-      expect([wrong.status, wrong.body.error, wrong.body.error_description]).toEqual([403, 'invalid_grant', 'Failed to verify code verifier']);
-      expect((await exchange(codeGrant(spa, code, verifier))).status).toBe(403);
+      expect([wrong.status, wrong.body.error, wrong.body.error_description]).toEqual([400, 'invalid_grant', 'Failed to verify code verifier']);
+      expect((await exchange(codeGrant(spa, code, verifier))).status).toBe(400);
     });
 
     it('refuses a missing code_verifier when the request had a challenge', async () => {
       const { code } = await codeFor();
       const res = await exchange(codeGrant(spa, code, undefined));
-      expect([res.status, res.body.error]).toEqual([403, 'invalid_grant']);
+      expect([res.status, res.body.error]).toEqual([400, 'invalid_grant']);
     });
 
     it("refuses another client's code", async () => {
       const other = await h.loginSetup({}, { app_type: 'spa', callbacks: [CALLBACK] });
       const { code, verifier } = await codeFor();
       const res = await exchange(codeGrant(other, code, verifier));
-      expect([res.status, res.body.error]).toEqual([403, 'invalid_grant']);
+      expect([res.status, res.body.error]).toEqual([400, 'invalid_grant']);
     });
 
     it('refuses a redirect_uri other than the request had', async () => {
       const { code, verifier } = await codeFor();
       const res = await exchange(codeGrant(spa, code, verifier, { redirect_uri: 'https://app.example.com/other' }));
-      expect([res.status, res.body.error_description]).toEqual([403, 'The redirect_uri does not match the one of the authorization request.']);
+      expect([res.status, res.body.error_description]).toEqual([400, 'The redirect_uri does not match the one of the authorization request.']);
     });
 
     it('refuses a code after its 60 seconds', async () => {
       const { code, verifier } = await codeFor();
       h.clock.advance(61);
       const res = await exchange(codeGrant(spa, code, verifier));
-      expect([res.status, res.body.error]).toEqual([403, 'invalid_grant']);
+      expect([res.status, res.body.error]).toEqual([400, 'invalid_grant']);
     });
 
     it('refuses an unknown code', async () => {
       const res = await exchange(codeGrant(spa, 'not-a-code', pkce().verifier));
-      expect([res.status, res.body.error]).toEqual([403, 'invalid_grant']);
+      expect([res.status, res.body.error]).toEqual([400, 'invalid_grant']);
     });
 
     it('lets a confidential client exchange a code without PKCE, authenticating by HTTP Basic', async () => {
@@ -256,7 +249,7 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
       const second = await codeFor(spa, { audience: identifier });
       expect((await h.management('delete', `/resource-servers/${encodeURIComponent(identifier)}`)).status).toBe(204);
       const refused = await exchange(codeGrant(spa, second.code, second.verifier));
-      expect([refused.status, refused.body.error_description]).toEqual([403, 'The API of the authorization request no longer exists.']);
+      expect([refused.status, refused.body.error_description]).toEqual([400, 'The API of the authorization request no longer exists.']);
     });
   });
 
@@ -279,6 +272,7 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
       expect(res.text).toContain(`<form method="post" action="${CALLBACK}">`);
       expect(res.text).toMatch(/<input type="hidden" name="code" value="[A-Za-z0-9_-]{43}">/);
       expect(res.text).toContain('<input type="hidden" name="state" value="state-123">');
+      expect(res.text).toContain('<input type="hidden" name="iss" value="http://identity.test/">');
       const script = /<script>([\s\S]*?)<\/script>/.exec(res.text)![1]!;
       const hash = createHash('sha256').update(script).digest('base64');
       expect(res.headers['content-security-policy']).toContain(`script-src 'sha256-${hash}'`);
@@ -295,7 +289,7 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
     it('web_message: a page posting the response to the registered web origin, framable by it only', async () => {
       const { res } = await signIn(codeQuery(spa, pkce().challenge, { response_mode: 'web_message', redirect_uri: WEB_ORIGIN }));
       expect(res.status).toBe(200);
-      expect(res.text).toMatch(/postMessage\(\{"type":"authorization_response","response":\{"code":"[A-Za-z0-9_-]{43}","state":"state-123"\}\}, "https:\/\/app.example.com"\)/);
+      expect(res.text).toMatch(/postMessage\(\{"type":"authorization_response","response":\{"code":"[A-Za-z0-9_-]{43}","state":"state-123","iss":"http:\/\/identity.test\/"\}\}, "https:\/\/app.example.com"\)/);
       expect(res.headers['content-security-policy']).toContain(`frame-ancestors ${WEB_ORIGIN}`);
       expect(res.headers['x-frame-options']).toBeUndefined();
     });

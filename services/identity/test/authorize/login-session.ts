@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import type { FlowHarness, LoginSetup } from '../passwordless/flow-harness';
+import { ISSUER, type FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 
 export const CALLBACK = 'https://app.example.com/callback';
 
@@ -25,12 +25,29 @@ export function formFields(html: string): { transaction: string; csrf_token: str
   return { transaction, csrf_token: csrf };
 }
 
-/** The parameters of a redirect's fragment. */
+/**
+ * The parameters of an authorization response less `iss`, which every response, success or
+ * error, must carry as this issuer (RFC 9207); checked here so every test of a response checks it.
+ */
+export function responseParameters(params: URLSearchParams | Record<string, string>): Record<string, string> {
+  const { iss, ...rest } = params instanceof URLSearchParams ? Object.fromEntries(params) : params;
+  if (iss !== ISSUER) throw new Error(`the authorization response's iss is ${JSON.stringify(iss)}, not ${ISSUER}`);
+  return rest;
+}
+
+/** The parameters of a redirect's fragment (less `iss`, checked). */
 export function fragmentOf(location: string | undefined): Record<string, string> {
   if (!location) throw new Error('no Location header');
   const index = location.indexOf('#');
   if (index < 0) throw new Error(`no fragment in ${location}`);
-  return Object.fromEntries(new URLSearchParams(location.slice(index + 1)));
+  return responseParameters(new URLSearchParams(location.slice(index + 1)));
+}
+
+/** The query parameters of a redirect (less `iss`, checked); it has no fragment. */
+export function queryOf(location: string | undefined): Record<string, string> {
+  if (!location) throw new Error('no Location header');
+  if (location.includes('#')) throw new Error(`a fragment in ${location}`);
+  return responseParameters(new URL(location).searchParams);
 }
 
 /**

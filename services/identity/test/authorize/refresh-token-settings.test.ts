@@ -64,15 +64,15 @@ describeOnEachDatabase("refresh tokens from the code flow, by the client's refre
     expect((await refresh(setup, token!)).status).toBe(200);
     h.clock.advance(30);
     const reuse = await refresh(setup, token!);
-    expect([reuse.status, reuse.body.error]).toEqual([403, 'invalid_grant']);
-    expect((await refresh(setup, next.body.refresh_token)).status).toBe(403);
+    expect([reuse.status, reuse.body.error]).toEqual([400, 'invalid_grant']);
+    expect((await refresh(setup, next.body.refresh_token)).status).toBe(400);
   });
 
   it('expiring: a token unused for idle_token_lifetime expires, and the family ends after token_lifetime however used', async () => {
     const setup = await client({ rotation_type: 'rotating', expiration_type: 'expiring', idle_token_lifetime: 100, token_lifetime: 250, infinite_token_lifetime: false });
     const idle = await tokensFor(setup);
     h.clock.advance(101);
-    expect((await refresh(setup, idle.refresh_token!)).status).toBe(403);
+    expect((await refresh(setup, idle.refresh_token!)).status).toBe(400);
 
     let { refresh_token: token } = await tokensFor(setup);
     for (let i = 0; i < 2; i += 1) {
@@ -82,6 +82,6 @@ describeOnEachDatabase("refresh tokens from the code flow, by the client's refre
       token = res.body.refresh_token;
     }
     h.clock.advance(90);
-    expect((await refresh(setup, token!)).status).toBe(403);
+    expect((await refresh(setup, token!)).status).toBe(400);
   });
 });

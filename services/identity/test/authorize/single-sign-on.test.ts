@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
-import { CALLBACK, fragmentOf, LoginSession } from './login-session';
+import { CALLBACK, fragmentOf, LoginSession, queryOf } from './login-session';
 
 const WEB_ORIGIN = 'https://app.example.com';
 
@@ -82,7 +82,7 @@ describeOnEachDatabase('login session: single sign-on, silent authentication, lo
   it('answers login_required by the response mode for prompt=none without a session, and records fsa', async () => {
     const res = await h.http().get('/authorize').query(query(second, { prompt: 'none' }));
     expect(res.status).toBe(302);
-    expect(Object.fromEntries(new URL(res.headers.location!).searchParams)).toEqual({ error: 'login_required', error_description: 'Login required', state: 'st' });
+    expect(queryOf(res.headers.location)).toEqual({ error: 'login_required', error_description: 'Login required', state: 'st' });
     const logs = (await h.management('get', `/logs?q=${encodeURIComponent('type:fsa')}`)).body;
     expect(logs.length).toBeGreaterThan(0);
   });

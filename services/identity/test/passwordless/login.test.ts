@@ -223,11 +223,11 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       expect(res.body.access_token.split('.')).toHaveLength(1);
     });
 
-    it('answers 403 invalid_grant "Wrong phone number or verification code." for a wrong code', async () => {
+    it('answers 400 invalid_grant "Wrong phone number or verification code." for a wrong code', async () => {
       const who = h.caller();
       const code = await h.sendCode(setup, who);
       const res = await h.otp(setup, who, code === '111111' ? '222222' : '111111');
-      expect(res.status).toBe(403);
+      expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'Wrong phone number or verification code.' });
     });
 
@@ -236,7 +236,7 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       const code = await h.sendCode(setup, who);
       h.clock.advance(300);
       const res = await h.otp(setup, who, code);
-      expect(res.status).toBe(403);
+      expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'The verification code has expired. Please try to login again.' });
     });
 
@@ -246,7 +246,7 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       const wrong = code === '111111' ? '222222' : '111111';
       for (let i = 0; i < 3; i += 1) expect((await h.otp(setup, who, wrong)).body.error_description).toBe('Wrong phone number or verification code.');
       const res = await h.otp(setup, who, code);
-      expect(res.status).toBe(403);
+      expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'invalid_grant', error_description: "You've reached the maximum number of attempts. Please try to login again." });
     });
 
@@ -335,22 +335,22 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       const { refresh: first } = await loginWithRefresh();
       const second = (await refresh(first)).body.refresh_token as string;
       const reuse = await refresh(first);
-      expect(reuse.status).toBe(403);
+      expect(reuse.status).toBe(400);
       expect(reuse.body).toEqual({ error: 'invalid_grant', error_description: 'Unknown or invalid refresh token.' });
       const afterReuse = await refresh(second);
-      expect(afterReuse.status).toBe(403);
+      expect(afterReuse.status).toBe(400);
       expect(afterReuse.body.error).toBe('invalid_grant');
     });
 
     it("refuses another client's refresh token without revoking it", async () => {
       const { refresh: token } = await loginWithRefresh();
       const other = await h.createClient({ name: 'Thief' });
-      expect((await refresh(token, other.client_id)).status).toBe(403);
+      expect((await refresh(token, other.client_id)).status).toBe(400);
       expect((await refresh(token)).status).toBe(200);
     });
 
     it('refuses an unknown refresh token and a request without one', async () => {
-      expect((await refresh('not-a-token')).status).toBe(403);
+      expect((await refresh('not-a-token')).status).toBe(400);
       const missing = await h.http().post('/oauth/token').send({ grant_type: 'refresh_token', client_id: setup.clientId });
       expect(missing.status).toBe(400);
       expect(missing.body.error).toBe('invalid_request');

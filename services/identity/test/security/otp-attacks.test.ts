@@ -84,7 +84,7 @@ describeOnEachDatabase('attacks on one-time codes over HTTP', (database) => {
       expect(await logins(setup, who.phone)).toBe(1);
     });
 
-    it('gives exactly one of 20 parallel OTP-grant exchanges a verifiable token; the other 19 get 403 invalid_grant', async () => {
+    it('gives exactly one of 20 parallel OTP-grant exchanges a verifiable token; the other 19 get 400 invalid_grant', async () => {
       const who = h.caller();
       const code = await h.sendCode(setup, who);
       const results = await Promise.all(addresses(20).map((ip) => h.otp(setup, { ...who, ip }, code)));
@@ -96,7 +96,7 @@ describeOnEachDatabase('attacks on one-time codes over HTTP', (database) => {
       expect(claims.phone_number).toBe(who.phone);
 
       const losers = results.filter((r) => r.status !== 200);
-      expect(losers.map((r) => r.status)).toEqual(Array(19).fill(403));
+      expect(losers.map((r) => r.status)).toEqual(Array(19).fill(400));
       // A loser that read the row before the winner marked it used sees its 3 attempts
       // taken (a right guess takes one too) and is told so; afterwards it reads as wrong.
       for (const loser of losers) expect([GRANT_WRONG, GRANT_EXHAUSTED]).toContainEqual(OAuthErrorBodySchema.parse(loser.body));
@@ -115,7 +115,7 @@ describeOnEachDatabase('attacks on one-time codes over HTTP', (database) => {
       const ips = addresses(50);
       const results = await Promise.all(ips.map((ip, i) => h.otp(setup, { ...who, ip }, wrongCode(code, i + 1))));
 
-      expect(results.map((r) => r.status)).toEqual(Array(50).fill(403));
+      expect(results.map((r) => r.status)).toEqual(Array(50).fill(400));
       const bodies = results.map((r) => OAuthErrorBodySchema.parse(r.body));
       // The 3 guesses that took an attempt were compared and are wrong; every later one
       // found the attempts used up without being compared.
@@ -129,7 +129,7 @@ describeOnEachDatabase('attacks on one-time codes over HTTP', (database) => {
       expect(perIp.every((r) => r.failures === 1)).toBe(true);
 
       const right = await h.otp(setup, { ...who, ip: h.caller().ip }, code);
-      expect(right.status).toBe(403);
+      expect(right.status).toBe(400);
       expect(right.body).toEqual(GRANT_EXHAUSTED);
       expect(await logins(setup, who.phone)).toBe(0);
     });
@@ -142,7 +142,7 @@ describeOnEachDatabase('attacks on one-time codes over HTTP', (database) => {
       expect((await h.otp(setup, who, code)).status).toBe(200);
 
       const again = await h.otp(setup, who, code);
-      expect(again.status).toBe(403);
+      expect(again.status).toBe(400);
       // "used" reads as wrong: the answer does not confirm the code was once right.
       expect(again.body).toEqual(GRANT_WRONG);
       const atRo = await h.ro(setup, who, code);
@@ -167,7 +167,7 @@ describeOnEachDatabase('attacks on one-time codes over HTTP', (database) => {
       const codeB = await h.sendCode(onB, who);
       expect(codeB).not.toBe(codeA); // one chance in a million of a spurious failure
       const crossed = await h.otp(onB, who, codeA);
-      expect(crossed.status).toBe(403);
+      expect(crossed.status).toBe(400);
       expect(crossed.body).toEqual(GRANT_WRONG);
 
       // Each code still works where it was issued (the crossed guess took one of B's 3 attempts).
@@ -187,7 +187,7 @@ describeOnEachDatabase('attacks on one-time codes over HTTP', (database) => {
       const codeY = await h.sendCode(setup, y);
       expect(codeY).not.toBe(codeX); // one chance in a million of a spurious failure
       const crossed = await h.otp(setup, { ...y, ip: x.ip }, codeX);
-      expect(crossed.status).toBe(403);
+      expect(crossed.status).toBe(400);
       expect(crossed.body).toEqual(GRANT_WRONG);
       expect(await logins(setup, y.phone)).toBe(0);
 
@@ -209,12 +209,12 @@ describeOnEachDatabase('attacks on one-time codes over HTTP', (database) => {
 
       h.clock.advance(0.001); // exactly issued_at + time_step
       const expired = await h.otp(quick, atStep, codes[1]!);
-      expect(expired.status).toBe(403);
+      expect(expired.status).toBe(400);
       expect(expired.body).toEqual(GRANT_EXPIRED);
 
       h.clock.advance(1);
       const later = await h.otp(quick, late, codes[2]!);
-      expect(later.status).toBe(403);
+      expect(later.status).toBe(400);
       expect(later.body).toEqual(GRANT_EXPIRED);
       const atRo = await h.ro(quick, late, codes[2]!);
       expect(atRo.status).toBe(401);

@@ -150,8 +150,8 @@ describeWithPostgres('two identity instances on one PostgreSQL', (databaseUrl) =
       const winners = results.filter((r) => r.status === 200);
       expect(winners).toHaveLength(1);
       OAuthTokenResponseSchema.parse(winners[0]!.body);
-      expect(results.filter((r) => r.status === 403)).toHaveLength(19);
-      for (const r of results.filter((x) => x.status === 403)) expect(OAuthErrorBodySchema.parse(r.body).error).toBe('invalid_grant');
+      expect(results.filter((r) => r.status === 400)).toHaveLength(19);
+      for (const r of results.filter((x) => x.status === 400)) expect(OAuthErrorBodySchema.parse(r.body).error).toBe('invalid_grant');
       expect((await a.identity.store.codes.find(setup.connectionId, who.phone))!.used).toBe(true);
       expect((await b.identity.store.users.findByPhone(setup.connectionId, who.phone))!.logins_count).toBe(1);
     });
@@ -162,7 +162,7 @@ describeWithPostgres('two identity instances on one PostgreSQL', (databaseUrl) =
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) => instance(i).otp(setup, { ...who, ip: caller().ip }, wrongCode(code, i + 1))),
       );
-      expect(results.map((r) => r.status)).toEqual(Array(50).fill(403));
+      expect(results.map((r) => r.status)).toEqual(Array(50).fill(400));
       const stored = await a.identity.store.codes.find(setup.connectionId, who.phone);
       expect(stored).toMatchObject({ attempts: 3, used: false });
       const { rows } = await a.identity.sql.query<{ consecutive_failures: number }>(

@@ -62,6 +62,7 @@ export async function completeAuthorization(
     return authorizationResponse(request.target, { code, state: request.state });
   }
   const grant = await userGrant(deps.store, user.user_id, implicitScopes(request), request.api);
+  const wants = { accessToken: includesAccessToken(request.responseType), idToken: includesIdToken(request.responseType) };
   const tokens = await issueUserTokens(deps, {
     client: request.client,
     user,
@@ -71,7 +72,7 @@ export async function completeAuthorization(
     nonce: request.nonce,
     storedAccessToken,
     session,
+    accessTokenHash: wants.accessToken && wants.idToken,
   });
-  const wants = { accessToken: includesAccessToken(request.responseType), idToken: includesIdToken(request.responseType) };
   return authorizationResponse(request.target, tokenParameters(tokens, wants, request.state));
 }

@@ -80,6 +80,8 @@ export interface AuthorizeParameters {
   max_age?: string;
   login_hint?: string;
   ui_locales?: string;
+  request?: string;
+  request_uri?: string;
 }
 
 /** A request that passed every check: what the login will be for. */
@@ -123,6 +125,8 @@ export const AUTHORIZE_PARAMETER_NAMES = [
   'code_challenge_method',
   'login_hint',
   'ui_locales',
+  'request',
+  'request_uri',
 ] as const;
 
 /**
@@ -151,9 +155,13 @@ export function isCodeFlow(responseType: ResponseType): boolean {
   return responseType === 'code';
 }
 
-/** query for the code flow, fragment for the implicit flow (OAuth 2.0 Multiple Response Types §5). */
-export function defaultResponseMode(responseType: ResponseType | undefined): ResponseMode {
-  return responseType === 'code' ? 'query' : 'fragment';
+/**
+ * fragment when the response type returns a token (OAuth 2.0 Multiple Response Types §5), else
+ * query: the code flow's, and the one left when response_type is missing (RFC 6749 §4.1.2.1).
+ */
+export function defaultResponseMode(responseType: string | undefined): ResponseMode {
+  const parts = (responseType ?? '').split(' ');
+  return parts.includes('token') || parts.includes('id_token') ? 'fragment' : 'query';
 }
 
 /** The mode named, or undefined when it is not one of RESPONSE_MODES. */
@@ -243,11 +251,15 @@ export async function resolveAuthorizeRequest(
   const responseType = params.response_type ? normaliseResponseType(params.response_type) : undefined;
   // An unknown or unusable mode: the error goes back by the response type's default mode.
   const namedMode = readResponseMode(params.response_mode);
-  const mode = namedMode && !(namedMode === 'query' && responseType && !isCodeFlow(responseType)) ? namedMode : defaultResponseMode(responseType);
+  const mode = namedMode && !(namedMode === 'query' && responseType && !isCodeFlow(responseType)) ? namedMode : defaultResponseMode(params.response_type);
   const target: ResponseTarget = { redirectUri, mode };
   const fail = (error: string, description: string) => new AuthorizeRedirectError(target, state, error, description);
 
   if (repeated.length > 0) throw fail(ErrorCodes.INVALID_REQUEST, `Parameters given more than once: ${repeated.join(', ')}.`);
+  // Request objects (OpenID Connect Core §6) are not supported; discovery says so. Refused rather
+  // than ignored: the state and nonce a client put only in the object would silently be lost.
+  if (params.request !== undefined) throw fail('request_not_supported', 'Request objects (the request parameter) are not supported: send the parameters in the query.');
+  if (params.request_uri !== undefined) throw fail('request_uri_not_supported', 'The request_uri parameter is not supported: send the parameters in the query.');
   const tooLong = AUTHORIZE_PARAMETER_NAMES.filter((name) => (params[name]?.length ?? 0) > MAX_PARAMETER_LENGTH);
   if (tooLong.length > 0) throw fail(ErrorCodes.INVALID_REQUEST, `Parameters longer than ${MAX_PARAMETER_LENGTH} characters: ${tooLong.join(', ')}.`);
   if (!params.response_type) throw fail(ErrorCodes.INVALID_REQUEST, 'The parameter response_type is missing.');

@@ -1,20 +1,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AuthorizationCodeRequestSchema, ErrorCodes, type OAuthTokenResponse } from '@smsauth/contracts';
-import { HttpError, type Logger } from '@smsauth/service-kit';
+import { AuthorizationCodeRequestSchema, type OAuthTokenResponse } from '@smsauth/contracts';
+import type { Logger } from '@smsauth/service-kit';
 import type { StoredAuthorizationCode } from '../../store';
 import { hashAuthorizationCode } from '../authorize/complete';
 import type { WebLoginMetrics } from '../authorize/web-login-metrics';
 import { newId } from '../ids';
 import { changeRecorded, logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
-import { invalidRequest, requireGrantType } from './oauth-errors';
+import { invalidGrant, invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
 import { hashToken, issueUserTokens, newOpaqueAccessToken, splitScope, userGrant, type UserTokenDependencies } from './user-tokens';
 
-/** 403 invalid_grant, as the reference product answers a bad code (and this service a bad refresh token). */
-function invalidGrant(description: string): HttpError {
-  return new HttpError(403, ErrorCodes.INVALID_GRANT, description);
-}
 
 /** RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) equals the challenge, compared in constant time. */
 export function verifiesChallenge(verifier: string, challenge: string): boolean {

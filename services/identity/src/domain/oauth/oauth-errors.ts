@@ -18,6 +18,15 @@ export function requireObjectBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/**
+ * 400 invalid_grant (RFC 6749 §5.2): a code, refresh token or one-time code that is wrong,
+ * used, expired or another client's. Auth0 answers 403 here; clients read `error`, and the
+ * OpenID certification suite (oidcc-codereuse, oidcc-refresh-token) requires 400.
+ */
+export function invalidGrant(description: string): HttpError {
+  return new HttpError(400, ErrorCodes.INVALID_GRANT, description);
+}
+
 export function unauthorizedClient(description: string): HttpError {
   return new HttpError(403, ErrorCodes.UNAUTHORIZED_CLIENT, description);
 }

@@ -1,10 +1,10 @@
-import { ErrorCodes, OtpGrantRequestSchema, PASSWORDLESS_OTP_GRANT, type OAuthTokenResponse } from '@smsauth/contracts';
+import { OtpGrantRequestSchema, PASSWORDLESS_OTP_GRANT, type OAuthTokenResponse } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import { exchangeCode, type CodeRejection } from '../passwordless/code-exchange';
 import { tooManyAttemptsError } from '../passwordless/brute-force';
 import { otpGrantRejectionDescription } from '../passwordless/code-state';
 import { presentedCredentials } from './client-auth';
-import { invalidRequest, requireGrantType } from './oauth-errors';
+import { invalidGrant, invalidRequest, requireGrantType } from './oauth-errors';
 import { canonicalUsername, passwordlessExchangeContext, type PasswordlessExchangeDependencies } from './passwordless-exchange';
 import type { TokenGrantHandler } from './token-grants';
 import { grantedScopes, issueUserTokens, prepareOpaqueAccessToken, splitScope, userAudience, userGrant } from './user-tokens';
@@ -13,7 +13,7 @@ import { grantedScopes, issueUserTokens, prepareOpaqueAccessToken, splitScope, u
 export function otpGrantRejection(reason: CodeRejection): HttpError {
   if (reason === 'blocked') return tooManyAttemptsError();
   const state = reason === 'expired' || reason === 'exhausted' ? reason : 'wrong';
-  return new HttpError(403, ErrorCodes.INVALID_GRANT, otpGrantRejectionDescription(state));
+  return invalidGrant(otpGrantRejectionDescription(state));
 }
 
 /**

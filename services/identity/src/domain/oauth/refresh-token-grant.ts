@@ -1,14 +1,14 @@
-import { ErrorCodes, RefreshTokenRequestSchema, type OAuthTokenResponse } from '@smsauth/contracts';
+import { RefreshTokenRequestSchema, type OAuthTokenResponse } from '@smsauth/contracts';
 import { HttpError, type Logger } from '@smsauth/service-kit';
 import { changeRecorded, logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
 import { refuseBlockedUser } from '../passwordless/blocked-user';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
-import { invalidRequest, requireGrantType } from './oauth-errors';
+import { invalidGrant, invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
 import { hashToken, issueUserTokens, refreshExpiry, refreshSettingsOf, splitScope, userGrant, type UserTokenDependencies } from './user-tokens';
 
 function invalidRefreshToken(): HttpError {
-  return new HttpError(403, ErrorCodes.INVALID_GRANT, 'Unknown or invalid refresh token.');
+  return invalidGrant('Unknown or invalid refresh token.');
 }
 
 /**

@@ -47,6 +47,16 @@ export interface UserTokenRequest {
    * when the caller had to name it before (the code exchange remembers its hash with the code).
    */
   opaqueAccessToken?: string;
+  /** The access token travels with the ID token (implicit `token id_token`): the ID token carries its `at_hash`. */
+  accessTokenHash?: boolean;
+}
+
+/**
+ * OpenID Connect Core §3.2.2.9: the base64url of the left half of the SHA-256 of the access
+ * token (RS256's hash), so the client can tell the access token came with this ID token.
+ */
+export function accessTokenHash(accessToken: string): string {
+  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 }
 
 /** An opaque access token made before the login it is for: its value, and its row less the user. */
@@ -191,6 +201,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
           phone_number: user.phone_number,
           phone_number_verified: user.phone_verified,
           ...(request.nonce ? { nonce: request.nonce } : {}),
+          ...(request.accessTokenHash ? { at_hash: accessTokenHash(accessToken) } : {}),
           ...(request.session ? { auth_time: Math.floor(request.session.authenticatedAt.getTime() / 1000), sid: request.session.id } : {}),
         },
         { expiresInSeconds: ID_TOKEN_LIFETIME_SECONDS },

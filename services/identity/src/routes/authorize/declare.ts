@@ -81,6 +81,8 @@ export const AuthorizeQuerySchema = z.object({
   code_challenge_method: z.enum(CODE_CHALLENGE_METHODS).optional().describe('Required with code_challenge.'),
   login_hint: parameter().optional().describe('Prefills the number on the phone page.'),
   ui_locales: parameter().optional().describe('Accepted and ignored.'),
+  request: z.string().optional().describe('Not supported (discovery: request_parameter_supported false): answered with error request_not_supported.'),
+  request_uri: z.string().optional().describe('Not supported (discovery: request_uri_parameter_supported false): answered with error request_uri_not_supported.'),
 } satisfies Record<(typeof AUTHORIZE_PARAMETER_NAMES)[number], z.ZodType>);
 
 /** A GET page of a transaction. */

@@ -108,8 +108,12 @@ export function seeOther(res: Response, path: string): void {
  * parameters to the redirect_uri; web_message is a page whose one script posts
  * `{type: "authorization_response", response}` to the opener or parent window at the
  * redirect_uri's origin only (a registered web origin), and which only that origin may frame.
+ * The parameters carry `iss`.
  */
-export function sendAuthorizationResponse(res: Response, response: AuthorizationResponse): void {
+export function sendAuthorizationResponse(res: Response, issued: AuthorizationResponse, issuer: string): void {
+  // RFC 9207: every response, success or error, names its issuer, so a client talking to several
+  // servers can tell which one answered (the mix-up attack); discovery advertises it.
+  const response = { ...issued, params: { ...issued.params, iss: issuer } };
   if (response.mode === 'query' || response.mode === 'fragment') return redirectWithFragment(res, responseLocation(response));
   const common = {
     'X-Content-Type-Options': 'nosniff',

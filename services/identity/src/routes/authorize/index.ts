@@ -80,16 +80,20 @@ export interface AuthorizeRouterDependencies {
   /** Passkeys: identity as the WebAuthn relying party (AUTH_URL's host and origin). */
   relyingParty: RelyingParty;
   passkeyMetrics: PasskeyMetrics;
+  /** The issuer (`{AUTH_URL}/`): every authorization response carries it as `iss` (RFC 9207). */
+  issuer: string;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
+/** Sends an authorization response (with `iss`). */
+type Respond = (res: Response, response: AuthorizationResponse) => void;
 
 /**
  * Problems the domain reports as pages or as error redirects become exactly that; anything
  * unexpected is logged and shown as a generic page (never a JSON body in a browser).
  */
-function page(handler: Handler): Handler {
-  return async (req, res) => {
+function pageAnswering(respond: Respond): (handler: Handler) => Handler {
+  return (handler) => async (req, res) => {
     try {
       await handler(req, res);
     } catch (err) {
@@ -102,7 +106,7 @@ function page(handler: Handler): Handler {
         sendPage(res, err.status, errorPage(err.title, err.description));
       } else if (err instanceof AuthorizeRedirectError) {
         req.log.info({ error: err.error, response_mode: err.target.mode }, 'authorize error sent to the redirect_uri');
-        sendAuthorizationResponse(res, errorResponse(err.target, err.error, err.description, err.state));
+        respond(res, errorResponse(err.target, err.error, err.description, err.state));
       } else if (isDatabaseUnavailable(err)) {
         req.log.warn({ err }, 'authorize request failed: database unavailable');
         res.setHeader('Retry-After', '5');
@@ -131,6 +135,8 @@ function callerOf(req: Request): Caller {
 /** `GET /authorize` and the pages and form posts of the hosted login, each declared once. */
 export function authorizeOperations(deps: AuthorizeRouterDependencies): Operation[] {
   const { store, clock } = deps;
+  const respond: Respond = (res, response) => sendAuthorizationResponse(res, response, deps.issuer);
+  const page = pageAnswering(respond);
   const signIn: SignInDependencies = {
     ...deps.codeExchange,
     store,
@@ -185,7 +191,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
   /** The sign-in ended with an error for the application (a blocked user): back to it. */
   const endSignIn = (res: Response, transactionId: string, response: AuthorizationResponse) => {
     clearBindingCookie(res, transactionId, deps.secureCookies);
-    sendAuthorizationResponse(res, response);
+    respond(res, response);
   };
 
   /** The phone page's country choice: what the user chose, else the connection's default_country or the browser's region. */
@@ -201,6 +207,23 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
     sendPage(res, status, phonePage(await formContext(begun), { ...view, passkeys }), begun.transaction.redirect_uri, passkeys ? PASSKEY_SCRIPT_SOURCE : undefined);
   };
 
+  /** `/authorize` by GET (the query) or POST (the form): the session's answer, or the phone page. */
+  const authorize = async (req: Request, res: Response, parameters: Record<string, unknown>) => {
+    const { params, repeated } = readAuthorizeParameters(parameters);
+    const request = await resolveAuthorizeRequest(store, params, repeated);
+    const outcome = await authorizeFromSession(signIn, request, sessionCookie(req), { ip: req.ip ?? '', userAgent: req.headers['user-agent'] });
+    if (outcome.kind === 'response') {
+      req.log.info({ client_id: request.client.client_id, response_mode: request.target.mode, signed_in: 'error' in outcome.response.params ? false : true }, 'authorize answered from the login session');
+      return respond(res, outcome.response);
+    }
+    const begun = await beginTransaction(store, request, params, clock.now());
+    setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
+    const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
+    const passkeys = passkeySettingsOf(request.connection.options).enabled;
+    const view = { countries: phoneCountries(), country, passkeys, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
+    await renderPhone(res, 200, begun, view);
+  };
+
   const codePath = (id: string, sent = false) => `/authorize/code?transaction=${encodeURIComponent(id)}${sent ? '&sent=1' : ''}`;
 
   return [
@@ -213,21 +236,17 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         'response_type code (PKCE S256 required for public clients; plain refused), token, id_token or token id_token. response_mode query, fragment, form_post or web_message. prompt=none answers without a page (login_required without a usable session); prompt=login always asks for the SMS; max_age forbids an older session. login_hint prefills the number; ui_locales and unknown parameters (auth0Client, ...) are ignored. A live login session of the connection signs in to any client without an SMS.',
       query: AuthorizeQuerySchema,
       responses: { '200': html('The phone-number page (sets the transaction cookie), or a form_post / web_message response page.'), '302': TO_REDIRECT_URI, ...PAGE_ERRORS },
-      handle: page(async (req, res) => {
-        const { params, repeated } = readAuthorizeParameters(req.query as Record<string, unknown>);
-        const request = await resolveAuthorizeRequest(store, params, repeated);
-        const outcome = await authorizeFromSession(signIn, request, sessionCookie(req), { ip: req.ip ?? '', userAgent: req.headers['user-agent'] });
-        if (outcome.kind === 'response') {
-          req.log.info({ client_id: request.client.client_id, response_mode: request.target.mode, signed_in: 'error' in outcome.response.params ? false : true }, 'authorize answered from the login session');
-          return sendAuthorizationResponse(res, outcome.response);
-        }
-        const begun = await beginTransaction(store, request, params, clock.now());
-        setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
-        const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
-        const passkeys = passkeySettingsOf(request.connection.options).enabled;
-        const view = { countries: phoneCountries(), country, passkeys, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
-        await renderPhone(res, 200, begun, view);
-      }),
+      handle: page((req, res) => authorize(req, res, req.query as Record<string, unknown>)),
+    }),
+
+    hostedLoginOperation({
+      method: 'post',
+      path: '/authorize',
+      operationId: 'authorizeByPost',
+      summary: 'Start a sign-in with the parameters in a form body (OpenID Connect Core §3.1.2.1): as GET /authorize',
+      form: AuthorizeQuerySchema,
+      responses: { '200': html('As GET /authorize.'), '302': TO_REDIRECT_URI, ...PAGE_ERRORS },
+      handle: page((req, res) => authorize(req, res, (req.body ?? {}) as Record<string, unknown>)),
     }),
 
     hostedLoginOperation({
@@ -314,7 +333,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         req.log.info({ client_id: begun.transaction.client_id, response_mode: result.response.mode }, 'hosted login completed');
         clearBindingCookie(res, begun.transaction.id, deps.secureCookies);
         setSessionCookie(res, result.session.secret, deps.secureCookies, deps.sessions.absoluteSeconds);
-        sendAuthorizationResponse(res, result.response);
+        respond(res, result.response);
       }),
     }),
 
@@ -349,7 +368,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         const { transaction } = await posted(req);
         await cancelTransaction(store, transaction.id);
         clearBindingCookie(res, transaction.id, deps.secureCookies);
-        sendAuthorizationResponse(res, transactionError(transaction, 'access_denied', 'The user cancelled the sign-in.'));
+        respond(res, transactionError(transaction, 'access_denied', 'The user cancelled the sign-in.'));
       }),
     }),
 
@@ -358,6 +377,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       secureCookies: deps.secureCookies,
       sessionMaxAgeSeconds: () => deps.sessions.absoluteSeconds,
       page,
+      respond,
       posted,
       viewed,
       formContext,

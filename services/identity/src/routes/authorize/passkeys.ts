@@ -12,7 +12,7 @@ import {
   type PasskeyCaller,
   type PasskeySignInDependencies,
 } from '../../domain/passkeys/sign-in';
-import { clearBindingCookie, requestCookies, sendAuthorizationResponse, sendPage, sessionCookie, setSessionCookie } from './http';
+import { clearBindingCookie, requestCookies, sendPage, sessionCookie, setSessionCookie } from './http';
 import { PASSKEY_SCRIPT, webAuthnBrowserBundle } from './passkey-script';
 import { errorPage, passkeyOfferPage, type FormContext, type PhoneView } from './views';
 import { hostedLoginOperation, html, TransactionFormSchema } from './declare';
@@ -37,6 +37,8 @@ export interface PasskeyRouteHelpers {
   /** The login session cookie's lifetime (read when a session starts). */
   sessionMaxAgeSeconds(): number;
   page(handler: Handler): Handler;
+  /** Sends an authorization response (with `iss`). */
+  respond(res: Response, response: AuthorizationResponse): void;
   posted(req: Request): Promise<BegunTransaction>;
   viewed(req: Request): Promise<BegunTransaction>;
   formContext(begun: BegunTransaction): Promise<FormContext>;
@@ -80,7 +82,7 @@ export function passkeyOperations(h: PasskeyRouteHelpers): Operation[] {
   const finish = (res: Response, begun: BegunTransaction, result: Awaited<ReturnType<typeof continueAfterOffer>>) => {
     if (!result.ok) return h.endSignIn(res, begun.transaction.id, result.end);
     clearBindingCookie(res, begun.transaction.id, h.secureCookies);
-    sendAuthorizationResponse(res, result.response);
+    h.respond(res, result.response);
   };
 
   return [
@@ -137,7 +139,7 @@ export function passkeyOperations(h: PasskeyRouteHelpers): Operation[] {
         req.log.info({ client_id: begun.transaction.client_id, response_mode: result.response.mode }, 'hosted login completed with a passkey');
         clearBindingCookie(res, begun.transaction.id, h.secureCookies);
         setSessionCookie(res, result.session.secret, h.secureCookies, h.sessionMaxAgeSeconds());
-        sendAuthorizationResponse(res, result.response);
+        h.respond(res, result.response);
       }),
     }),
 
