@@ -35,8 +35,8 @@ export const UserImportFormSchema = z.strictObject({
   external_id: z.string().min(1).max(255).optional(),
   /** Accepted; no completion email is sent (identity sends no email). */
   send_completion_email: z.enum(['true', 'false']).optional(),
-  /** The file itself, documented here; the handler reads it from the upload. */
-  users: z.unknown().optional(),
+  /** The file itself, documented here; the handler reads it from the upload (required). */
+  users: z.unknown().optional().meta({ type: 'string', format: 'binary', description: 'The users file: a JSON array of users (required).' }),
 });
 
 export const UserExportFieldSchema = z.strictObject({

@@ -82,9 +82,10 @@ describeOnEachDatabase('bulk user imports', (database) => {
       { phone_number: '+14155550123', user_id: 'dup-id' },
       { phone_number: '+14155550124', user_id: 'dup-id' },
       { phone_number: '+14155550125', phone_verified: 'yes' },
+      { phone_number: '+14155550126', user_metadata: { note: 'a\u0000b' } },
     ];
     const job = await h.importAndRun(users);
-    expect(job.summary).toEqual({ inserted: 2, updated: 0, failed: 6, total: 8 });
+    expect(job.summary).toEqual({ inserted: 2, updated: 0, failed: 7, total: 9 });
     const errors = z.array(JobRecordErrorSchema).parse((await h.management('get', `/jobs/${job.id}/errors`)).body);
     expect(errors.map((e) => [e.user, e.errors.map((x) => [x.code, x.path])])).toEqual([
       [users[1], [['INVALID_FORMAT', 'phone_number']]],
@@ -93,6 +94,7 @@ describeOnEachDatabase('bulk user imports', (database) => {
       [users[4], [['DUPLICATED_USER', 'phone_number']]],
       [users[6], [['DUPLICATED_USER', 'user_id']]],
       [users[7], [['INVALID_TYPE', 'phone_verified']]],
+      [users[8], [['INVALID_FORMAT', 'user_metadata']]],
     ]);
     // The refusal is the one every number entering identity gets (POST /users, the fraud guard's parse).
     const refusal = canonicalPhoneNumber('+1 415 55');

@@ -45,6 +45,12 @@ export function importedUserId(given: string): string {
 export function checkRecord(user: unknown, ordinal: number): RecordCheck {
   const parsed = UserImportRecordSchema.safeParse(user);
   if (!parsed.success) return { ok: false, ordinal, user, errors: parsed.error.issues.flatMap((issue) => errorOf(issue, user)) };
+  // PostgreSQL's jsonb cannot hold U+0000: refused here, or the whole batch would fail on every retry.
+  for (const path of ['user_metadata', 'app_metadata'] as const) {
+    if (parsed.data[path] && JSON.stringify(parsed.data[path]).includes('\\u0000')) {
+      return { ok: false, ordinal, user, errors: [{ code: 'INVALID_FORMAT', message: `${path} must not contain the character U+0000`, path }] };
+    }
+  }
   const number = canonicalPhoneNumber(parsed.data.phone_number);
   if (!number.ok) return { ok: false, ordinal, user, errors: [{ code: 'INVALID_FORMAT', message: number.description, path: 'phone_number' }] };
   const userId = parsed.data.user_id === undefined ? undefined : importedUserId(parsed.data.user_id);

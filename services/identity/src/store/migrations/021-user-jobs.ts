@@ -34,7 +34,8 @@ CREATE INDEX user_jobs_runnable ON user_jobs (created_at) WHERE status IN ('pend
 CREATE TABLE user_job_errors (
   job_id  text NOT NULL REFERENCES user_jobs(id) ON DELETE CASCADE,
   ordinal integer NOT NULL,
-  "user"  jsonb NOT NULL,
+  -- The record as sent, as JSON text: jsonb would reorder it and cannot hold the U+0000 it may carry.
+  "user"  text NOT NULL,
   errors  jsonb NOT NULL,
   PRIMARY KEY (job_id, ordinal)
 );

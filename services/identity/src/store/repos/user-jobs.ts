@@ -115,15 +115,18 @@ export function userJobsRepo(db: SqlExecutor) {
       if (errors.length === 0) return;
       await db.query(
         `INSERT INTO user_job_errors (job_id, ordinal, "user", errors)
-         SELECT $1, e.ordinal, e.usr::jsonb, e.errs::jsonb FROM unnest($2::int[], $3::text[], $4::text[]) AS e(ordinal, usr, errs)
+         SELECT $1, e.ordinal, e.usr, e.errs::jsonb FROM unnest($2::int[], $3::text[], $4::text[]) AS e(ordinal, usr, errs)
          ON CONFLICT DO NOTHING`,
         [jobId, errors.map((e) => e.ordinal), errors.map((e) => JSON.stringify(e.user ?? null)), errors.map((e) => JSON.stringify(e.errors))],
       );
     },
 
     async errors(jobId: string): Promise<StoredJobError[]> {
-      const { rows } = await db.query<StoredJobError>('SELECT ordinal, "user", errors FROM user_job_errors WHERE job_id = $1 ORDER BY ordinal', [jobId]);
-      return rows;
+      const { rows } = await db.query<Omit<StoredJobError, 'user'> & { user: string }>(
+        'SELECT ordinal, "user", errors FROM user_job_errors WHERE job_id = $1 ORDER BY ordinal',
+        [jobId],
+      );
+      return rows.map((row) => ({ ...row, user: JSON.parse(row.user) as unknown }));
     },
 
     /** Ends the job (completed or failed), releases its lease and drops its input file. */
