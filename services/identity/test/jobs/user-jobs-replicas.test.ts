@@ -48,6 +48,31 @@ describeWithPostgres('bulk user jobs across restarts and replicas (PostgreSQL)',
     }
   });
 
+  it('writes nothing of a batch whose lease was taken over meanwhile: the batch commits whole or not at all', async () => {
+    const clock = new TestClock();
+    const h = await JobHarness.start(env, { schema, clock, batchSize: 3 });
+    try {
+      const created = await h.importUsers(numbers(5000, 7));
+      await h.identity.userJobWorker.runOnce();
+      // Another replica took the job over (this one stalled past its lease) before the second batch commits.
+      await h.identity.sql.query(`UPDATE user_jobs SET lease_token = 'other-replica' WHERE id = $1`, [created.body.id]);
+      expect(await h.identity.userJobWorker.runOnce()).toBe(true);
+      const count = async () =>
+        (await h.identity.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE connection_id = $1', [h.connectionId])).rows[0]!.n;
+      expect(await count()).toBe(3);
+      expect((await h.job(created.body.id)).summary).toMatchObject({ inserted: 3, failed: 0 });
+      expect(h.identity.logs()).toContain('user job lease lost');
+
+      // The other replica died too: once its lease expires, the job resumes at the committed cursor.
+      clock.advance(61);
+      await h.identity.userJobWorker.drain();
+      expect(await h.job(created.body.id)).toMatchObject({ status: 'completed', summary: { inserted: 7, updated: 0, failed: 0, total: 7 } });
+      expect(await count()).toBe(7);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('never runs one job on two instances: every record is imported once, whoever steps', async () => {
     const clock = new TestClock();
     const a = await JobHarness.start(env, { schema, clock, batchSize: 5 });
