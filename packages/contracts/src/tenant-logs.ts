@@ -64,7 +64,9 @@ export const LOG_EVENT_TYPES = {
   sapi: 'Success API Operation',
   /** A bulk user import finished (`details`: the job id and its summary). */
   sui: 'Successful Users Import',
-  /** A bulk user export finished (`details`: the job id, the file's size); the reference product has no code for it. */
+  /** A bulk user import failed: its steps failed again and again (`details.error` says why). */
+  fui: 'Failed Users Import',
+  /** A bulk user export finished or failed (`details`: the job id, `status`, the file's size or the error); the reference product has no code for it. */
   sms_users_export: 'Users Export',
 } as const;
 

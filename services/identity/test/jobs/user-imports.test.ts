@@ -140,6 +140,27 @@ describeOnEachDatabase('bulk user imports', (database) => {
     expect(unknownConnection.body.error_description).toBe('connection_id: no connection with id con_doesnotexist0000');
   });
 
+  it('fails a job whose steps fail three times in a row, one lease period apart, with a fui record', async () => {
+    const created = await h.importUsers([{ phone_number: '+14155550141' }]);
+    // A stored file that no longer reads (as a damaged row would): every step of the job fails.
+    await h.identity.sql.query(`UPDATE user_jobs SET input = 'not json' WHERE id = $1`, [created.body.id]);
+    await expect(h.identity.userJobWorker.runOnce()).rejects.toThrow();
+    // The lease is kept: no other try before it expires.
+    expect(await h.identity.userJobWorker.runOnce()).toBe(false);
+    expect((await h.job(created.body.id)).status).toBe('processing');
+    h.clock.advance(61);
+    await expect(h.identity.userJobWorker.runOnce()).rejects.toThrow();
+    h.clock.advance(61);
+    await expect(h.identity.userJobWorker.runOnce()).rejects.toThrow();
+    expect((await h.job(created.body.id)).status).toBe('failed');
+    h.clock.advance(61);
+    expect(await h.identity.userJobWorker.runOnce()).toBe(false);
+    const logs = await h.management('get', '/logs?q=type:fui');
+    expect(logs.body).toEqual([
+      expect.objectContaining({ type: 'fui', connection_id: h.connectionId, details: expect.objectContaining({ job_id: created.body.id, status: 'failed' }) }),
+    ]);
+  });
+
   it('answers 404 for an unknown job and its errors', async () => {
     const res = await h.management('get', '/jobs/job_0000000000000000');
     expect(res.status).toBe(404);

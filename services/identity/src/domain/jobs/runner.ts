@@ -12,6 +12,9 @@ export interface JobRunnerOptions {
   leaseSeconds: number;
 }
 
+/** Failed steps in a row (one per lease period) after which a job is `failed` rather than tried again. */
+export const MAX_JOB_ATTEMPTS = 3;
+
 interface HeldJob {
   job: StoredUserJob;
   token: string;
@@ -59,6 +62,8 @@ export class UserJobRunner {
         this.logger.warn({ jobId: held.job.id }, 'user job lease lost; another replica has the job');
         return { more: true };
       }
+      // Counting is best effort (the database may be what failed); the step's error is what the worker logs.
+      await this.countFailure(held, err).catch(() => undefined);
       throw err;
     }
     return { more: true };
@@ -90,6 +95,19 @@ export class UserJobRunner {
     });
     this.held = undefined;
     this.logger.info({ jobId: held.job.id }, 'user import completed');
+  }
+
+  /** A step that failed: tried again after the lease expires, `failed` (with `fui` for an import) at the limit. */
+  private async countFailure(held: HeldJob, err: unknown): Promise<void> {
+    const attempts = await this.store.userJobs.recordFailedAttempt(held.job.id, held.token).catch(() => 0);
+    if (attempts < MAX_JOB_ATTEMPTS) return;
+    const failure = `the job failed ${attempts} times in a row: ${err instanceof Error ? err.message : String(err)}`;
+    await this.store.transaction(async (tx) => {
+      await tx.userJobs.finish(held.job.id, held.token, this.clock.now(), { status: 'failed', failure });
+      const type = held.job.type === 'users_import' ? 'fui' : 'sms_users_export';
+      await recordEvents(tx, logRecord(type, this.context(held.job), this.clock.now(), { job_id: held.job.id, status: 'failed', error: failure }));
+    });
+    this.logger.warn({ jobId: held.job.id, attempts }, 'user job failed');
   }
 
   private async exportStep(held: HeldJob): Promise<void> {

@@ -21,6 +21,8 @@ CREATE TABLE user_jobs (
   inserted         integer NOT NULL DEFAULT 0,
   updated          integer NOT NULL DEFAULT 0,
   failed           integer NOT NULL DEFAULT 0,
+  -- Steps that failed in a row (a batch committing resets it); the job fails at the runner's limit.
+  attempts         integer NOT NULL DEFAULT 0,
   failure          text,
   lease_token      text,
   lease_expires_at timestamptz,

@@ -109,7 +109,7 @@ export function userJobsRepo(db: SqlExecutor) {
     async recordImportBatch(jobId: string, token: string, until: Date, progress: ImportProgress, errors: readonly StoredJobError[]): Promise<void> {
       await holding(jobId, token, until);
       await db.query(
-        `UPDATE user_jobs SET cursor = $2, inserted = inserted + $3, updated = updated + $4, failed = failed + $5 WHERE id = $1`,
+        `UPDATE user_jobs SET cursor = $2, inserted = inserted + $3, updated = updated + $4, failed = failed + $5, attempts = 0 WHERE id = $1`,
         [jobId, progress.cursor, progress.inserted, progress.updated, progress.failed],
       );
       if (errors.length === 0) return;
@@ -159,6 +159,18 @@ export function userJobsRepo(db: SqlExecutor) {
       );
       const row = rows[0];
       return row ? { id: row.id, format: String(row.options.format), file: Buffer.from(row.export_file) } : undefined;
+    },
+
+    /**
+     * Counts a failed step of the job this replica holds (the lease is kept: the next try comes
+     * after it expires, so a short outage does not use the tries up). Answers the count.
+     */
+    async recordFailedAttempt(jobId: string, token: string): Promise<number> {
+      const { rows } = await db.query<{ attempts: number }>(
+        'UPDATE user_jobs SET attempts = attempts + 1 WHERE id = $1 AND lease_token = $2 RETURNING attempts',
+        [jobId, token],
+      );
+      return rows[0]?.attempts ?? 0;
     },
 
     /** Gives the job's lease up (a replica stopping between batches): another may take it at once. */
