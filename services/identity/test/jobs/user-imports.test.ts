@@ -83,9 +83,10 @@ describeOnEachDatabase('bulk user imports', (database) => {
       { phone_number: '+14155550124', user_id: 'dup-id' },
       { phone_number: '+14155550125', phone_verified: 'yes' },
       { phone_number: '+14155550126', user_metadata: { note: 'a\u0000b' } },
+      42,
     ];
     const job = await h.importAndRun(users);
-    expect(job.summary).toEqual({ inserted: 2, updated: 0, failed: 7, total: 9 });
+    expect(job.summary).toEqual({ inserted: 2, updated: 0, failed: 8, total: 10 });
     const errors = z.array(JobRecordErrorSchema).parse((await h.management('get', `/jobs/${job.id}/errors`)).body);
     expect(errors.map((e) => [e.user, e.errors.map((x) => [x.code, x.path])])).toEqual([
       [users[1], [['INVALID_FORMAT', 'phone_number']]],
@@ -95,6 +96,7 @@ describeOnEachDatabase('bulk user imports', (database) => {
       [users[6], [['DUPLICATED_USER', 'user_id']]],
       [users[7], [['INVALID_TYPE', 'phone_verified']]],
       [users[8], [['INVALID_FORMAT', 'user_metadata']]],
+      [42, [['INVALID_TYPE', undefined]]],
     ]);
     // The refusal is the one every number entering identity gets (POST /users, the fraud guard's parse).
     const refusal = canonicalPhoneNumber('+1 415 55');

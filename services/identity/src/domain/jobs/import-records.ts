@@ -29,6 +29,7 @@ function errorOf(issue: z.core.$ZodIssue, user: unknown): RecordError[] {
   if (issue.code === 'invalid_type' && issue.path.length === 1 && !Object.hasOwn(user as object, issue.path[0]!)) {
     return [{ code: 'OBJECT_MISSING_REQUIRED_PROPERTY', message: `Missing required property: ${path}`, path }];
   }
+  if (path === '') return [{ code: 'INVALID_TYPE', message: 'A user must be a JSON object' }];
   if (issue.code === 'invalid_type') return [{ code: 'INVALID_TYPE', message: `${path}: ${issue.message}`, path }];
   return [{ code: 'INVALID_FORMAT', message: `${path}: ${issue.message}`, path }];
 }
