@@ -20,3 +20,4 @@ export * from './tenant-logs';
 export * from './passkeys';
 export * from './rbac';
 export * from './stats';
+export * from './user-jobs';

@@ -62,6 +62,12 @@ export const LOG_EVENT_TYPES = {
   passkey_enrollment_failed: 'Passkey Enrollment Failed',
   /** A management API write (who changed which object); signing key rotation and revocation included. */
   sapi: 'Success API Operation',
+  /** A bulk user import finished (`details`: the job id and its summary). */
+  sui: 'Successful Users Import',
+  /** A bulk user import failed: its steps failed again and again (`details.error` says why). */
+  fui: 'Failed Users Import',
+  /** A bulk user export finished or failed (`details`: the job id, `status`, the file's size or the error); the reference product has no code for it. */
+  sms_users_export: 'Users Export',
 } as const;
 
 export type LogEventType = keyof typeof LOG_EVENT_TYPES;

@@ -20,6 +20,8 @@ import { createLogStreamSinkClient } from './delivery/log-stream-sink';
 import type { ResolveHost } from './delivery/gateway-url-policy';
 import { LogStreamDeliverer, logStreamLagSeconds, type LogStreamSink } from './domain/log-streams/delivery';
 import { LogStreamWorker, type Timers } from './domain/log-streams/worker';
+import { UserJobRunner } from './domain/jobs/runner';
+import { UserJobWorker } from './domain/jobs/worker';
 import { ClientAuthenticator } from './domain/oauth/client-auth';
 import { authorizationCodeGrant } from './domain/oauth/authorization-code-grant';
 import { clientCredentialsGrant } from './domain/oauth/client-credentials';
@@ -48,6 +50,9 @@ import type { IdentityStore } from './store';
 /** The API version the OpenAPI document states (the package version). */
 const IDENTITY_VERSION = '0.1.0';
 
+/** How long a replica holds a user job without committing a batch before another may take it over. */
+const USER_JOB_LEASE_SECONDS = 60;
+
 export interface AppDependencies {
   config: Config;
   logger: Logger;
@@ -64,11 +69,15 @@ export interface AppDependencies {
   logStreamSink?: LogStreamSink;
   /** The log stream worker's timers; tests inject ones that never fire and call runOnce(). */
   logStreamTimers?: Timers;
+  /** The user job worker's timers and batch size; tests inject timers that never fire and call runOnce(). */
+  userJobs?: { timers?: Timers; batchSize?: number };
 }
 
 export interface IdentityApp extends ServiceApp {
   /** Delivers tenant logs to log streams; not started here (startIdentity starts it). */
   logStreamWorker: LogStreamWorker;
+  /** Runs bulk user imports and exports; not started here (startIdentity starts it). */
+  userJobWorker: UserJobWorker;
 }
 
 /** packages/console's build output, wherever the workspace installed the package. */
@@ -170,6 +179,12 @@ export function buildApp(deps: AppDependencies): IdentityApp {
   });
   const logStreamWorker = new LogStreamWorker(logStreamDeliverer, { pollMs: config.LOG_STREAM_POLL_MS, timers: deps.logStreamTimers, logger });
 
+  const userJobRunner = new UserJobRunner(store, clock, logger, {
+    batchSize: deps.userJobs?.batchSize ?? config.USER_IMPORT_BATCH_SIZE,
+    leaseSeconds: USER_JOB_LEASE_SECONDS,
+  });
+  const userJobWorker = new UserJobWorker(userJobRunner, { pollMs: config.USER_JOB_POLL_MS, timers: deps.userJobs?.timers, logger });
+
   const serviceApp = createServiceApp({
     name: 'identity',
     logger: deps.logger,
@@ -206,6 +221,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         revoke: { store, clock, clientAuthenticator },
         logout: { store, clock, verifier, secureCookies },
         userinfo: { store, verifier, clock },
+        userExports: { store, clock },
       });
       const router = identityRouter(operations);
       app.use(router);
@@ -215,6 +231,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         verifier,
         clock,
         audience: managementAudienceOf(config),
+        authUrl: config.AUTH_URL,
         connectionRules: connectionRulesOf(config, deps.resolveHost),
         logStreamRules: { checkSinkUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost, 'sink.httpEndpoint') },
       };
@@ -237,5 +254,5 @@ export function buildApp(deps: AppDependencies): IdentityApp {
       );
     },
   });
-  return { ...serviceApp, logStreamWorker };
+  return { ...serviceApp, logStreamWorker, userJobWorker };
 }

@@ -66,6 +66,14 @@ export const logStreamConfigShape = {
       description:
         'How often the tenant log records the figures count (`GET /api/v2/stats/*`) are rolled up into hourly counts (up to 3600000). The figures are exact either way; records not yet rolled up are counted from the log, which is slower.',
     }),
+  USER_JOB_POLL_MS: env
+    .positiveInt(2000)
+    .pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' }))
+    .meta({ description: 'How often the user job worker looks for a pending bulk import or export when none was waiting (up to 3600000).' }),
+  USER_IMPORT_BATCH_SIZE: env
+    .positiveInt(1000)
+    .pipe(z.number().max(10_000, { message: 'must be at most 10000' }))
+    .meta({ description: 'Users a bulk import writes per transaction (up to 10000): each batch commits with the job\'s progress.' }),
   LOG_STREAM_BATCH_SIZE: env
     .positiveInt(100)
     .pipe(z.number().max(1000, { message: 'must be at most 1000' }))

@@ -14,7 +14,7 @@ export function randomAlphanumeric(length: number): string {
 }
 
 /** Record ids in the reference product's style: `con_...`, `cgr_...`, `rs_...`. */
-export function newId(prefix: 'con' | 'cgr' | 'rs' | 'rt' | 'pwl' | 'cred' | 'lst' | 'rol'): string {
+export function newId(prefix: 'con' | 'cgr' | 'rs' | 'rt' | 'pwl' | 'cred' | 'lst' | 'rol' | 'job'): string {
   return `${prefix}_${randomAlphanumeric(16)}`;
 }
 

@@ -9,6 +9,7 @@ import { oauthRevokeOperations } from './oauth-revoke';
 import { oauthRoOperations } from './oauth-ro';
 import { oauthTokenOperations, type OAuthTokenDependencies } from './oauth-token';
 import { passwordlessOperations } from './passwordless';
+import { userExportOperations, type UserExportDownloadDependencies } from './user-exports';
 import { userinfoOperations, type UserinfoDependencies } from './userinfo';
 import { wellKnownOperations, type WellKnownDependencies } from './well-known';
 
@@ -24,6 +25,7 @@ export interface IdentityRouteDependencies {
   revoke: RevokeDependencies;
   logout: LogoutRouteDependencies;
   userinfo: UserinfoDependencies;
+  userExports: UserExportDownloadDependencies;
 }
 
 /** Every operation, in the order the app mounts them. Building them reads no dependency: handlers do. */
@@ -37,6 +39,7 @@ export function identityOperations(deps: IdentityRouteDependencies): Operation[]
     ...oauthRevokeOperations(deps.revoke),
     ...logoutOperations(deps.logout),
     ...userinfoOperations(deps.userinfo),
+    ...userExportOperations(deps.userExports),
   ];
 }
 
@@ -52,6 +55,7 @@ export function declaredIdentityOperations(managementAudience: string): Operatio
     revoke: none,
     logout: none,
     userinfo: none,
+    userExports: none,
   });
 }
 

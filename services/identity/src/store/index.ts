@@ -27,6 +27,7 @@ import { tenantLogsRepo } from './repos/tenant-logs';
 import { logStreamsRepo } from './repos/log-streams';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
+import { userJobsRepo } from './repos/user-jobs';
 import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
 import { invalidatingExecutor, M2mLookupCache } from './m2m-lookup-cache';
 
@@ -72,6 +73,8 @@ export interface IdentityStore {
   readonly loginStats: ReturnType<typeof loginStatsRepo>;
   /** Log streams, their cursors and delivery leases, and the tenant log records they deliver. */
   readonly logStreams: ReturnType<typeof logStreamsRepo>;
+  /** Bulk user import and export jobs, their leases, refused records and export files. */
+  readonly userJobs: ReturnType<typeof userJobsRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
   transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
   /** Serialises a critical section across instances; call inside transaction(), released at its end. */
@@ -157,6 +160,7 @@ function bindStore(
     // groups concurrent standalone records; inside a transaction a record commits with its change.
     tenantLogs: tenantLogsRepo(db, cipher, { recordTenantLogs: recording, groupCommit: transaction !== undefined }),
     logStreams: logStreamsRepo(db, cipher),
+    userJobs: userJobsRepo(db),
     loginStats: loginStatsRepo(db),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
@@ -301,3 +305,4 @@ export type { StoredPasskey, StoredWebAuthnChallenge, StoredPendingOffer } from 
 export type { StoredClientCredential } from './repos/client-credentials';
 export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';
 export type { LogStreamCursor, PendingLogRecord, StoredLogStream, StoredLogStreamSink } from './repos/log-streams';
+export { JobLeaseLostError, type StoredUserJob, type StoredJobError, type UserJobStatus, type UserJobType } from './repos/user-jobs';

@@ -7,6 +7,8 @@ import {
   ClientRecordSchema,
   ConnectionRecordSchema,
   ErrorCodes,
+  JobRecordErrorSchema,
+  JobRecordSchema,
   LogStreamCreatedSchema,
   LogStreamRecordSchema,
   MANAGEMENT_SCOPES,
@@ -80,6 +82,8 @@ function placeholderUrl(route: ManagementRoute): string {
 interface SuccessCase {
   url: string;
   body?: object;
+  /** A multipart upload instead of a JSON body (the users import): the `users` file and the form's fields. */
+  upload?: { users: Buffer; fields: Record<string, string> };
   status: number;
   schema?: z.ZodType;
 }
@@ -196,7 +200,28 @@ describe('management API auth matrix', () => {
   const createLogStream = async () =>
     (await admin('post', '/log-streams', { name: unique('stream'), type: 'http', sink: { httpEndpoint: h.gateway.url('/logs') } })).body as { id: string };
 
+  /** A users import job of one user, on a fresh connection. */
+  async function createImportJob(): Promise<{ id: string }> {
+    const token = await adminToken(h.identity.app);
+    const res = await request(h.identity.app)
+      .post('/api/v2/jobs/users-imports')
+      .set('authorization', `Bearer ${token}`)
+      .attach('users', Buffer.from(JSON.stringify([{ phone_number: '+14155550199' }])), 'users.json')
+      .field('connection_id', (await createConnection()).id);
+    if (res.status !== 201) throw new Error(`import job create failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as { id: string };
+  }
+
   const SUCCESS: Record<string, () => Promise<SuccessCase>> = {
+    'POST /jobs/users-imports': async () => ({
+      url: '/jobs/users-imports',
+      upload: { users: Buffer.from(JSON.stringify([{ phone_number: '+14155550198' }])), fields: { connection_id: (await createConnection()).id } },
+      status: 201,
+      schema: JobRecordSchema,
+    }),
+    'POST /jobs/users-exports': async () => ({ url: '/jobs/users-exports', body: { format: 'csv', fields: [{ name: 'user_id' }] }, status: 201, schema: JobRecordSchema }),
+    'GET /jobs/:id': async () => ({ url: `/jobs/${(await createImportJob()).id}`, status: 200, schema: JobRecordSchema }),
+    'GET /jobs/:id/errors': async () => ({ url: `/jobs/${(await createImportJob()).id}/errors`, status: 200, schema: z.array(JobRecordErrorSchema) }),
     'GET /connections': async () => ({ url: '/connections', status: 200, schema: z.array(ConnectionRecordSchema) }),
     'POST /connections': async () => ({ url: '/connections', body: connectionBody({ gateway_url: h.gateway.url() }), status: 201, schema: ConnectionRecordSchema }),
     'GET /connections/:id': async () => ({ url: `/connections/${(await createConnection()).id}`, status: 200, schema: ConnectionRecordSchema }),
@@ -527,10 +552,15 @@ describe('management API auth matrix', () => {
     it(`succeeds with a token holding only ${scope}`, async () => {
       const success = SUCCESS[key(route)];
       if (!success) throw new Error(`no success case for ${key(route)}: add one to SUCCESS`);
-      const { url, body, status, schema } = await success();
+      const { url, body, upload, status, schema } = await success();
       // Minted after the case's setup, which may rotate the signing key.
       const token = await adminToken(h.identity.app, scope);
-      const res = await send(route, token, `/api/v2${url}`, body);
+      let req = send(route, token, `/api/v2${url}`, body);
+      if (upload) {
+        req = req.attach('users', upload.users, 'users.json');
+        for (const [name, value] of Object.entries(upload.fields)) req = req.field(name, value);
+      }
+      const res = await req;
       expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
       if (schema) schema.parse(res.body);
     });

@@ -16,6 +16,8 @@ export interface ManagementDependencies {
   verifier: TokenVerifier;
   clock: Clock;
   audience: string;
+  /** AUTH_URL: export download links are served under it. */
+  authUrl: string;
   connectionRules: connections.ConnectionRules;
   logStreamRules: logStreams.LogStreamRules;
 }

@@ -7,8 +7,10 @@ import { clientGrantOperations } from './client-grants';
 import { clientOperations } from './clients';
 import { connectionOperations } from './connections';
 import { managementWrites, type ManagementDependencies } from './context';
+import { jobOperations } from './jobs';
 import { logStreamOperations } from './log-streams';
 import { logOperations } from './logs';
+import { bodyParsersOf } from './multipart';
 import { resourceServerOperations } from './resource-servers';
 import { roleOperations } from './roles';
 import { statsOperations } from './stats';
@@ -39,6 +41,7 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
     ...statsOperations(deps),
     ...signingKeyOperations(deps),
     ...logStreamOperations(deps, write),
+    ...jobOperations(deps, write),
   ];
 }
 
@@ -46,7 +49,7 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
 export function managementRouter(deps: ManagementDependencies, operations: readonly Operation[] = managementOperations(deps)): Router {
   const router = Router();
   router.use(authenticateManagementCaller(deps.verifier, deps.audience, deps.store));
-  return mountOperations(router, operations, { guards: (operation) => operation.scopes!.map(requireScope), invalid: validationFailed });
+  return mountOperations(router, operations, { guards: (operation) => [...operation.scopes!.map(requireScope), ...bodyParsersOf(operation)], invalid: validationFailed });
 }
 
 /** One route of the management router, as declared (path relative to /api/v2), with the scope it demands. */

@@ -211,6 +211,60 @@ export function usersRepo(db: SqlExecutor) {
       return rowCount > 0 ? this.findById(userId) : undefined;
     },
 
+    /**
+     * The users an import batch may collide with: those of `connectionId` holding one of
+     * `phoneNumbers`, and those (of any connection) with one of `userIds`.
+     */
+    async findImportCollisions(connectionId: string, phoneNumbers: readonly string[], userIds: readonly string[]): Promise<StoredUser[]> {
+      const { rows } = await db.query<StoredUser>(
+        `${SELECT_USER} WHERE (u.connection_id = $1 AND u.phone_number = ANY($2::text[])) OR u.user_id = ANY($3::text[])`,
+        [connectionId, phoneNumbers, userIds],
+      );
+      return rows;
+    },
+
+    /**
+     * Inserts many users in one statement; a user whose number or id is taken by then is
+     * skipped, not an error. Answers the ids inserted.
+     */
+    async insertMany(users: readonly NewUser[]): Promise<Set<string>> {
+      if (users.length === 0) return new Set();
+      const column = <K extends keyof NewUser>(key: K) => users.map((user) => user[key]);
+      const { rows } = await db.query<{ user_id: string }>(
+        `INSERT INTO users (user_id, connection_id, phone_number, phone_verified, blocked, user_metadata, app_metadata, created_at, updated_at)
+         SELECT u.user_id, u.connection_id, u.phone_number, u.phone_verified, u.blocked, u.user_metadata::jsonb, u.app_metadata::jsonb, u.at, u.at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::boolean[], $6::text[], $7::text[], $8::timestamptz[])
+           AS u(user_id, connection_id, phone_number, phone_verified, blocked, user_metadata, app_metadata, at)
+         ON CONFLICT DO NOTHING
+         RETURNING user_id`,
+        [column('user_id'), column('connection_id'), column('phone_number'), column('phone_verified'), column('blocked'),
+          users.map((user) => JSON.stringify(user.user_metadata)), users.map((user) => JSON.stringify(user.app_metadata)), column('at')],
+      );
+      return new Set(rows.map((row) => row.user_id));
+    },
+
+    /** Sets each user's flags and (already merged) metadata in one statement. */
+    async updateMany(changes: ReadonlyArray<{ user_id: string; phone_verified: boolean; blocked: boolean; user_metadata: Record<string, unknown>; app_metadata: Record<string, unknown> }>, at: Date): Promise<void> {
+      if (changes.length === 0) return;
+      await db.query(
+        `UPDATE users SET phone_verified = c.phone_verified, blocked = c.blocked, user_metadata = c.user_metadata::jsonb,
+           app_metadata = c.app_metadata::jsonb, updated_at = $6
+         FROM unnest($1::text[], $2::boolean[], $3::boolean[], $4::text[], $5::text[]) AS c(user_id, phone_verified, blocked, user_metadata, app_metadata)
+         WHERE users.user_id = c.user_id`,
+        [changes.map((c) => c.user_id), changes.map((c) => c.phone_verified), changes.map((c) => c.blocked),
+          changes.map((c) => JSON.stringify(c.user_metadata)), changes.map((c) => JSON.stringify(c.app_metadata)), at],
+      );
+    },
+
+    /** The next `limit` users after `afterUserId` in user_id order (of one connection, or all): an export's pages. */
+    async pageByUserId(connectionId: string | undefined, afterUserId: string, limit: number): Promise<StoredUser[]> {
+      const { rows } = await db.query<StoredUser>(
+        `${SELECT_USER} WHERE ($1::text IS NULL OR u.connection_id = $1) AND u.user_id > $2 ORDER BY u.user_id LIMIT $3`,
+        [connectionId ?? null, afterUserId, limit],
+      );
+      return rows;
+    },
+
     async delete(userId: string): Promise<boolean> {
       const { rowCount } = await db.query('DELETE FROM users WHERE user_id = $1', [userId]);
       return rowCount > 0;
