@@ -1,5 +1,9 @@
-/** A readiness check resolves when its dependency is usable and throws when it is not. */
-export type ReadinessCheck = () => Promise<void> | void;
+/**
+ * A readiness check resolves when its dependency is usable and throws when it is not. It may
+ * resolve with a detail instead of "ok" (say, "degraded: …") when the service still serves
+ * without that dependency: the service stays ready and /readyz shows the detail.
+ */
+export type ReadinessCheck = () => Promise<void | string> | void | string;
 export type Closer = () => Promise<void> | void;
 
 /**
@@ -36,8 +40,8 @@ export class Lifecycle {
     await Promise.all(
       [...this.checks].map(async ([name, check]) => {
         try {
-          await withTimeout(Promise.resolve().then(check), timeoutMs);
-          results[name] = 'ok';
+          const detail = await withTimeout(Promise.resolve().then(check), timeoutMs);
+          results[name] = typeof detail === 'string' ? detail : 'ok';
         } catch (err) {
           ready = false;
           results[name] = err instanceof Error ? err.message : String(err);

@@ -9,7 +9,7 @@ import { defineOperation, type Operation } from './operation';
 /** `GET /healthz`: the process answers. */
 export const LivenessSchema = z.object({ status: z.literal('ok') });
 
-const readinessChecks = z.record(z.string(), z.string()).describe("Each readiness check by name: `ok`, or why it failed.");
+const readinessChecks = z.record(z.string(), z.string()).describe("Each readiness check by name: `ok`, why it failed, or what the service does without the dependency (`degraded: …`, still ready).");
 export const ReadySchema = z.object({ status: z.literal('ready'), checks: readinessChecks });
 export const NotReadySchema = z.object({ status: z.enum(['not_ready', 'shutting_down']), checks: readinessChecks });
 

@@ -98,6 +98,15 @@ describe('service app', () => {
     expect(res.body).toEqual({ status: 'not_ready', checks: { database: 'connection refused' } });
   });
 
+  it('stays ready and shows the detail of a check that reports the service degraded', async () => {
+    const { app, lifecycle } = buildTestApp();
+    lifecycle.addReadinessCheck('database', () => undefined);
+    lifecycle.addReadinessCheck('cache', async () => 'degraded: serving without the cache');
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', cache: 'degraded: serving without the cache' } });
+  });
+
   it('fails readiness once shutdown has begun', async () => {
     const { app, lifecycle } = buildTestApp();
     lifecycle.beginShutdown();

@@ -14,6 +14,7 @@ import {
 } from '@smsauth/service-kit';
 import axios, { type AxiosInstance } from 'axios';
 import type { RequestHandler } from 'express';
+import type { Registry } from 'prom-client';
 import { Redis } from 'ioredis';
 import { isProduction, type Config } from './config';
 import { CircuitBreakers } from './domain/circuit-breaker';
@@ -21,10 +22,12 @@ import { DeliveryService, type DeliveryOutcome } from './domain/deliver';
 import { createDeliveryMetrics, type DeliveryMetrics } from './domain/delivery-metrics';
 import type { DeliveryTokenPolicy } from './domain/delivery-token';
 import { decodeGatewaySecret } from './domain/gateway-secret';
+import { DegradableIdempotency, DegradableMessageStatusStore } from './domain/degraded-stores';
 import { IdempotencyStore, SharedIdempotencyStore, type Idempotency } from './domain/idempotency';
 import { createIpAllowList } from './domain/ip-allow-list';
 import { MessageStatusService } from './domain/message-statuses';
 import { ChannelRoutes } from './domain/routing';
+import { createSharedStoreMetrics, SharedStoreState } from './domain/shared-store-state';
 import type { SmsProvider } from './domain/sms-provider';
 import { createProviderInstance } from './providers/registry';
 import { requireAllowedIp, requireDeliveryToken, requireOutboxToken } from './routes/guards';
@@ -50,6 +53,9 @@ export interface AppDependencies {
  * third of it, while the send runs): a replica that died mid-send blocks its key this long.
  */
 const IN_FLIGHT_TTL_MS = 6_000;
+
+/** How long one Redis command may take before Redis counts as away (degraded mode). */
+const REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 /** Builds the sms-delivery-gateway app from its dependencies; never listens. With REDIS_URL, closing the lifecycle closes the Redis client. */
 export function buildApp({ config, logger, clock = systemClock, http = axios.create() }: AppDependencies): ServiceApp {
@@ -79,7 +85,7 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
   const metrics = createMetricsRegistry(SERVICE_NAME);
   const breakers = new CircuitBreakers({ failureThreshold: config.SMS_BREAKER_FAILURES, cooldownMs: config.SMS_BREAKER_COOLDOWN_MS }, clock);
   const deliveryMetrics = createDeliveryMetrics(metrics, [...providers.keys()], (name) => breakers.of(name).state);
-  const { idempotency, statuses } = createStores(config, clock, logger, lifecycle);
+  const { idempotency, statuses } = createStores(config, clock, logger, lifecycle, metrics);
   const delivery = new DeliveryService({ providers, routes, breakers, idempotency, statuses, metrics: deliveryMetrics, logger, clock });
   const messageStatuses = new MessageStatusService({ providers, statuses, metrics: deliveryMetrics, logger, clock });
 
@@ -113,21 +119,31 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
   });
 }
 
-/** Idempotency keys and message statuses: in Redis when REDIS_URL is set (shared by replicas), else in memory. */
+/**
+ * Idempotency keys and message statuses: in Redis when REDIS_URL is set (shared by replicas),
+ * else in memory. With Redis, a command fails within REDIS_COMMAND_TIMEOUT_MS when Redis is away,
+ * and the gateway carries on in degraded mode (shared-store-state.ts) instead of failing
+ * deliveries: readiness stays up with the detail.
+ */
 function createStores(
   config: Config,
   clock: Clock,
   logger: Logger,
   lifecycle: Lifecycle,
+  metrics: Registry,
 ): { idempotency: Idempotency<DeliveryOutcome>; statuses: MessageStatusStore } {
+  const now = () => epochMillis(clock);
   if (config.REDIS_URL === undefined) {
-    return {
-      idempotency: new IdempotencyStore<DeliveryOutcome>({ clock }),
-      statuses: new MemoryMessageStatusStore({ now: () => epochMillis(clock) }),
-    };
+    return { idempotency: new IdempotencyStore<DeliveryOutcome>({ clock }), statuses: new MemoryMessageStatusStore({ now }) };
   }
-  // Commands fail fast while Redis is unreachable instead of queueing behind reconnects.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 5000 });
+  const redis = new Redis(config.REDIS_URL, {
+    // A command waits at most this long, then fails (degraded mode takes over); a reconnect is
+    // tried again quickly and forever: Redis coming back is noticed by the probe.
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  });
   let lastError: string | undefined;
   redis.on('error', (err: Error) => {
     // Reconnects repeat the same error; say it once until it changes.
@@ -135,18 +151,17 @@ function createStores(
     lastError = err.message;
   });
   redis.on('ready', () => (lastError = undefined));
-  lifecycle.addReadinessCheck('redis', async () => {
-    await redis.ping();
-  });
+  const state = new SharedStoreState({ probe: () => redis.ping(), logger, metrics: createSharedStoreMetrics(metrics) });
+  lifecycle.addReadinessCheck('redis', () => state.readiness());
   lifecycle.addCloser('redis', async () => {
+    state.close();
     await redis.quit().catch(() => redis.disconnect());
   });
+  const records = new RedisIdempotencyRecords<DeliveryOutcome>(redis, config.REDIS_KEY_PREFIX);
+  const shared = new SharedIdempotencyStore<DeliveryOutcome>(records, { inFlightTtlMs: IN_FLIGHT_TTL_MS, logger });
   return {
-    idempotency: new SharedIdempotencyStore<DeliveryOutcome>(new RedisIdempotencyRecords(redis, config.REDIS_KEY_PREFIX), {
-      inFlightTtlMs: IN_FLIGHT_TTL_MS,
-      logger,
-    }),
-    statuses: new RedisMessageStatusStore(redis, config.REDIS_KEY_PREFIX),
+    idempotency: new DegradableIdempotency(shared, records, state, clock),
+    statuses: new DegradableMessageStatusStore(new RedisMessageStatusStore(redis, config.REDIS_KEY_PREFIX), new MemoryMessageStatusStore({ now }), state),
   };
 }
 

@@ -85,17 +85,16 @@ describe('idempotency and message statuses shared through Redis', () => {
     expect(provider.requests).toHaveLength(2);
   });
 
-  it('includes Redis in /readyz, and is not ready while Redis cannot be reached', async () => {
+  it('includes Redis in /readyz, and stays ready saying it is degraded while Redis cannot be reached', async () => {
     const up = replica();
     const ready = await request(up.app).get('/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body.checks).toEqual({ redis: 'ok' });
 
-    // A port nothing listens on.
+    // A port nothing listens on: found by the check itself, before any delivery.
     const down = replica({ REDIS_URL: 'redis://127.0.0.1:1' });
-    const notReady = await request(down.app).get('/readyz');
-    expect(notReady.status).toBe(503);
-    expect(notReady.body.checks.redis).toEqual(expect.any(String));
-    expect(notReady.body.checks.redis).not.toBe('ok');
+    const degraded = await request(down.app).get('/readyz');
+    expect(degraded.status).toBe(200);
+    expect(degraded.body.checks.redis).toMatch(/^degraded: unreachable since /);
   });
 });

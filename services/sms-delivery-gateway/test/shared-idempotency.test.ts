@@ -40,6 +40,7 @@ describe('SharedIdempotencyStore on Redis (two replicas, one Redis)', () => {
       complete: (...args) => records.complete(...args),
       release: (...args) => records.release(...args),
       extend: (...args) => records.extend(...args),
+      completeIfAbsent: (...args) => records.completeIfAbsent(...args),
     };
     return new SharedIdempotencyStore<string>(watched, { inFlightTtlMs: 60_000, logger: captureLogs().logger, ...options });
   }

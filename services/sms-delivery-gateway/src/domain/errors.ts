@@ -4,7 +4,8 @@ import type { ReceiptResult } from './message-statuses';
 
 // Every refusal the gateway answers, built here: its status, its code and its words. Routes and
 // the domain throw these; the kit's error handler renders them. (The store's 503 while Redis is
-// unreachable is the store's own, RedisUnavailableError: the store may not import the domain.)
+// unreachable is the store's own, SharedStoreUnavailableError: the store may not import the
+// domain; degraded mode catches it before it reaches a caller.)
 
 /** A delivery token refused (401); `tokenPresented` picks the WWW-Authenticate form (RFC 6750 §3). */
 export class DeliveryAuthError extends HttpError {

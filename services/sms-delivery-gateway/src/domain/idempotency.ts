@@ -39,6 +39,11 @@ export class IdempotencyStore<T> implements Idempotency<T> {
     });
   }
 
+  /** Whether `key` is held (sent or in flight, within its 10 minutes). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /**
    * Runs `task` once per key; later calls with the key get the same outcome
    * (`replayed: true`). A key reused for a different message is a client bug: 422.
@@ -66,7 +71,8 @@ export class IdempotencyStore<T> implements Idempotency<T> {
  * flight and sends; a duplicate arriving meanwhile, on any replica, waits for the outcome and
  * answers it. The in-flight marker lives `inFlightTtlMs` and its owner renews it while the send
  * runs, so a replica that died mid-send blocks the key for seconds, not for good. Redis
- * unreachable: a 503 (RedisUnavailableError) before anything is sent.
+ * unreachable before the send: SharedStoreUnavailableError, nothing sent (DegradableIdempotency
+ * then carries on in memory); after it: the outcome is answered and the failure logged.
  */
 export class SharedIdempotencyStore<T> implements Idempotency<T> {
   private readonly ttlMs: number;

@@ -22,7 +22,8 @@ export function deliveryOperation(delivery: DeliveryService, authEnabled: boolea
     ...(authEnabled ? { security: [{ [DELIVERY_TOKEN_SCHEME]: [] }] } : {}),
     headers: DeliveryHeadersSchema,
     headerDescriptions: {
-      'Idempotency-Key': 'Repeating a delivery with the same key within 10 minutes returns the first outcome without sending again.',
+      'Idempotency-Key':
+        'Repeating a delivery with the same key within 10 minutes returns the first outcome without sending again (`Idempotent-Replayed: true`). With REDIS_URL, on any replica; while Redis is unreachable (degraded mode), on the replica that sent it only.',
     },
     body: { schema: DeliveryRequestSchema, component: 'DeliveryRequest' },
     responses: {
@@ -39,7 +40,6 @@ export function deliveryOperation(delivery: DeliveryService, authEnabled: boolea
       '500': refusal(
         '`provider_error`: a provider refused the message (4xx), or every provider of the route failed or was skipped; the description gives the reason. Carries SMS-Message-Id too.',
       ),
-      '503': refusal('`service_unavailable`, with REDIS_URL: Redis cannot be reached, so a keyed delivery is not attempted (Retry-After: 2); retry with the same key.'),
     },
     handle: async ({ body, headers, res }) => {
       const { outcome, replayed } = await delivery.deliver(body, headers['Idempotency-Key']);

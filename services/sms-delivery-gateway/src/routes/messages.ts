@@ -25,7 +25,6 @@ export function messageStatusOperation(messageStatuses: MessageStatusService, au
       '401': refusal('Missing or invalid bearer token.'),
       '403': refusal('Caller address not in ALLOWED_IPS.'),
       '404': refusal('No message with this id.'),
-      '503': refusal('`service_unavailable`, with REDIS_URL: Redis cannot be reached (Retry-After: 2).'),
     },
     handle: async ({ params, res }) => {
       const record = await messageStatuses.get(params.id);

@@ -1,3 +1,26 @@
+import { ErrorCodes } from '@smsauth/contracts';
+import { HttpError } from '@smsauth/service-kit';
+
+/** Seconds a caller is told to wait (Retry-After) when the shared store cannot be reached. */
+export const SHARED_STORE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The shared store (Redis) could not be reached: refused, reset, timed out, or the driver gave up
+ * on a command. A 503 with Retry-After where it reaches a caller; the gateway's degraded mode
+ * catches it first and carries on with what this replica holds. The driver's text stays in
+ * `message` and `cause` (logs), never in the body.
+ */
+export class SharedStoreUnavailableError extends HttpError {
+  constructor(cause: unknown) {
+    super(503, ErrorCodes.SERVICE_UNAVAILABLE, 'The service is temporarily unavailable. Please try again shortly.', {
+      headers: { 'Retry-After': String(SHARED_STORE_RETRY_AFTER_SECONDS) },
+    });
+    this.name = 'SharedStoreUnavailableError';
+    this.message = `redis unavailable: ${(cause as Error)?.message ?? String(cause)}`;
+    this.cause = cause;
+  }
+}
+
 /** What the shared idempotency store keeps per key. */
 export type IdempotencyEntry<T> =
   | { fingerprint: string; state: 'in_flight' }
@@ -15,4 +38,9 @@ export interface IdempotencyRecords<T> {
   release(key: string, owner: string): Promise<void>;
   /** Keeps `owner`'s in-flight marker for another `inFlightTtlMs` (the heartbeat of a send under way). */
   extend(key: string, owner: string, inFlightTtlMs: number): Promise<void>;
+  /**
+   * Records an outcome reached while the shared store was away, unless the key has a record by
+   * now (another replica's is kept): true when written.
+   */
+  completeIfAbsent(key: string, fingerprint: string, outcome: T, ttlMs: number): Promise<boolean>;
 }

@@ -16,6 +16,12 @@ export interface MessageStatusStore {
   update(id: string, change: (current: MessageStatus) => MessageStatus | undefined): Promise<MessageStatus | undefined>;
 }
 
+/** The store replicas share (Redis), which can also take a record made while it was away. */
+export interface SharedMessageStatusStore extends MessageStatusStore {
+  /** Writes `record` unless its id has one by now: true when written. */
+  putIfAbsent(record: MessageStatus): Promise<boolean>;
+}
+
 /** The in-memory store: bounded, least recently used first out, 24 hours at most. */
 export class MemoryMessageStatusStore implements MessageStatusStore {
   private readonly records: LRUCache<string, MessageStatus>;

@@ -1,30 +1,18 @@
-import { ErrorCodes, type MessageStatus } from '@smsauth/contracts';
-import { HttpError } from '@smsauth/service-kit';
+import type { MessageStatus } from '@smsauth/contracts';
 import type { Redis } from 'ioredis';
-import type { IdempotencyEntry, IdempotencyRecords } from './idempotency-records';
-import { MESSAGE_STATUS_TTL_MS, type MessageStatusStore } from './message-status-store';
+import { SharedStoreUnavailableError, type IdempotencyEntry, type IdempotencyRecords } from './idempotency-records';
+import { MESSAGE_STATUS_TTL_MS, type SharedMessageStatusStore } from './message-status-store';
 
 // Compare-and-set and compare-and-delete: the only multi-step operations, done atomically in Redis.
 const SET_IF_UNCHANGED = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 const DELETE_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 const EXTEND_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
-/** Seconds a caller is told to wait (Retry-After) while Redis cannot be reached. */
-export const REDIS_RETRY_AFTER_SECONDS = 2;
-
-/**
- * 503 `service_unavailable` while Redis cannot be reached (refused, reset, timed out, or
- * ioredis gave up on a command): the caller may retry; nothing was sent. The driver's text
- * stays in `message` and `cause` (logs), not in the body.
- */
-export class RedisUnavailableError extends HttpError {
+/** The shared store's unavailability, as Redis reports it (refused, reset, timed out, a command given up). */
+export class RedisUnavailableError extends SharedStoreUnavailableError {
   constructor(cause: unknown) {
-    super(503, ErrorCodes.SERVICE_UNAVAILABLE, 'The service is temporarily unavailable. Please try again shortly.', {
-      headers: { 'Retry-After': String(REDIS_RETRY_AFTER_SECONDS) },
-    });
+    super(cause);
     this.name = 'RedisUnavailableError';
-    this.message = `redis unavailable: ${(cause as Error)?.message ?? String(cause)}`;
-    this.cause = cause;
   }
 }
 
@@ -79,6 +67,11 @@ export class RedisIdempotencyRecords<T> implements IdempotencyRecords<T> {
     await redisCall(() => this.redis.set(this.keyOf(key), JSON.stringify({ fingerprint, state: 'done', outcome } satisfies StoredEntry), 'PX', ttlMs));
   }
 
+  async completeIfAbsent(key: string, fingerprint: string, outcome: T, ttlMs: number): Promise<boolean> {
+    const entry = JSON.stringify({ fingerprint, state: 'done', outcome } satisfies StoredEntry);
+    return (await redisCall(() => this.redis.set(this.keyOf(key), entry, 'PX', ttlMs, 'NX'))) === 'OK';
+  }
+
   async release(key: string, owner: string): Promise<void> {
     await redisCall(async () => {
       const raw = await this.redis.get(this.keyOf(key));
@@ -99,7 +92,7 @@ export class RedisIdempotencyRecords<T> implements IdempotencyRecords<T> {
 }
 
 /** Message statuses in Redis, under `{prefix}message:`, kept 24 hours. */
-export class RedisMessageStatusStore implements MessageStatusStore {
+export class RedisMessageStatusStore implements SharedMessageStatusStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -117,6 +110,11 @@ export class RedisMessageStatusStore implements MessageStatusStore {
 
   async put(record: MessageStatus): Promise<void> {
     await redisCall(() => this.redis.set(this.keyOf(record.id), JSON.stringify(record), 'PX', this.ttlMs));
+  }
+
+  /** Writes `record` unless its id has one (kept for `ttlMs`): true when written. */
+  async putIfAbsent(record: MessageStatus, ttlMs = this.ttlMs): Promise<boolean> {
+    return (await redisCall(() => this.redis.set(this.keyOf(record.id), JSON.stringify(record), 'PX', Math.max(1, Math.round(ttlMs)), 'NX'))) === 'OK';
   }
 
   update(id: string, change: (current: MessageStatus) => MessageStatus | undefined): Promise<MessageStatus | undefined> {

@@ -26,7 +26,7 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean,
   throw new Error(`timed out waiting until ${what}`);
 }
 
-describe('the gateway while Redis cannot be reached (faults)', () => {
+describe('the gateway while Redis cannot be reached (faults): degraded mode', () => {
   let provider: RecordingServer;
   let proxy: TcpProxy;
   let replicas: Array<{ lifecycle: Lifecycle }> = [];
@@ -45,39 +45,92 @@ describe('the gateway while Redis cannot be reached (faults)', () => {
     await provider.close();
   });
 
-  function gateway(redisUrl: string): Express {
+  function gateway(redisUrl: string): { app: Express; logs: ReturnType<typeof captureLogs> } {
+    const logs = captureLogs();
     const config = loadConfig(configSchema, { SMS_PROVIDER: 'webhook', WEBHOOK_URL: provider.url(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix });
-    const { app, lifecycle } = buildApp({ config, logger: captureLogs().logger, clock: { now: () => new Date(NOW) } });
+    const { app, lifecycle } = buildApp({ config, logger: logs.logger, clock: { now: () => new Date(NOW) } });
     replicas.push({ lifecycle });
-    return app;
+    return { app, logs };
   }
 
-  it('answers a keyed delivery 503 with Retry-After (never a 500) while Redis refuses connections, and sends nothing', async () => {
+  const deliver = (app: Express, key: string) => request(app).post('/sms').set('Idempotency-Key', key).send(body);
+  /** A sample of /metrics: the metric `name` whose labels include `labels`. */
+  const metric = async (app: Express, name: string, labels: Record<string, string> = {}) => {
+    const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+    const line = (await request(app).get('/metrics')).text
+      .split('\n')
+      .find((l) => l.startsWith(`${name}{`) && wanted.every((label) => l.slice(0, l.indexOf('}')).includes(label)));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+
+  it('keeps delivering while Redis refuses connections (degraded mode): a retry on this replica is answered, not sent again', async () => {
     // A port nothing listens on.
-    const app = gateway('redis://127.0.0.1:1');
-    const res = await request(app).post('/sms').set('Idempotency-Key', 'refused-key').send(body);
-    expect(res.status).toBe(503);
-    expect(res.headers['retry-after']).toBe('2');
-    expect(res.body).toEqual({ error: ErrorCodes.SERVICE_UNAVAILABLE, error_description: 'The service is temporarily unavailable. Please try again shortly.' });
-    expect(res.text).not.toMatch(/ECONNREFUSED|MaxRetries|redis/i);
-    expect(provider.requests).toHaveLength(0);
-    expect((await request(app).get('/messages/00000000-0000-4000-8000-000000000000')).status).toBe(503);
+    const { app, logs } = gateway('redis://127.0.0.1:1');
+    const first = await deliver(app, 'refused-key');
+    expect(first.status).toBe(200);
+    const retry = await deliver(app, 'refused-key');
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.headers['sms-message-id']).toBe(first.headers['sms-message-id']);
+    expect(provider.requests).toHaveLength(1);
+    // Its status is kept by this replica meanwhile.
+    const status = await request(app).get(`/messages/${first.headers['sms-message-id']}`);
+    expect(status.status).toBe(200);
+    expect(status.body.id).toBe(first.headers['sms-message-id']);
+    // Visible: ready with the detail, the gauge, the count, one log line for the whole streak.
+    const ready = await request(app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.redis).toMatch(/^degraded: unreachable since .*; deliveries continue with idempotency per replica$/);
+    expect(await metric(app, 'sms_redis_degraded')).toBe(1);
+    expect(await metric(app, 'sms_degraded_deliveries_total')).toBe(1);
+    expect(logs.text().match(/redis unreachable: degraded mode/g)).toHaveLength(1);
   });
 
-  it('answers 503 while Redis is cut and delivers again by itself once it is back', async () => {
-    const app = gateway(proxy.proxiedUrl(REDIS_URL));
-    expect((await request(app).post('/sms').set('Idempotency-Key', 'before').send(body)).status).toBe(200);
+  it('carries on through a cut, then writes what it sent meanwhile to Redis, where another replica finds it', async () => {
+    const { app, logs } = gateway(proxy.proxiedUrl(REDIS_URL));
+    expect((await deliver(app, 'before')).status).toBe(200);
     await proxy.cut();
-    const during = await request(app).post('/sms').set('Idempotency-Key', 'during').send(body);
-    expect(during.status).toBe(503);
-    expect(during.headers['retry-after']).toBe('2');
-    await proxy.restore();
-    await eventually('the same key is delivered once Redis is back', async () => {
-      const res = await request(app).post('/sms').set('Idempotency-Key', 'during').send(body);
-      expect([200, 503]).toContain(res.status);
-      return res.status === 200;
-    });
+    const during = await deliver(app, 'during');
+    expect(during.status).toBe(200);
+    expect((await deliver(app, 'during')).headers['idempotent-replayed']).toBe('true');
     expect(provider.requests).toHaveLength(2);
+    expect(await metric(app, 'sms_redis_degraded')).toBe(1);
+
+    await proxy.restore();
+    await eventually('the gateway leaves degraded mode once Redis answers again', async () => (await metric(app, 'sms_redis_degraded')) === 0);
+    expect((await request(app).get('/readyz')).body.checks.redis).toBe('ok');
+    expect(logs.text()).toContain('redis is back: degraded mode ends, records made meanwhile written back');
+    expect(await metric(app, 'sms_redis_written_back_total', { record: 'idempotency' })).toBe(1);
+    expect(await metric(app, 'sms_redis_written_back_total', { record: 'message_status' })).toBe(1);
+    const direct = new Redis(REDIS_URL);
+    try {
+      expect(JSON.parse((await direct.get(`${prefix}idempotency:during`))!)).toMatchObject({ state: 'done' });
+      expect(await direct.exists(`${prefix}message:${during.headers['sms-message-id']}`)).toBe(1);
+    } finally {
+      await direct.quit();
+    }
+    // A retry of the key on another replica is answered from Redis, not sent.
+    const other = gateway(REDIS_URL).app;
+    const retried = await deliver(other, 'during');
+    expect(retried.status).toBe(200);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(provider.requests).toHaveLength(2);
+    expect((await request(other).get(`/messages/${during.headers['sms-message-id']}`)).status).toBe(200);
+  });
+
+  it('never writes back over a record Redis got meanwhile from another replica', async () => {
+    const { app } = gateway(proxy.proxiedUrl(REDIS_URL));
+    expect((await deliver(app, 'warm-up')).status).toBe(200);
+    await proxy.cut();
+    expect((await deliver(app, 'both')).status).toBe(200);
+    // Another replica, reaching Redis, sends the same key (the documented price of the outage).
+    const other = gateway(REDIS_URL).app;
+    const theirs = await deliver(other, 'both');
+    expect(theirs.status).toBe(200);
+    await proxy.restore();
+    await eventually('the gateway leaves degraded mode', async () => (await metric(app, 'sms_redis_degraded')) === 0);
+    const retried = await deliver(other, 'both');
+    expect(retried.headers['sms-message-id']).toBe(theirs.headers['sms-message-id']);
   });
 
   it('answers the outcome of a send whose outcome it could not record, says so in its log, and lets the marker expire within its time to live', async () => {
