@@ -54,12 +54,13 @@ export async function call(url, { method = 'POST', json, headers = {} } = {}) {
 
 export const RETRYABLE = new Set([0, 502, 503, 504]);
 
-/** As a patient client would: up to about 20 s, honouring Retry-After up to 2 s. `seen` gets every answer. */
+/** As a patient client would: up to about 20 s, honouring Retry-After up to 2 s. `seen(answer, at)` gets every answer and when its request went out. */
 export async function withRetries(request, seen = () => undefined) {
   let res;
   for (let attempt = 0; attempt < 12; attempt += 1) {
+    const at = Date.now();
     res = await request();
-    seen(res);
+    seen(res, at);
     if (!RETRYABLE.has(res.status)) return res;
     await sleep(Math.min(Math.max(res.retryAfter, 0.25 * 2 ** Math.min(attempt, 3)), 2) * 1000);
   }
@@ -104,18 +105,19 @@ export async function codeFor(sms, phone) {
 /**
  * One SMS login as an app does it: start (keyed, retried), the code from the provider, /oauth/ro.
  * `startUrl` and `roUrl` may name different replicas. Returns `{outcome, idToken}`; outcome 'ok' or why not.
+ * `seen(answer, at, step)` gets every answer of the start and ro steps.
  */
-export async function smsLogin({ startUrl, roUrl, tenant, phone, sms, key, seen }) {
+export async function smsLogin({ startUrl, roUrl, tenant, phone, sms, key, seen = () => undefined }) {
   const start = await withRetries(
     () => call(`${startUrl}/passwordless/start`, { json: { client_id: tenant.demoClientId, connection: tenant.connectionName, phone_number: phone, send: 'code' }, headers: { 'Idempotency-Key': key } }),
-    seen,
+    (res, at) => seen(res, at, 'start'),
   );
   if (start.status !== 200) return { outcome: `start ${start.status} ${JSON.stringify(start.body)}` };
   const code = await codeFor(sms, phone);
   const ro = code
     ? await withRetries(
         () => call(`${roUrl}/oauth/ro`, { json: { client_id: tenant.demoClientId, connection: tenant.connectionName, grant_type: 'password', username: phone, password: code, scope: 'openid' } }),
-        seen,
+        (res, at) => seen(res, at, 'ro'),
       )
     : { status: -1, body: 'no SMS arrived' };
   return ro.status === 200 ? { outcome: 'ok', idToken: ro.body?.id_token } : { outcome: `ro ${ro.status} ${JSON.stringify(ro.body)}` };

@@ -117,7 +117,7 @@ try {
   let phoneSeq = 0;
   const nextPhone = () => `+1415556${String((phoneSeq += 1)).padStart(4, '0')}`;
   const answers = [];
-  const seen = (res) => answers.push({ at: Date.now(), status: res.status, body: res.body });
+  const seen = (res, at, step) => answers.push({ at, end: Date.now(), step, status: res.status, body: res.body });
   const logins = [];
   let running = true;
   const client = async () => {
@@ -174,9 +174,10 @@ try {
   for (const service of ['identity', 'gateway']) {
     for (const [i, replica] of replicas[service].entries()) readiness[`${service}-${i + 1} (${replica.build})`] = (await call(`${replica.url}/readyz`, { method: 'GET' })).status;
   }
-  const inWindow = (at) => windows.some((w) => at >= w.from && at <= w.to);
+  // A request in flight when a replica is stopped belongs to that replacement (the drain).
+  const duringReplacement = (a) => windows.some((w) => a.at <= w.to && a.end >= w.from);
   const serverErrors = answers.filter((a) => a.status >= 500);
-  const serverErrorsOutsideWindows = serverErrors.filter((a) => !inWindow(a.at));
+  const serverErrorsOutsideWindows = serverErrors.filter((a) => !duringReplacement(a));
   const ok = logins.filter((l) => l.outcome === 'ok');
   const lost = logins.filter((l) => l.outcome !== 'ok');
   const figures = {
