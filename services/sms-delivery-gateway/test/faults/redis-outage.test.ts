@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes } from '@smsauth/contracts';
 import { loadConfig, type Lifecycle } from '@smsauth/service-kit';
 import { startTcpProxy, type RecordingServer, type TcpProxy } from '@smsauth/test-support';
 import type { Express } from 'express';
