@@ -38,7 +38,7 @@ describeOnEachDatabase('role-based access control for user logins', (database) =
     expect(Object.keys(roleIds).sort()).toEqual(['Admin', 'Support', 'Viewer']);
     const list = await h.management('get', `/roles/${roleIds.Admin}/permissions?per_page=100&include_totals=true`);
     expect(list.body.total).toBe(MANAGEMENT_SCOPES.length);
-    expect(list.body.permissions[0]).toMatchObject({ resource_server_identifier: MANAGEMENT_AUDIENCE, resource_server_name: 'Management API' });
+    expect(list.body.permissions[0]).toMatchObject({ resource_server_identifier: MANAGEMENT_AUDIENCE, resource_server_name: 'Auth0 Management API' });
   });
 
   it("gives a Support operator's token exactly Support's permissions, in scope and in the permissions claim", async () => {
@@ -99,14 +99,14 @@ describeOnEachDatabase('role-based access control for user logins', (database) =
     expect(permissions.body).toEqual([
       {
         ...readLogs,
-        resource_server_name: 'Management API',
+        resource_server_name: 'Auth0 Management API',
         description: 'read logs',
         sources: [
           { source_id: '', source_name: '', source_type: 'DIRECT' },
           { source_id: role.body.id, source_name: 'Auditor', source_type: 'ROLE' },
         ],
       },
-      { ...readStats, resource_server_name: 'Management API', description: 'read stats', sources: [{ source_id: '', source_name: '', source_type: 'DIRECT' }] },
+      { ...readStats, resource_server_name: 'Auth0 Management API', description: 'read stats', sources: [{ source_id: '', source_name: '', source_type: 'DIRECT' }] },
     ]);
 
     const res = await signInWithPkce(h, spa, who, EVERY_MANAGEMENT_SCOPE);

@@ -49,6 +49,7 @@ export function toClientRecord(
     allowed_logout_urls: client.allowed_logout_urls,
     web_origins: client.web_origins,
     ...(client.initiate_login_uri ? { initiate_login_uri: client.initiate_login_uri } : {}),
+    ...(client.description !== null ? { description: client.description } : {}),
     oidc_conformant: client.oidc_conformant,
     refresh_token: client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS,
     ...(clientSecret ? { client_secret: clientSecret } : {}),
@@ -148,6 +149,7 @@ export async function createClient(store: IdentityStore, input: ClientCreate, ch
       allowed_logout_urls: input.allowed_logout_urls,
       web_origins: input.web_origins.map(trimSlash),
       initiate_login_uri: input.initiate_login_uri ?? null,
+      description: input.description ?? null,
       oidc_conformant: input.oidc_conformant,
       refresh_token: input.refresh_token ?? null,
     });
@@ -199,6 +201,7 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
       allowed_logout_urls: patch.allowed_logout_urls,
       web_origins: patch.web_origins?.map(trimSlash),
       initiate_login_uri: patch.initiate_login_uri,
+      description: patch.description,
       oidc_conformant: patch.oidc_conformant,
       refresh_token: patch.refresh_token,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),

@@ -45,7 +45,15 @@ export async function listRoles(store: IdentityStore, query: RolesListQuery): Pr
   return listResponse('roles', { items: roles.map(toRoleRecord) }, { kind: 'offset', ...paging }, total);
 }
 
+/** `built_in` is read-only: sent back as GET shows it, it is accepted; any other value is refused. */
+function checkBuiltInUnchanged(sent: boolean | undefined, current: boolean): void {
+  if (sent !== undefined && sent !== current) {
+    throw invalidField('built_in', `is read-only (${current ? 'a built-in role stays built in' : 'only the service creates built-in roles'})`);
+  }
+}
+
 export async function createRole(store: IdentityStore, input: RoleCreate): Promise<RoleRecord> {
+  checkBuiltInUnchanged(input.built_in, false);
   if (await store.roles.findByName(input.name)) nameTaken(input.name);
   try {
     return toRoleRecord(await store.roles.insert({ id: newId('rol'), name: input.name, description: input.description ?? '' }));
@@ -61,12 +69,13 @@ export async function getRole(store: IdentityStore, id: string): Promise<RoleRec
 
 export async function updateRole(store: IdentityStore, id: string, patch: RoleUpdate): Promise<RoleRecord> {
   const role = await roleById(store, id);
+  checkBuiltInUnchanged(patch.built_in, role.built_in !== null);
   if (patch.name !== undefined) {
     const other = await store.roles.findByName(patch.name);
     if (other && other.id !== role.id) nameTaken(patch.name);
   }
   try {
-    const updated = await store.roles.update(role.id, patch);
+    const updated = await store.roles.update(role.id, { name: patch.name, description: patch.description });
     if (!updated) throw notFound('Role');
     return toRoleRecord(updated);
   } catch (err) {

@@ -16,6 +16,7 @@ import * as loginStatsAndPhoneLookup from './017-login-stats-and-phone-lookup';
 import * as completedSignIns from './018-completed-sign-ins';
 import * as statsByChannel from './019-stats-by-channel';
 import * as storeKeys from './020-store-keys';
+import * as clientDescription from './023-client-description';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -67,4 +68,5 @@ export const migrations: readonly Migration[] = [
   { version: 18, name: 'completed-sign-ins', sql: completedSignIns.sql },
   { version: 19, name: 'stats-by-channel', sql: statsByChannel.sql },
   { version: 20, name: 'store-keys', sql: storeKeys.sql },
+  { version: 23, name: 'client-description', sql: clientDescription.sql },
 ];
