@@ -134,12 +134,18 @@ describeOnEachDatabase('role-based access control for user logins', (database) =
     expect((await h.management('post', `/roles/${roleIds.Viewer}/users`, { users: ['sms|nobody'] })).status).toBe(400);
   });
 
-  it('keeps the built-in roles: not deleted, and Admin keeps every management scope', async () => {
+  it('keeps the built-in roles: not deleted, and Admin keeps every management scope, and only those', async () => {
     expect((await h.management('delete', `/roles/${roleIds.Support}`)).status).toBe(403);
-    const change = await h.management('delete', `/roles/${roleIds.Admin}/permissions`, {
-      permissions: [{ resource_server_identifier: MANAGEMENT_AUDIENCE, permission_name: 'read:users' }],
-    });
+    // Re-applied as auth0-deploy-cli does (remove all, add the file's): accepted, and nothing moves.
+    const readUsers = [{ resource_server_identifier: MANAGEMENT_AUDIENCE, permission_name: 'read:users' }];
+    expect((await h.management('delete', `/roles/${roleIds.Admin}/permissions`, { permissions: readUsers })).status).toBe(204);
+    expect((await h.management('post', `/roles/${roleIds.Admin}/permissions`, { permissions: readUsers })).status).toBe(201);
+    const held = await h.management('get', `/roles/${roleIds.Admin}/permissions?per_page=100&include_totals=true`);
+    expect(held.body.total).toBe(MANAGEMENT_SCOPES.length);
+    const other = [{ resource_server_identifier: 'https://elsewhere.example.com', permission_name: 'read:things' }];
+    const change = await h.management('delete', `/roles/${roleIds.Admin}/permissions`, { permissions: other });
     expect(change.status).toBe(403);
+    expect(change.body.error_description).toMatch(/Admin role always holds every management scope/);
     const renamed = await h.management('patch', `/roles/${roleIds.Viewer}`, { description: 'Read-only operators' });
     expect(renamed.body).toMatchObject({ name: 'Viewer', description: 'Read-only operators', built_in: true });
   });

@@ -6,6 +6,7 @@ import {
   type ClientCreate,
   type ClientUpdate,
   type ClientRecord,
+  type RefreshTokenSettings,
   type TokenEndpointAuthMethod,
 } from '@smsauth/contracts';
 import type { IdentityStore, StoredClient, StoredClientCredential } from '../../store';
@@ -51,9 +52,18 @@ export function toClientRecord(
     ...(client.initiate_login_uri ? { initiate_login_uri: client.initiate_login_uri } : {}),
     ...(client.description !== null ? { description: client.description } : {}),
     oidc_conformant: client.oidc_conformant,
-    refresh_token: client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS,
+    refresh_token: inFieldOrder(client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS),
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
+}
+
+/**
+ * The settings with their fields in the contract's order: jsonb keeps its own key order, and a
+ * tool comparing exports (auth0-deploy-cli) would see settings read back from the store as changed.
+ */
+function inFieldOrder(settings: RefreshTokenSettings): RefreshTokenSettings {
+  const { rotation_type, expiration_type, leeway, token_lifetime, infinite_token_lifetime, idle_token_lifetime, infinite_idle_token_lifetime } = settings;
+  return { rotation_type, expiration_type, leeway, token_lifetime, infinite_token_lifetime, idle_token_lifetime, infinite_idle_token_lifetime };
 }
 
 /** toClientRecord for a page of clients, with one query for the credentials of its private_key_jwt clients. */
