@@ -150,6 +150,23 @@ describeOnEachDatabase('role-based access control for user logins', (database) =
     expect(renamed.body).toMatchObject({ name: 'Viewer', description: 'Read-only operators', built_in: true });
   });
 
+  it('accepts built_in sent back unchanged (as GET shows it) and refuses a change to it', async () => {
+    const viewer = await h.management('get', `/roles/${roleIds.Viewer}`);
+    const sentBack = await h.management('patch', `/roles/${roleIds.Viewer}`, { name: 'Viewer', description: viewer.body.description, built_in: true });
+    expect(sentBack.status).toBe(200);
+    expect(sentBack.body).toEqual(viewer.body);
+    const demoted = await h.management('patch', `/roles/${roleIds.Viewer}`, { built_in: false });
+    expect(demoted.status).toBe(400);
+    expect(demoted.body.details).toEqual([{ path: 'built_in', message: expect.stringMatching(/read-only/) }]);
+    const created = await h.management('post', '/roles', { name: 'Dispatcher', built_in: false });
+    expect(created.body).toMatchObject({ name: 'Dispatcher', built_in: false });
+    expect((await h.management('patch', `/roles/${created.body.id}`, { built_in: false })).status).toBe(200);
+    expect((await h.management('patch', `/roles/${created.body.id}`, { built_in: true })).status).toBe(400);
+    const promoted = await h.management('post', '/roles', { name: 'Superuser', built_in: true });
+    expect(promoted.status).toBe(400);
+    expect(promoted.body.details[0].path).toBe('built_in');
+  });
+
   it("names the acting operator in the tenant log of a change made with the operator's token", async () => {
     const admin = await operator(['Admin']);
     const target = await operator([]);
