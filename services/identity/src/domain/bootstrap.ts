@@ -7,7 +7,7 @@ import { BOOTSTRAP_ADMIN_ROLE } from './management/clients';
 import { ADMIN_ROLE_KEY, BUILT_IN_ROLES } from './management/built-in-roles';
 
 /** The management API resource server's name, as Auth0 names it; set again at every start. */
-export const MANAGEMENT_API_NAME = 'Auth0 Management API';
+const MANAGEMENT_API_NAME = 'Auth0 Management API';
 
 export interface BootstrapOptions {
   managementAudience: string;
