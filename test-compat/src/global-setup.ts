@@ -7,7 +7,7 @@ import { createLocalCertificate, type LocalCertificate, startTlsTerminator } fro
 import { trustCertificate } from './trust';
 
 declare global {
-  var __SMSAUTH_COMPAT__: { stack: LaunchedStack; terminator: Server } | undefined;
+  var __SMSAUTH_COMPAT__: { stack: LaunchedStack; terminator: Server; deployCliTerminator: Server } | undefined;
 }
 
 /** The confidential application the SDK tests sign in with (the SDKs always use connection "sms"). */
@@ -42,9 +42,12 @@ export default async function globalSetup(): Promise<void> {
 async function launchAndPrepare(certificate: LocalCertificate, caFile: string, dataDir: string): Promise<void> {
   const ports = { identity: await freePort(), gateway: await freePort(), airport: await freePort() };
   const terminator = await startTlsTerminator(certificate, ports.identity, await freePort());
-  const address = terminator.address();
-  const tlsPort = typeof address === 'object' && address ? address.port : 0;
-  const domain = `localhost:${tlsPort}`;
+  const domain = `localhost:${portOf(terminator)}`;
+  // auth0-deploy-cli exports and imports a whole tenant, so its test launches a stack of its own
+  // (the other files change this one while they run); its identity is reached through this
+  // terminator, with the same certificate, on the port set aside here.
+  const deployCliIdentityPort = await freePort();
+  const deployCliTerminator = await startTlsTerminator(certificate, deployCliIdentityPort, await freePort());
   let stack: LaunchedStack | undefined;
   try {
     stack = await launchStack({
@@ -56,14 +59,24 @@ async function launchAndPrepare(certificate: LocalCertificate, caFile: string, d
       serviceEnv: { NODE_EXTRA_CA_CERTS: caFile },
     });
     const app = await createSignInApp(stack);
-    globalThis.__SMSAUTH_COMPAT__ = { stack, terminator };
+    globalThis.__SMSAUTH_COMPAT__ = { stack, terminator, deployCliTerminator };
     exportSettings(stack, app, domain, caFile);
+    Object.assign(process.env, {
+      COMPAT_DEPLOY_CLI_DOMAIN: `localhost:${portOf(deployCliTerminator)}`,
+      COMPAT_DEPLOY_CLI_IDENTITY_PORT: String(deployCliIdentityPort),
+    });
   } catch (err) {
     // jest runs no global teardown after a failed setup.
     terminator.close();
+    deployCliTerminator.close();
     await stack?.stop();
     throw err;
   }
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : 0;
 }
 
 /**

@@ -254,6 +254,26 @@ export const ConnectionUpdateSchema = z.strictObject({
 });
 export type ConnectionUpdate = z.infer<typeof ConnectionUpdateSchema>;
 
+/** The most entries one `PATCH /connections/{id}/clients` takes, as the reference product bounds it. */
+export const MAX_CONNECTION_CLIENTS_CHANGES = 50;
+
+/**
+ * `PATCH /connections/{id}/clients` (Auth0's): enables (`status: true`) or disables
+ * (`status: false`) each named client on the connection; clients not named keep their state.
+ */
+export const ConnectionClientsUpdateSchema = z
+  .array(z.strictObject({ client_id: z.string().min(1).max(64), status: z.boolean() }))
+  .min(1)
+  .max(MAX_CONNECTION_CLIENTS_CHANGES);
+export type ConnectionClientsUpdate = z.infer<typeof ConnectionClientsUpdateSchema>;
+
+/** `GET /connections/{id}/clients`: the clients enabled on the connection, by client_id; `next` until the last page. */
+export const ConnectionClientsPageSchema = z.object({
+  clients: z.array(z.object({ client_id: z.string() })),
+  next: z.string().optional(),
+});
+export type ConnectionClientsPage = z.infer<typeof ConnectionClientsPageSchema>;
+
 /** Options as shown in records: the gateway secret is write-only. */
 export const ConnectionRecordOptionsSchema = ConnectionOptionsSchema.extend({
   gateway_authentication: z.strictObject(gatewayAuthenticationFields).omit({ secret: true }).optional(),

@@ -85,6 +85,10 @@ export const ConnectionsListQuerySchema = z.object({
 });
 export type ConnectionsListQuery = z.output<typeof ConnectionsListQuerySchema>;
 
+/** `GET /api/v2/connections/{id}/clients`: checkpoint paging only (`from`, `take`), as the reference product pages it. */
+export const ConnectionClientsQuerySchema = z.object(checkpointPaging);
+export type ConnectionClientsQuery = z.output<typeof ConnectionClientsQuerySchema>;
+
 /** `GET /api/v2/client-grants?client_id=&audience=`: both kinds of paging. */
 export const ClientGrantsListQuerySchema = z.object({
   ...offsetPaging,

@@ -201,6 +201,8 @@ const clientFields = {
   web_origins: z.array(WebOriginSchema).max(100),
   /** Where a login can be started from outside the application (Auth0's field; stored and shown). */
   initiate_login_uri: z.url({ protocol: /^https$/, message: 'must be an https: URL' }).max(2048),
+  /** Auth0's free-text description of the application; stored and shown, nothing reads it. */
+  description: z.string().max(140),
   /** Auth0's OIDC-conformant flag; every client here behaves conformant, the value is stored and shown. */
   oidc_conformant: z.boolean(),
   refresh_token: RefreshTokenSettingsSchema,
@@ -218,6 +220,7 @@ export const ClientCreateSchema = z.strictObject({
   allowed_logout_urls: clientFields.allowed_logout_urls.default([]),
   web_origins: clientFields.web_origins.default([]),
   initiate_login_uri: clientFields.initiate_login_uri.optional(),
+  description: clientFields.description.optional(),
   oidc_conformant: clientFields.oidc_conformant.default(true),
   refresh_token: clientFields.refresh_token.nullable().optional(),
 });
@@ -236,6 +239,7 @@ export const ClientUpdateSchema = z.strictObject({
   allowed_logout_urls: clientFields.allowed_logout_urls.optional(),
   web_origins: clientFields.web_origins.optional(),
   initiate_login_uri: clientFields.initiate_login_uri.nullable().optional(),
+  description: clientFields.description.optional(),
   oidc_conformant: clientFields.oidc_conformant.optional(),
   refresh_token: clientFields.refresh_token.nullable().optional(),
 });
@@ -262,6 +266,8 @@ export const ClientRecordSchema = z.object({
   allowed_logout_urls: z.array(z.string()),
   web_origins: z.array(z.string()),
   initiate_login_uri: z.string().optional(),
+  /** Absent when none was given (Auth0's dashboard shows nothing then either). */
+  description: z.string().optional(),
   oidc_conformant: z.boolean(),
   /** The settings in force (the defaults when none were stored). */
   refresh_token: RefreshTokenSettingsSchema,

@@ -8,17 +8,24 @@ import { queryBoolean, queryInt, MAX_PAGE_SIZE } from './management-lists';
 const roleFields = {
   name: z.string().trim().min(1).max(50),
   description: z.string().max(140),
+  built_in: z.boolean(),
 };
 
 export const RoleCreateSchema = z.strictObject({
   name: roleFields.name,
   description: roleFields.description.optional(),
+  built_in: roleFields.built_in
+    .optional()
+    .describe('Read-only: `false` (what GET shows of a role created here) is accepted, so that a tool may send back an exported role; `true` is a 400 (only the service creates built-in roles).'),
 });
 export type RoleCreate = z.infer<typeof RoleCreateSchema>;
 
 export const RoleUpdateSchema = z.strictObject({
   name: roleFields.name.optional(),
   description: roleFields.description.optional(),
+  built_in: roleFields.built_in
+    .optional()
+    .describe("Read-only: accepted when it is the role's current value (a tool sending back what GET showed); a different value is a 400."),
 });
 export type RoleUpdate = z.infer<typeof RoleUpdateSchema>;
 

@@ -123,6 +123,28 @@ describe('/api/v2/clients', () => {
     expect((await identity.store.clients.findById(created.client_id))!.secret_hash).toBeNull();
   });
 
+  it("stores Auth0's description, shows it, changes it, and refuses one over 140 characters", async () => {
+    const created = await create({ name: 'Described', app_type: 'native', description: 'Signs drivers in' });
+    expect(created.status).toBe(201);
+    expect(created.body.description).toBe('Signs drivers in');
+    const path = `/api/v2/clients/${created.body.client_id}`;
+    expect((await request(identity.app).get(path).set(auth)).body.description).toBe('Signs drivers in');
+    expect((await request(identity.app).patch(path).set(auth).send({ description: 'Signs couriers in' })).body.description).toBe('Signs couriers in');
+    const tooLong = await request(identity.app).patch(path).set(auth).send({ description: 'x'.repeat(141) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.details.map((d: { path: string }) => d.path)).toEqual(['description']);
+    // A client created without one has none (not an empty string).
+    expect((await create({ name: 'Plain', app_type: 'native' })).body).not.toHaveProperty('description');
+  });
+
+  it('answers stored refresh_token settings in the same field order as the defaults (a tool comparing exports sees no change)', async () => {
+    const created = (await create({ name: 'Rotating', app_type: 'native' })).body;
+    const path = `/api/v2/clients/${created.client_id}`;
+    const stored = await request(identity.app).patch(path).set(auth).send({ refresh_token: created.refresh_token });
+    expect(Object.keys(stored.body.refresh_token)).toEqual(Object.keys(created.refresh_token));
+    expect(JSON.stringify((await request(identity.app).get(path).set(auth)).body.refresh_token)).toBe(JSON.stringify(created.refresh_token));
+  });
+
   it('refuses a PATCH that would give a public client client_credentials', async () => {
     const created = (await create({ name: 'Spa', app_type: 'spa' })).body;
     const res = await request(identity.app).patch(`/api/v2/clients/${created.client_id}`).set(auth).send({ grant_types: ['client_credentials'] });

@@ -82,6 +82,21 @@ describe('/api/v2/resource-servers and /api/v2/client-grants', () => {
     expect((await request(identity.app).delete(`/api/v2/resource-servers/${system.id}`).set(auth)).status).toBe(403);
   });
 
+  it("names the management API as Auth0 does, and accepts its read-only fields sent back unchanged", async () => {
+    const system = (await request(identity.app).get('/api/v2/resource-servers').set(auth)).body.find((rs: { is_system: boolean }) => rs.is_system);
+    // auth0-deploy-cli leaves out the API of this name.
+    expect(system.name).toBe('Auth0 Management API');
+    const path = `/api/v2/resource-servers/${system.id}`;
+    const { id: _id, is_system: _system, ...sentBack } = system;
+    const unchanged = await request(identity.app).patch(path).set(auth).send({ ...sentBack, token_lifetime: 7200 });
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.body).toEqual({ ...system, token_lifetime: 7200 });
+    const renamed = await request(identity.app).patch(path).set(auth).send({ ...sentBack, name: 'Mine', scopes: [] });
+    expect(renamed.status).toBe(403);
+    expect(renamed.body.error_description).toMatch(/this request changes name, scopes\)$/);
+    expect((await request(identity.app).get(path).set(auth)).body).toEqual({ ...system, token_lifetime: 7200 });
+  });
+
   it('creates, lists, updates and deletes a client grant', async () => {
     const created = await createGrant({ client_id: clientId, audience: 'https://airport.test', scope: ['read:airports'] });
     expect(created.status).toBe(201);

@@ -180,8 +180,10 @@ describe.each(drivers)('identity store on $name', (driver) => {
   it('cascades a resource server identifier to its grants and deletes them with it', async () => {
     await opened.store.resourceServers.insert({ id: 'rs_1', name: 'api', identifier: 'https://api', signing_alg: 'RS256', token_lifetime: 60, scopes: [], is_system: true });
     await opened.store.clientGrants.insert({ id: 'cgr_1', client_id: 'c1', audience: 'https://api', scope: [] });
-    await opened.store.resourceServers.upsertSystem({ id: 'rs_ignored', name: 'api', identifier: 'https://api2', signing_alg: 'RS256', token_lifetime: 60, scopes: [], is_system: true });
+    await opened.store.resourceServers.upsertSystem({ id: 'rs_ignored', name: 'Auth0 Management API', identifier: 'https://api2', signing_alg: 'RS256', token_lifetime: 60, scopes: [], is_system: true });
     expect((await opened.store.clientGrants.findById('cgr_1'))!.audience).toBe('https://api2');
+    // Every start names it as the service does now (releases before issue 43 called it "Management API").
+    expect((await opened.store.resourceServers.findById('rs_1'))!.name).toBe('Auth0 Management API');
     await opened.store.resourceServers.delete('rs_1');
     expect(await opened.store.clientGrants.findById('cgr_1')).toBeUndefined();
   });

@@ -6,6 +6,9 @@ import { newClientId, newId } from './ids';
 import { BOOTSTRAP_ADMIN_ROLE } from './management/clients';
 import { ADMIN_ROLE_KEY, BUILT_IN_ROLES } from './management/built-in-roles';
 
+/** The management API resource server's name, as Auth0 names it; set again at every start. */
+const MANAGEMENT_API_NAME = 'Auth0 Management API';
+
 export interface BootstrapOptions {
   managementAudience: string;
   adminClientId?: string;
@@ -27,7 +30,8 @@ export async function bootstrapManagement(store: IdentityStore, options: Bootstr
     await tx.lockForTransaction('bootstrap');
     await tx.resourceServers.upsertSystem({
       id: newId('rs'),
-      name: 'Management API',
+      // Auth0's name for it, which tools key on (auth0-deploy-cli leaves the API of this name out of exports and imports).
+      name: MANAGEMENT_API_NAME,
       identifier: options.managementAudience,
       signing_alg: 'RS256',
       token_lifetime: 86_400,

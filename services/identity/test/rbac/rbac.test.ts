@@ -38,7 +38,7 @@ describeOnEachDatabase('role-based access control for user logins', (database) =
     expect(Object.keys(roleIds).sort()).toEqual(['Admin', 'Support', 'Viewer']);
     const list = await h.management('get', `/roles/${roleIds.Admin}/permissions?per_page=100&include_totals=true`);
     expect(list.body.total).toBe(MANAGEMENT_SCOPES.length);
-    expect(list.body.permissions[0]).toMatchObject({ resource_server_identifier: MANAGEMENT_AUDIENCE, resource_server_name: 'Management API' });
+    expect(list.body.permissions[0]).toMatchObject({ resource_server_identifier: MANAGEMENT_AUDIENCE, resource_server_name: 'Auth0 Management API' });
   });
 
   it("gives a Support operator's token exactly Support's permissions, in scope and in the permissions claim", async () => {
@@ -99,14 +99,14 @@ describeOnEachDatabase('role-based access control for user logins', (database) =
     expect(permissions.body).toEqual([
       {
         ...readLogs,
-        resource_server_name: 'Management API',
+        resource_server_name: 'Auth0 Management API',
         description: 'read logs',
         sources: [
           { source_id: '', source_name: '', source_type: 'DIRECT' },
           { source_id: role.body.id, source_name: 'Auditor', source_type: 'ROLE' },
         ],
       },
-      { ...readStats, resource_server_name: 'Management API', description: 'read stats', sources: [{ source_id: '', source_name: '', source_type: 'DIRECT' }] },
+      { ...readStats, resource_server_name: 'Auth0 Management API', description: 'read stats', sources: [{ source_id: '', source_name: '', source_type: 'DIRECT' }] },
     ]);
 
     const res = await signInWithPkce(h, spa, who, EVERY_MANAGEMENT_SCOPE);
@@ -134,14 +134,37 @@ describeOnEachDatabase('role-based access control for user logins', (database) =
     expect((await h.management('post', `/roles/${roleIds.Viewer}/users`, { users: ['sms|nobody'] })).status).toBe(400);
   });
 
-  it('keeps the built-in roles: not deleted, and Admin keeps every management scope', async () => {
+  it('keeps the built-in roles: not deleted, and Admin keeps every management scope, and only those', async () => {
     expect((await h.management('delete', `/roles/${roleIds.Support}`)).status).toBe(403);
-    const change = await h.management('delete', `/roles/${roleIds.Admin}/permissions`, {
-      permissions: [{ resource_server_identifier: MANAGEMENT_AUDIENCE, permission_name: 'read:users' }],
-    });
+    // Re-applied as auth0-deploy-cli does (remove all, add the file's): accepted, and nothing moves.
+    const readUsers = [{ resource_server_identifier: MANAGEMENT_AUDIENCE, permission_name: 'read:users' }];
+    expect((await h.management('delete', `/roles/${roleIds.Admin}/permissions`, { permissions: readUsers })).status).toBe(204);
+    expect((await h.management('post', `/roles/${roleIds.Admin}/permissions`, { permissions: readUsers })).status).toBe(201);
+    const held = await h.management('get', `/roles/${roleIds.Admin}/permissions?per_page=100&include_totals=true`);
+    expect(held.body.total).toBe(MANAGEMENT_SCOPES.length);
+    const other = [{ resource_server_identifier: 'https://elsewhere.example.com', permission_name: 'read:things' }];
+    const change = await h.management('delete', `/roles/${roleIds.Admin}/permissions`, { permissions: other });
     expect(change.status).toBe(403);
+    expect(change.body.error_description).toMatch(/Admin role always holds every management scope/);
     const renamed = await h.management('patch', `/roles/${roleIds.Viewer}`, { description: 'Read-only operators' });
     expect(renamed.body).toMatchObject({ name: 'Viewer', description: 'Read-only operators', built_in: true });
+  });
+
+  it('accepts built_in sent back unchanged (as GET shows it) and refuses a change to it', async () => {
+    const viewer = await h.management('get', `/roles/${roleIds.Viewer}`);
+    const sentBack = await h.management('patch', `/roles/${roleIds.Viewer}`, { name: 'Viewer', description: viewer.body.description, built_in: true });
+    expect(sentBack.status).toBe(200);
+    expect(sentBack.body).toEqual(viewer.body);
+    const demoted = await h.management('patch', `/roles/${roleIds.Viewer}`, { built_in: false });
+    expect(demoted.status).toBe(400);
+    expect(demoted.body.details).toEqual([{ path: 'built_in', message: expect.stringMatching(/read-only/) }]);
+    const created = await h.management('post', '/roles', { name: 'Dispatcher', built_in: false });
+    expect(created.body).toMatchObject({ name: 'Dispatcher', built_in: false });
+    expect((await h.management('patch', `/roles/${created.body.id}`, { built_in: false })).status).toBe(200);
+    expect((await h.management('patch', `/roles/${created.body.id}`, { built_in: true })).status).toBe(400);
+    const promoted = await h.management('post', '/roles', { name: 'Superuser', built_in: true });
+    expect(promoted.status).toBe(400);
+    expect(promoted.body.details[0].path).toBe('built_in');
   });
 
   it("names the acting operator in the tenant log of a change made with the operator's token", async () => {

@@ -6,6 +6,7 @@ import {
   type ClientCreate,
   type ClientUpdate,
   type ClientRecord,
+  type RefreshTokenSettings,
   type TokenEndpointAuthMethod,
 } from '@smsauth/contracts';
 import type { IdentityStore, StoredClient, StoredClientCredential } from '../../store';
@@ -49,10 +50,20 @@ export function toClientRecord(
     allowed_logout_urls: client.allowed_logout_urls,
     web_origins: client.web_origins,
     ...(client.initiate_login_uri ? { initiate_login_uri: client.initiate_login_uri } : {}),
+    ...(client.description !== null ? { description: client.description } : {}),
     oidc_conformant: client.oidc_conformant,
-    refresh_token: client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS,
+    refresh_token: inFieldOrder(client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS),
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
+}
+
+/**
+ * The settings with their fields in the contract's order: jsonb keeps its own key order, and a
+ * tool comparing exports (auth0-deploy-cli) would see settings read back from the store as changed.
+ */
+function inFieldOrder(settings: RefreshTokenSettings): RefreshTokenSettings {
+  const { rotation_type, expiration_type, leeway, token_lifetime, infinite_token_lifetime, idle_token_lifetime, infinite_idle_token_lifetime } = settings;
+  return { rotation_type, expiration_type, leeway, token_lifetime, infinite_token_lifetime, idle_token_lifetime, infinite_idle_token_lifetime };
 }
 
 /** toClientRecord for a page of clients, with one query for the credentials of its private_key_jwt clients. */
@@ -148,6 +159,7 @@ export async function createClient(store: IdentityStore, input: ClientCreate, ch
       allowed_logout_urls: input.allowed_logout_urls,
       web_origins: input.web_origins.map(trimSlash),
       initiate_login_uri: input.initiate_login_uri ?? null,
+      description: input.description ?? null,
       oidc_conformant: input.oidc_conformant,
       refresh_token: input.refresh_token ?? null,
     });
@@ -199,6 +211,7 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
       allowed_logout_urls: patch.allowed_logout_urls,
       web_origins: patch.web_origins?.map(trimSlash),
       initiate_login_uri: patch.initiate_login_uri,
+      description: patch.description,
       oidc_conformant: patch.oidc_conformant,
       refresh_token: patch.refresh_token,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { ResourceServerCreate, ResourceServerRecord, ResourceServerUpdate } from '@smsauth/contracts';
 import { UniqueViolationError, type IdentityStore, type StoredResourceServer } from '../../store';
 import { newId } from '../ids';
@@ -46,16 +47,28 @@ function assertNotSystem(rs: StoredResourceServer): void {
 }
 
 /**
+ * The fields of the management API a PATCH names with a value other than the stored one, among
+ * those that cannot change there: a tool that sends back what GET showed (auth0-deploy-cli
+ * does) changes nothing, so is not refused.
+ */
+function changedSystemFields(rs: StoredResourceServer, fields: Omit<ResourceServerUpdate, 'enforce_policies' | 'token_dialect' | 'token_lifetime'>): string[] {
+  return Object.entries(fields)
+    .filter(([name, value]) => value !== undefined && !isDeepStrictEqual(value, rs[name as keyof typeof fields]))
+    .map(([name]) => name);
+}
+
+/**
  * `identifier` is immutable: it is what issued tokens carry as `aud`. Of the management API only
  * enforce_policies, token_dialect and token_lifetime change (turning enforce_policies off stops
- * user logins from getting management tokens at all).
+ * user logins from getting management tokens at all); its other fields may be sent back unchanged.
  */
 export async function updateResourceServer(store: IdentityStore, idOrIdentifier: string, patch: ResourceServerUpdate): Promise<ResourceServerRecord> {
   const rs = await getResourceServer(store, idOrIdentifier);
   // token_lifetime too: an operator's token for the management API lives that long.
   const { enforce_policies: enforcePolicies, token_dialect: tokenDialect, token_lifetime: _lifetime, ...rest } = patch;
-  if (rs.is_system && Object.values(rest).some((value) => value !== undefined)) {
-    throw forbidden('Of the management API resource server only enforce_policies, token_dialect and token_lifetime can be changed');
+  const changed = rs.is_system ? changedSystemFields(rs, rest) : [];
+  if (changed.length > 0) {
+    throw forbidden(`Of the management API resource server only enforce_policies, token_dialect and token_lifetime can be changed (this request changes ${changed.join(', ')})`);
   }
   if (patch.identifier !== undefined && patch.identifier !== rs.identifier) {
     throw invalidField('identifier', 'cannot be changed; create a new resource server instead');

@@ -45,7 +45,15 @@ export async function listRoles(store: IdentityStore, query: RolesListQuery): Pr
   return listResponse('roles', { items: roles.map(toRoleRecord) }, { kind: 'offset', ...paging }, total);
 }
 
+/** `built_in` is read-only: sent back as GET shows it, it is accepted; any other value is refused. */
+function checkBuiltInUnchanged(sent: boolean | undefined, current: boolean): void {
+  if (sent !== undefined && sent !== current) {
+    throw invalidField('built_in', `is read-only (${current ? 'a built-in role stays built in' : 'only the service creates built-in roles'})`);
+  }
+}
+
 export async function createRole(store: IdentityStore, input: RoleCreate): Promise<RoleRecord> {
+  checkBuiltInUnchanged(input.built_in, false);
   if (await store.roles.findByName(input.name)) nameTaken(input.name);
   try {
     return toRoleRecord(await store.roles.insert({ id: newId('rol'), name: input.name, description: input.description ?? '' }));
@@ -61,12 +69,13 @@ export async function getRole(store: IdentityStore, id: string): Promise<RoleRec
 
 export async function updateRole(store: IdentityStore, id: string, patch: RoleUpdate): Promise<RoleRecord> {
   const role = await roleById(store, id);
+  checkBuiltInUnchanged(patch.built_in, role.built_in !== null);
   if (patch.name !== undefined) {
     const other = await store.roles.findByName(patch.name);
     if (other && other.id !== role.id) nameTaken(patch.name);
   }
   try {
-    const updated = await store.roles.update(role.id, patch);
+    const updated = await store.roles.update(role.id, { name: patch.name, description: patch.description });
     if (!updated) throw notFound('Role');
     return toRoleRecord(updated);
   } catch (err) {
@@ -100,7 +109,9 @@ async function checkPermissions(store: IdentityStore, body: PermissionsBody): Pr
 }
 
 function refuseAdminChange(role: StoredRole): void {
-  if (role.built_in === ADMIN_ROLE_KEY) throw forbidden('The built-in Admin role always holds every management scope; its permissions cannot be changed');
+  if (role.built_in === ADMIN_ROLE_KEY) {
+    throw forbidden('The built-in Admin role always holds every management scope, and only those; its permissions cannot be changed');
+  }
 }
 
 export async function listRolePermissions(store: IdentityStore, id: string, query: RbacListQuery): Promise<unknown> {
@@ -113,16 +124,37 @@ export async function listRolePermissions(store: IdentityStore, id: string, quer
   return listResponse('permissions', { items: items.map(toPermissionRecord) }, { kind: 'offset', ...paging }, total);
 }
 
-export async function addRolePermissions(store: IdentityStore, id: string, body: PermissionsBody): Promise<void> {
-  const role = await roleById(store, id);
-  refuseAdminChange(role);
-  await store.roles.addRolePermissions(role.id, await checkPermissions(store, body));
+/** Whether every permission named is a scope of the management API (which the built-in Admin always holds). */
+async function namesOnlyManagementScopes(store: IdentityStore, permissions: PermissionsBody['permissions']): Promise<boolean> {
+  for (const identifier of new Set(permissions.map((p) => p.resource_server_identifier))) {
+    if (!(await store.resourceServers.findByIdentifier(identifier))?.is_system) return false;
+  }
+  return true;
 }
 
-/** Permissions the role does not hold are ignored, as Auth0 does. */
+/** Adding what a role holds changes nothing: so the built-in Admin accepts its own management scopes (a tool re-applying an export sends them). */
+export async function addRolePermissions(store: IdentityStore, id: string, body: PermissionsBody): Promise<void> {
+  const role = await roleById(store, id);
+  const permissions = await checkPermissions(store, body);
+  if (role.built_in === ADMIN_ROLE_KEY) {
+    if (await namesOnlyManagementScopes(store, permissions)) return;
+    refuseAdminChange(role);
+  }
+  await store.roles.addRolePermissions(role.id, permissions);
+}
+
+/**
+ * Permissions the role does not hold are ignored, as Auth0 does. The built-in Admin holds every
+ * management scope by definition: removing them from it is accepted and changes nothing
+ * (auth0-deploy-cli re-applies a role's permissions by removing all, then adding the file's);
+ * naming anything else for it is refused.
+ */
 export async function removeRolePermissions(store: IdentityStore, id: string, body: PermissionsBody): Promise<void> {
   const role = await roleById(store, id);
-  refuseAdminChange(role);
+  if (role.built_in === ADMIN_ROLE_KEY) {
+    if (await namesOnlyManagementScopes(store, body.permissions)) return;
+    refuseAdminChange(role);
+  }
   await store.roles.removeRolePermissions(role.id, body.permissions);
 }
 

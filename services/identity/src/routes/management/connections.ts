@@ -1,4 +1,7 @@
 import {
+  ConnectionClientsPageSchema,
+  ConnectionClientsQuerySchema,
+  ConnectionClientsUpdateSchema,
   ConnectionCreateSchema,
   ConnectionRecordSchema,
   ConnectionsListQuerySchema,
@@ -10,6 +13,7 @@ import {
 } from '@smsauth/contracts';
 import type { Operation } from '@smsauth/service-kit';
 import { z } from 'zod';
+import * as connectionClients from '../../domain/management/connection-clients';
 import * as connections from '../../domain/management/connections';
 import * as lists from '../../domain/management/lists';
 import { projectionOf } from '../../domain/management/paging';
@@ -74,6 +78,32 @@ export function connectionOperations({ store, clock, connectionRules: rules }: M
       response: record('ConnectionRecord', ConnectionRecordSchema),
       errors: ['400', '404', '409'],
       handle: ({ params, body, req, res }) => write(req, res, 'Update a connection', (tx) => connections.updateConnection(tx, rules, params.id, body)),
+    }),
+    // Auth0's enabled-clients sub-resource (what auth0-deploy-cli reads and writes); the same list as the record's enabled_clients.
+    managementOperation({
+      method: 'get',
+      path: '/connections/:id/clients',
+      summary: 'The clients enabled on the connection, by client_id (its enabled_clients), in client_id order',
+      scope: 'read:connections',
+      params: byId,
+      query: ConnectionClientsQuerySchema,
+      queryDescriptions: { from: PAGING_DESCRIPTIONS.from, take: PAGING_DESCRIPTIONS.take },
+      status: '200',
+      response: record('ConnectionClientsPage', ConnectionClientsPageSchema),
+      errors: ['400', '404'],
+      handle: ({ params, query }) => connectionClients.listConnectionClients(store, params.id, query),
+    }),
+    managementOperation({
+      method: 'patch',
+      path: '/connections/:id/clients',
+      summary: 'Enable (status: true) or disable (status: false) clients on the connection; clients not named keep their state',
+      scope: 'update:connections',
+      params: byId,
+      body: { schema: ConnectionClientsUpdateSchema, component: 'ConnectionClientsUpdate' },
+      status: '204',
+      errors: ['400', '404'],
+      handle: ({ params, body, req, res }) =>
+        write(req, res, 'Update the clients of a connection', (tx) => connectionClients.updateConnectionClients(tx, params.id, body)),
     }),
     // Renders without saving anything, so reading connections is enough.
     managementOperation({

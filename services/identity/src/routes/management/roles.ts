@@ -100,7 +100,8 @@ export function roleOperations({ store }: ManagementDependencies, write: Managem
     managementOperation({
       method: 'post',
       path: '/roles/:id/permissions',
-      summary: 'Give a role permissions (scopes its APIs define); not the built-in Admin, which holds every management scope',
+      summary:
+        'Give a role permissions (scopes its APIs define). The built-in Admin holds every management scope and only those: naming management scopes for it changes nothing, anything else is a 403',
       scope: 'update:roles',
       params: byId,
       body: { schema: PermissionsBodySchema, component: 'PermissionsBody' },
@@ -111,7 +112,8 @@ export function roleOperations({ store }: ManagementDependencies, write: Managem
     managementOperation({
       method: 'delete',
       path: '/roles/:id/permissions',
-      summary: 'Take permissions from a role (those it does not hold are ignored); not from the built-in Admin',
+      summary:
+        'Take permissions from a role (those it does not hold are ignored). The built-in Admin holds every management scope by definition: naming only management scopes for it is accepted and changes nothing, anything else is a 403',
       scope: 'update:roles',
       params: byId,
       body: { schema: PermissionsBodySchema, component: 'PermissionsBody' },

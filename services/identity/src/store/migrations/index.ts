@@ -17,6 +17,7 @@ import * as completedSignIns from './018-completed-sign-ins';
 import * as statsByChannel from './019-stats-by-channel';
 import * as storeKeys from './020-store-keys';
 import * as userJobs from './021-user-jobs';
+import * as clientDescription from './022-client-description';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -69,4 +70,5 @@ export const migrations: readonly Migration[] = [
   { version: 19, name: 'stats-by-channel', sql: statsByChannel.sql },
   { version: 20, name: 'store-keys', sql: storeKeys.sql },
   { version: 21, name: 'user-jobs', sql: userJobs.sql },
+  { version: 22, name: 'client-description', sql: clientDescription.sql },
 ];

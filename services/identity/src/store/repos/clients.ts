@@ -17,6 +17,8 @@ export interface StoredClient {
   /** Origins allowed to call the token endpoint from a browser and to receive web_message responses. */
   web_origins: string[];
   initiate_login_uri: string | null;
+  /** Auth0's free-text description; only shown. */
+  description: string | null;
   oidc_conformant: boolean;
   /** Auth0's refresh_token settings; null: DEFAULT_REFRESH_TOKEN_SETTINGS. */
   refresh_token: RefreshTokenSettings | null;
@@ -26,14 +28,21 @@ export interface StoredClient {
 }
 
 /** Without a method, a client holding a secret uses client_secret_post, the others none. */
-type OptionalOnInsert = 'token_endpoint_auth_method' | 'allowed_logout_urls' | 'web_origins' | 'initiate_login_uri' | 'oidc_conformant' | 'refresh_token';
+type OptionalOnInsert =
+  | 'token_endpoint_auth_method'
+  | 'allowed_logout_urls'
+  | 'web_origins'
+  | 'initiate_login_uri'
+  | 'description'
+  | 'oidc_conformant'
+  | 'refresh_token';
 export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at' | OptionalOnInsert> & Partial<Pick<StoredClient, OptionalOnInsert>>;
 export type ClientChanges = Partial<Omit<StoredClient, 'client_id' | 'created_at' | 'updated_at' | 'system_role'>>;
 
 const JSON_COLUMNS = new Set(['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls', 'web_origins', 'refresh_token']);
 // Column names are interpolated into SQL: only these may ever appear there.
 const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash',
-  'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'oidc_conformant', 'refresh_token']);
+  'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'description', 'oidc_conformant', 'refresh_token']);
 
 /** The origin of a URL, or undefined when it has none (allowed_origins hold URLs, web_origins origins). */
 function originOf(url: string): string | undefined {
@@ -52,8 +61,8 @@ export function clientsRepo(db: SqlExecutor) {
         db.query<StoredClient>(
           `INSERT INTO clients (client_id, name, app_type, callbacks, allowed_origins, grant_types,
              default_audience, secret_hash, system_role, token_endpoint_auth_method, allowed_logout_urls,
-             web_origins, initiate_login_uri, oidc_conformant, refresh_token)
-           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb) RETURNING *`,
+             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16) RETURNING *`,
           [
             client.client_id,
             client.name,
@@ -70,6 +79,7 @@ export function clientsRepo(db: SqlExecutor) {
             client.initiate_login_uri ?? null,
             client.oidc_conformant ?? true,
             client.refresh_token ? JSON.stringify(client.refresh_token) : null,
+            client.description ?? null,
           ],
         ),
       );

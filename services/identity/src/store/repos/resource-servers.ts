@@ -119,8 +119,8 @@ export function resourceServersRepo(db: SqlExecutor) {
      */
     async upsertSystem(rs: NewResourceServer): Promise<StoredResourceServer> {
       const { rows } = await db.query<StoredResourceServer>(
-        `UPDATE resource_servers SET identifier = $1, scopes = $2::jsonb, updated_at = now() WHERE is_system RETURNING *`,
-        [rs.identifier, JSON.stringify(rs.scopes)],
+        `UPDATE resource_servers SET name = $3, identifier = $1, scopes = $2::jsonb, updated_at = now() WHERE is_system RETURNING *`,
+        [rs.identifier, JSON.stringify(rs.scopes), rs.name],
       );
       return rows[0] ?? this.insert(rs);
     },

@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, launchStack, type LaunchedStack } from '@smsauth/stack';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+
+// auth0-deploy-cli (`a0deploy`) as its users run it: the CLI, in a process of its own, with a
+// config file naming the domain and a machine-to-machine app's credentials. It exports and
+// imports a whole tenant, so it gets a stack of its own: the suite's shared stack is changed by
+// the other test files while they run, which would move between two exports. The global setup
+// keeps a TLS terminator for it (the suite's certificate) in front of COMPAT_DEPLOY_CLI_IDENTITY_PORT.
+
+const run = promisify(execFile);
+
+/** The CLI of the pinned package (its `bin`). */
+const A0DEPLOY = join(dirname(require.resolve('auth0-deploy-cli/package.json')), 'lib', 'index.js');
+
+/** The tool's resource types that identity has (docs/auth0-deploy-cli.md says why not the others). */
+export const DEPLOY_CLI_RESOURCE_TYPES = ['clients', 'connections', 'resourceServers', 'clientGrants', 'roles', 'logStreams'];
+
+export type DeployFormat = 'directory' | 'yaml';
+
+export interface DeployTenant {
+  stack: LaunchedStack;
+  /** `localhost:<port>`: what AUTH0_DOMAIN holds (the tool builds https:// URLs from it). */
+  domain: string;
+  /** Runs `a0deploy export`; answers where the export is (a directory, or the tenant.yaml file). */
+  exportTenant(format: DeployFormat): Promise<string>;
+  /** Runs `a0deploy import` of a directory or a tenant.yaml file. */
+  importTenant(input: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: the global setup of test-compat did not run`);
+  return value;
+}
+
+/** The stack, behind the terminator the global setup keeps for it; the CLI processes trust its certificate (NODE_EXTRA_CA_CERTS). */
+export async function launchDeployTenant(): Promise<DeployTenant> {
+  const workDir = mkdtempSync(join(tmpdir(), 'smsauth-deploy-cli-'));
+  const caFile = required('COMPAT_CA_FILE');
+  const domain = required('COMPAT_DEPLOY_CLI_DOMAIN');
+  const ports = { identity: Number(required('COMPAT_DEPLOY_CLI_IDENTITY_PORT')), gateway: await freePort(), airport: await freePort() };
+  const stack = await launchStack({
+    ports,
+    dataDir: join(workDir, 'data'),
+    env: { LOG_LEVEL: 'warn' },
+    publicAuthUrl: `https://${domain}`,
+    serviceEnv: { NODE_EXTRA_CA_CERTS: caFile },
+  });
+  const configFile = join(workDir, 'config.json');
+  // What the tool's README shows, with the resource types identity has (docs/auth0-deploy-cli.md);
+  // AUTH0_ALLOW_DELETE stays false (its default): an import never deletes.
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      AUTH0_DOMAIN: domain,
+      AUTH0_CLIENT_ID: stack.adminClientId,
+      AUTH0_CLIENT_SECRET: stack.adminClientSecret,
+      AUTH0_INCLUDED_ONLY: DEPLOY_CLI_RESOURCE_TYPES,
+    }),
+  );
+  const a0deploy = async (args: string[]): Promise<void> => {
+    try {
+      await run(process.execPath, [A0DEPLOY, ...args, '--config_file', configFile], {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile },
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    } catch (err) {
+      const { stdout, stderr } = err as { stdout?: string; stderr?: string };
+      throw new Error(`a0deploy ${args[0]} failed:\n${stdout ?? ''}\n${stderr ?? ''}`);
+    }
+  };
+  let exports = 0;
+  return {
+    stack,
+    domain,
+    async exportTenant(format) {
+      const outputFolder = join(workDir, `export-${format}-${(exports += 1)}`);
+      await a0deploy(['export', '--format', format, '--output_folder', outputFolder]);
+      return format === 'yaml' ? join(outputFolder, 'tenant.yaml') : outputFolder;
+    },
+    async importTenant(input) {
+      await a0deploy(['import', '--input_file', input]);
+    },
+    stop: () => stack.stop(),
+  };
+}
+
+/** Every file of an export (a directory, or the one tenant.yaml), by path relative to it. */
+export function readExport(location: string): Map<string, string> {
+  const files = new Map<string, string>();
+  if (location.endsWith('.yaml')) {
+    files.set('tenant.yaml', readFileSync(location, 'utf8'));
+    return files;
+  }
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.set(relative(location, path), readFileSync(path, 'utf8'));
+    }
+  };
+  walk(location);
+  return files;
+}
+
+/** Writes a file of a directory export (creating its folder). */
+export function writeExportFile(root: string, path: string, content: unknown): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), `${JSON.stringify(content, null, 2)}\n`);
+}
+
+/** The resource types of an export, as the tool's YAML names them, each an array of plain records. */
+export interface TenantModel {
+  clients: Array<Record<string, unknown>>;
+  connections: Array<Record<string, unknown>>;
+  resourceServers: Array<Record<string, unknown>>;
+  clientGrants: Array<Record<string, unknown>>;
+  roles: Array<Record<string, unknown>>;
+}
+
+/** Where each type lives in the directory format. */
+const FOLDERS: Record<keyof TenantModel, string> = {
+  clients: 'clients',
+  connections: 'connections',
+  resourceServers: 'resource-servers',
+  clientGrants: 'grants',
+  roles: 'roles',
+};
+
+/** An export (directory or tenant.yaml) read as records, each type in file or document order. */
+export function readModel(location: string): TenantModel {
+  return readWithPaths(location).model;
+}
+
+function readWithPaths(location: string): { model: TenantModel; paths: Map<Record<string, unknown>, string> } {
+  const paths = new Map<Record<string, unknown>, string>();
+  if (location.endsWith('.yaml')) {
+    const document = parseYaml(readFileSync(location, 'utf8')) as Partial<TenantModel>;
+    return { model: { clients: [], connections: [], resourceServers: [], clientGrants: [], roles: [], ...document }, paths };
+  }
+  const files = [...readExport(location)].sort(([a], [b]) => a.localeCompare(b));
+  const ofType = (type: keyof TenantModel) =>
+    files
+      .filter(([path]) => dirname(path) === FOLDERS[type])
+      .map(([path, content]) => {
+        const record = JSON.parse(content) as Record<string, unknown>;
+        paths.set(record, path);
+        return record;
+      });
+  return {
+    model: { clients: ofType('clients'), connections: ofType('connections'), resourceServers: ofType('resourceServers'), clientGrants: ofType('clientGrants'), roles: ofType('roles') },
+    paths,
+  };
+}
+
+/**
+ * Edits an export as a user does: `edit` changes records in place or adds some; the directory
+ * format gets the changed files rewritten and a file per new record, YAML the whole document.
+ */
+export function editExport(location: string, edit: (model: TenantModel) => void): void {
+  const { model, paths } = readWithPaths(location);
+  const before = new Map([...paths.keys()].map((record) => [record, JSON.stringify(record)]));
+  edit(model);
+  if (location.endsWith('.yaml')) {
+    writeFileSync(location, stringifyYaml(model));
+    return;
+  }
+  for (const type of Object.keys(FOLDERS) as Array<keyof TenantModel>) {
+    for (const record of model[type]) {
+      const path = paths.get(record) ?? join(FOLDERS[type], `${String(record.name ?? `${String(record.client_id)}-${String(record.audience)}`).replace(/[^\w -]/g, '_')}.json`);
+      if (before.get(record) !== JSON.stringify(record)) writeExportFile(location, path, record);
+    }
+  }
+}

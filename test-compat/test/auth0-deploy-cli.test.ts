@@ -1,0 +1,110 @@
+import { ManagementClient, readCodeFromOutbox, requestJson } from '@smsauth/stack';
+import { randomPhone } from '../src/fixtures';
+import { editExport, launchDeployTenant, readExport, readModel, type DeployFormat, type DeployTenant, type TenantModel } from '../src/deploy-cli';
+
+// auth0-deploy-cli (pinned in package.json), run as its users run it, against a stack of its own:
+// a0deploy export, import of that export, export again; then an import of edited files.
+
+// A stack of its own to launch, and each a0deploy run is a process that pages the whole tenant.
+jest.setTimeout(240_000);
+
+let tenant: DeployTenant;
+let admin: ManagementClient;
+
+beforeAll(async () => {
+  tenant = await launchDeployTenant();
+  admin = new ManagementClient(tenant.stack.urls.authUrl, tenant.stack.adminClientId, tenant.stack.adminClientSecret);
+  // A role of the tenant's own, without permissions yet: the edited files give it one.
+  await admin.call('POST', '/roles', { name: 'Dispatcher', description: 'Books airport transfers' });
+});
+afterAll(() => tenant?.stop());
+
+const byName = (records: Array<Record<string, unknown>>, name: string) => {
+  const found = records.find((r) => r.name === name);
+  if (!found) throw new Error(`no record named ${name} in the export`);
+  return found;
+};
+
+/** What a user changes in the exported files: the SMS template, two new applications (one signs in by SMS, one gets a grant), a role's permissions. */
+function changesFor(format: DeployFormat, apiAudience: string) {
+  const fieldApp = { name: `Field App ${format}`, app_type: 'native', description: `Signs drivers in (${format})`, grant_types: ['http://auth0.com/oauth/grant-type/passwordless/otp'] };
+  const reportingApp = { name: `Reporting ${format}`, app_type: 'non_interactive', description: 'Nightly airport report' };
+  const grant = { client_id: reportingApp.name, audience: apiAudience, scope: ['read:airports'] };
+  const template = `Your ${format} code for @@application.name@@ is @@password@@`;
+  const permission = { resource_server_identifier: apiAudience, permission_name: 'read:airports' };
+  const apply = (model: TenantModel): void => {
+    const sms = byName(model.connections, 'sms');
+    sms.options = { ...(sms.options as object), template };
+    sms.enabled_clients = [...(sms.enabled_clients as string[]), fieldApp.name];
+    model.clients.push({ ...fieldApp }, { ...reportingApp });
+    model.clientGrants.push({ ...grant });
+    byName(model.roles, 'Dispatcher').permissions = [{ ...permission }];
+  };
+  return { fieldApp, reportingApp, grant, template, apply };
+}
+
+/**
+ * Lists that are sets put in one order: records by name (grants by client and API), a
+ * connection's enabled clients. The tool writes new records where it likes (tenant.yaml) and
+ * the edited files appended them.
+ */
+function inOneOrder(model: TenantModel): TenantModel {
+  const keyOf = (r: Record<string, unknown>) => String(r.name ?? `${String(r.client_id)} ${String(r.audience)}`);
+  const sorted = (records: Array<Record<string, unknown>>) => [...records].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+  return {
+    clients: sorted(model.clients),
+    connections: sorted(model.connections).map((c) => ({ ...c, enabled_clients: [...(c.enabled_clients as string[])].sort() })),
+    resourceServers: sorted(model.resourceServers),
+    clientGrants: sorted(model.clientGrants),
+    roles: sorted(model.roles),
+  };
+}
+
+describe.each<DeployFormat>(['directory', 'yaml'])('auth0-deploy-cli, %s format', (format) => {
+  it('imports its own export without a change: a second export equals the first, file for file', async () => {
+    const first = await tenant.exportTenant(format);
+    await tenant.importTenant(first);
+    const second = await tenant.exportTenant(format);
+    expect(readExport(second)).toEqual(readExport(first));
+    // The gateway secret is write-only: never exported (so never sent back), and still in force (below).
+    const options = byName(readModel(first).connections, 'sms').options as { gateway_authentication: Record<string, unknown> };
+    expect(options.gateway_authentication).toMatchObject({ method: 'bearer', subject: expect.any(String) });
+    expect(options.gateway_authentication).not.toHaveProperty('secret');
+  });
+
+  it('lands edited files (a template, applications, a grant, role permissions) and nothing else moves; the connection still delivers', async () => {
+    const exported = await tenant.exportTenant(format);
+    const changes = changesFor(format, tenant.stack.apiAudience);
+    editExport(exported, changes.apply);
+    await tenant.importTenant(exported);
+
+    const after = readModel(await tenant.exportTenant(format));
+    const expected = readModel(exported);
+    // New clients come back with the settings identity gives a new client besides what the file said.
+    for (const app of [changes.fieldApp, changes.reportingApp]) {
+      expect(byName(after.clients, app.name)).toMatchObject(app);
+      const fromFile = byName(expected.clients, app.name);
+      Object.assign(fromFile, byName(after.clients, app.name));
+    }
+    expect(inOneOrder(after)).toEqual(inOneOrder(expected));
+
+    // Through the management API too: the grant and the permission are in force.
+    const reporting = (await admin.listClients()).find((c) => c.name === changes.reportingApp.name)!;
+    expect((await admin.listClientGrants()).filter((g) => g.client_id === reporting.client_id)).toEqual([
+      expect.objectContaining({ audience: changes.grant.audience, scope: changes.grant.scope }),
+    ]);
+
+    // The Field App signs in by SMS: the edited template, delivered through the gateway with the secret the import left in place.
+    const fieldApp = (await admin.listClients()).find((c) => c.name === changes.fieldApp.name)!;
+    const phone = randomPhone();
+    const sentAfter = new Date(Date.now() - 1000);
+    const start = await requestJson(`${tenant.stack.urls.authUrl}/passwordless/start`, {
+      method: 'POST',
+      json: { client_id: fieldApp.client_id, connection: 'sms', phone_number: phone, send: 'code' },
+    });
+    expect(start.status).toBe(200);
+    const code = await readCodeFromOutbox(tenant.stack.urls.gatewayUrl, phone, { notBefore: sentAfter });
+    const outbox = await requestJson(`${tenant.stack.urls.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`);
+    expect((outbox.body as Array<{ body: string }>).map((m) => m.body)).toContain(`Your ${format} code for ${changes.fieldApp.name} is ${code}`);
+  });
+});
