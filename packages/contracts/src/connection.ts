@@ -262,7 +262,7 @@ export const MAX_CONNECTION_CLIENTS_CHANGES = 50;
  * (`status: false`) each named client on the connection; clients not named keep their state.
  */
 export const ConnectionClientsUpdateSchema = z
-  .array(z.strictObject({ client_id: z.string().min(1).max(64), status: z.boolean() }))
+  .array(z.strictObject({ client_id: z.string().min(1).max(64).describe('A client of this tenant (else 400 naming the entry).'), status: z.boolean() }))
   .min(1)
   .max(MAX_CONNECTION_CLIENTS_CHANGES);
 export type ConnectionClientsUpdate = z.infer<typeof ConnectionClientsUpdateSchema>;

@@ -14,9 +14,10 @@ const roleFields = {
 export const RoleCreateSchema = z.strictObject({
   name: roleFields.name,
   description: roleFields.description.optional(),
-  built_in: roleFields.built_in
+  built_in: z
+    .literal(false)
     .optional()
-    .describe('Read-only: `false` (what GET shows of a role created here) is accepted, so that a tool may send back an exported role; `true` is a 400 (only the service creates built-in roles).'),
+    .describe('Read-only: `false` (what GET shows of a role created here) is accepted, so that a tool may send back an exported role; only the service creates built-in roles.'),
 });
 export type RoleCreate = z.infer<typeof RoleCreateSchema>;
 

@@ -29,7 +29,7 @@ export type UserImportRecord = z.infer<typeof UserImportRecordSchema>;
 
 /** `POST /api/v2/jobs/users-imports` (multipart/form-data): the form fields besides the `users` file. */
 export const UserImportFormSchema = z.strictObject({
-  connection_id: z.string().min(1).max(128),
+  connection_id: z.string().min(1).max(128).describe('The SMS connection the users are imported into: one of this tenant\'s (else 400 naming it).'),
   /** Form fields are text: `true` / `false`. */
   upsert: z.enum(['true', 'false']).default('false'),
   external_id: z.string().min(1).max(255).optional(),
@@ -50,7 +50,7 @@ export type UserExportField = z.infer<typeof UserExportFieldSchema>;
 /** `POST /api/v2/jobs/users-exports`. */
 export const UserExportCreateSchema = z.strictObject({
   /** All users of the tenant when absent. */
-  connection_id: z.string().min(1).max(128).optional(),
+  connection_id: z.string().min(1).max(128).optional().describe('A connection of this tenant (else 400 naming it); all users of the tenant when absent.'),
   /** `json` is NDJSON: one user object per line. */
   format: z.enum(['json', 'csv']).default('json'),
   /** At most this many users; all when absent. */

@@ -18,6 +18,7 @@ const SKIP: Record<string, string> = {
   'DELETE /api/v2/clients/{id}': 'deleting the admin or the login client would end the run early',
   'DELETE /api/v2/connections/{id}': 'deleting the login connection would end the run early',
   'DELETE /api/v2/resource-servers/{id}': 'deleting the fuzz API would end the run early',
+  'POST /api/v2/jobs/users-imports': 'a multipart/form-data upload, which the fuzzer does not generate; test/jobs/user-imports.test.ts covers its refusals',
 };
 
 /**
@@ -31,7 +32,7 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
     reason: 'state: the pages and posts of a transaction need one opened by GET /authorize in this browser (its cookie and CSRF token)',
   },
   {
-    operation: 'GET /authorize',
+    operation: /^(GET|POST) \/authorize$/,
     answer: /Unknown application|Callback URL mismatch|Origin not allowed/,
     reason: 'state: the client must exist and the redirect_uri be one of its callbacks (or web origins), as the parameters\' descriptions say',
   },
@@ -57,7 +58,7 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
   { operation: /logs$/, answer: /"q: /, reason: 'the Lucene query syntax, stated in the parameter description' },
   { operation: /logs$/, answer: /page: search reaches the first \d+ logs/, reason: 'a rule across parameters (page × per_page within the search window), stated in the description' },
   {
-    operation: /^GET \/api\/v2\/(logs|users\/\{id\}\/logs|clients|connections|resource-servers|client-grants|users)$/,
+    operation: /^GET \/api\/v2\/(logs|users\/\{id\}\/logs|clients|connections|connections\/\{id\}\/clients|resource-servers|client-grants|users)$/,
     answer: /(from|take): (is not a checkpoint|no log with this id|cannot be combined)/,
     reason: 'state (a checkpoint this API issued) or a rule across parameters (from/take vs page/per_page)',
   },
@@ -80,6 +81,21 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
     operation: /^GET \/api\/v2\/stats\//,
     answer: /is not a calendar date|(from|to): .*(after|before|at most|days|earlier|later)/,
     reason: 'the calendar (the pattern cannot refuse February 30) and rules across from/to (order, at most 31 days by hour or 366 by day), stated in the description',
+  },
+  {
+    operation: 'PATCH /api/v2/connections/{id}/clients',
+    answer: /\d+\.client_id: no client with id/,
+    reason: 'state: the clients named must exist, as the field description says',
+  },
+  {
+    operation: 'PATCH /api/v2/roles/{id}',
+    answer: /built_in: is read-only/,
+    reason: "state: built_in is accepted only as the role's current value, as the field description says",
+  },
+  {
+    operation: 'POST /api/v2/jobs/users-exports',
+    answer: /connection_id: no connection with id/,
+    reason: 'state: the connection must exist, as the field description says',
   },
   {
     operation: /^(POST|PATCH) \/api\/v2\/resource-servers/,

@@ -122,7 +122,7 @@ describeOnEachDatabase('tenant log events', (database) => {
     const lateCode = await sendCode(late);
     h.clock.advance(301);
     mark = await logMark(h);
-    expect((await h.otp(setup, late, lateCode)).status).toBe(403);
+    expect((await h.otp(setup, late, lateCode)).status).toBe(400);
     expect(await mark.types()).toEqual(['sms_code_expired']);
   });
 
@@ -131,12 +131,12 @@ describeOnEachDatabase('tenant log events', (database) => {
     const code = await sendCode(who);
     const wrong = code === '000000' ? '111111' : '000000';
     let mark = await logMark(h);
-    for (let i = 0; i < 3; i += 1) expect((await h.otp(setup, who, wrong)).status).toBe(403);
+    for (let i = 0; i < 3; i += 1) expect((await h.otp(setup, who, wrong)).status).toBe(400);
     expect(await mark.types()).toEqual(['fp', 'fp', 'fp']);
 
     // The 4th failure (threshold 4) exhausts the code and blocks the IP, in one transaction.
     mark = await logMark(h);
-    expect((await h.otp(setup, who, code)).status).toBe(403);
+    expect((await h.otp(setup, who, code)).status).toBe(400);
     const blocked = await mark.records();
     expect(blocked.map((r) => r.type)).toEqual(['sms_code_exhausted', 'limit_wc']);
     expect(blocked[1]).toMatchObject({ ip: who.ip, phone_number: maskPhoneNumber(who.phone), details: { via: 'otp', threshold: 4 } });
@@ -207,7 +207,7 @@ describeOnEachDatabase('tenant log events', (database) => {
     expect(records[0]!.user_id).toMatch(/^sms\|/);
 
     mark = await logMark(h);
-    expect((await refresh(login.refresh_token)).status).toBe(403);
+    expect((await refresh(login.refresh_token)).status).toBe(400);
     expect(await mark.types()).toEqual(['ferrt']);
   });
 
