@@ -7,8 +7,8 @@ const path = require('node:path');
 // jose (under jwks-rsa) ships ES modules only; PGlite's .cjs build loads Node built-ins with
 // dynamic import(), which the VM rejects without --experimental-vm-modules. openid-client and
 // oauth4webapi (under @auth0/auth0-auth-js, used by test-compat) are ES modules only too, and
-// so is json-schema-faker (the OpenAPI fuzz suites' sampler).
-const TRANSFORMED_DEPENDENCIES = ['jose', '@electric-sql/pglite', 'openid-client', 'oauth4webapi', 'json-schema-faker'];
+// so is json-schema-faker (the OpenAPI fuzz suites' sampler), and Auth.js (@auth/core, @auth/express).
+const TRANSFORMED_DEPENDENCIES = ['jose', '@electric-sql/pglite', 'openid-client', 'oauth4webapi', 'json-schema-faker', '@auth/core', '@auth/express'];
 const pnpmDir = (name) => name.replace('/', '\\+');
 const transformIgnorePatterns = [
   `/node_modules/(?!(\\.pnpm/(${TRANSFORMED_DEPENDENCIES.map(pnpmDir).join('|')})@[^/]+/node_modules/)?(${TRANSFORMED_DEPENDENCIES.join('|')})/)`,

@@ -31,8 +31,8 @@ export function smsConnectionOptions(template = 'Your code is @@password@@') {
   };
 }
 
-/** A user's sign-in as an app does it with auth-js: the SMS, the code from it, the OTP grant. */
-export async function signInWithAuthJs(phone: string, scope = 'openid offline_access') {
+/** A user's sign-in as an app does it with auth-js: the SMS, the code from it, the OTP grant (`phone` releases the phone claims). */
+export async function signInWithAuthJs(phone: string, scope = 'openid phone offline_access') {
   const auth = authJsClient();
   const sentAfter = since();
   await auth.passwordless.sendSms({ phoneNumber: phone });

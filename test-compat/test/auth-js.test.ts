@@ -11,7 +11,7 @@ async function signIn(phone: string) {
   const sentAfter = since();
   await auth.passwordless.sendSms({ phoneNumber: phone });
   const code = await codeSentTo(phone, sentAfter);
-  return auth.getTokenByPasswordlessSms({ phoneNumber: phone, code, scope: 'openid offline_access', audience: compat.apiAudience });
+  return auth.getTokenByPasswordlessSms({ phoneNumber: phone, code, scope: 'openid profile phone offline_access', audience: compat.apiAudience });
 }
 
 describe('@auth0/auth0-auth-js AuthClient', () => {
@@ -20,14 +20,14 @@ describe('@auth0/auth0-auth-js AuthClient', () => {
     const tokens = await signIn(phone);
     expect(tokens).toMatchObject({ accessToken: expect.any(String), idToken: expect.any(String), refreshToken: expect.any(String) });
     // The ID token was validated by openid-client (issuer, audience, signature); its claims:
-    expect(tokens.claims).toMatchObject({ iss: compat.issuer, aud: compat.app.clientId, phone_number: phone });
+    expect(tokens.claims).toMatchObject({ iss: compat.issuer, aud: compat.app.clientId, name: phone, nickname: phone, phone_number: phone, updated_at: expect.any(Number) });
   });
 
   it('reads the profile of the signed-in user from /userinfo', async () => {
     const phone = randomPhone();
     const tokens = await signIn(phone);
     const profile = await auth.getUserInfo({ accessToken: tokens.accessToken });
-    expect(profile).toMatchObject({ sub: tokens.claims!.sub, phone_number: phone });
+    expect(profile).toMatchObject({ sub: tokens.claims!.sub, name: phone, nickname: phone, phone_number: phone, phone_number_verified: true });
   });
 
   it('refreshes the tokens with the refresh token', async () => {

@@ -9,7 +9,7 @@ const jwks = createRemoteJWKSet(new URL(`https://${compat.domain}/.well-known/jw
 describe('jose createRemoteJWKSet + jwtVerify', () => {
   it('verifies the ID token of an SMS sign-in', async () => {
     const phone = randomPhone();
-    const tokens = await signInWithAuthJs(phone, 'openid');
+    const tokens = await signInWithAuthJs(phone, 'openid phone');
     const { payload, protectedHeader } = await jwtVerify(tokens.idToken!, jwks, { issuer: compat.issuer, audience: compat.app.clientId, algorithms: ['RS256'] });
     expect(protectedHeader.kid).toEqual(expect.any(String));
     expect(payload).toMatchObject({ phone_number: phone, sub: expect.any(String) });

@@ -42,7 +42,7 @@ describe('private_key_jwt client authentication', () => {
     const phone = randomPhone();
     const sentAfter = since();
     await auth.passwordless.sendSms({ phoneNumber: phone });
-    const tokens = await auth.getTokenByPasswordlessSms({ phoneNumber: phone, code: await codeSentTo(phone, sentAfter), scope: 'openid' });
+    const tokens = await auth.getTokenByPasswordlessSms({ phoneNumber: phone, code: await codeSentTo(phone, sentAfter), scope: 'openid phone' });
     expect(tokens.claims).toMatchObject({ aud: clientId, phone_number: phone });
   });
 

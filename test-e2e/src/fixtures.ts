@@ -91,7 +91,8 @@ export function exchangeAtRo(setup: LoginSetup, phoneNumber: string, code: strin
       grant_type: 'password',
       username: phoneNumber,
       password: code,
-      scope: 'openid',
+      // `phone` releases phone_number(_verified) in the ID token (docs/identity.md, "Claims by scope").
+      scope: 'openid phone',
       device: 'e2e',
     },
   });

@@ -385,6 +385,10 @@ export const UserRecordSchema = z.object({
   user_id: z.string(),
   phone_number: z.string(),
   phone_verified: z.boolean(),
+  /** The phone number, as the reference product names SMS users (no `picture`: docs/identity.md). */
+  name: z.string(),
+  /** The phone number. */
+  nickname: z.string(),
   identities: z.array(UserIdentitySchema),
   created_at: z.string(),
   updated_at: z.string(),

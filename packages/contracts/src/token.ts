@@ -151,10 +151,19 @@ export const OAuthTokenResponseSchema = z.object({
 });
 export type OAuthTokenResponse = z.infer<typeof OAuthTokenResponseSchema>;
 
+/** The claims the access token's scopes release: `profile` (name, nickname, updated_at), `phone`. */
 export const UserInfoResponseSchema = z.object({
   sub: z.string(),
-  phone_number: z.string(),
-  phone_number_verified: z.boolean(),
+  /** `profile`: the phone number, the only name an SMS user has. */
+  name: z.string().optional(),
+  /** `profile`: the phone number. */
+  nickname: z.string().optional(),
+  /** `profile`: seconds since the epoch. */
+  updated_at: z.int().nonnegative().optional(),
+  /** `phone`. */
+  phone_number: z.string().optional(),
+  /** `phone`. */
+  phone_number_verified: z.boolean().optional(),
 });
 export type UserInfoResponse = z.infer<typeof UserInfoResponseSchema>;
 
@@ -168,8 +177,13 @@ export const IdTokenClaimsSchema = z.object({
   aud: z.string(),
   iat: NumericDateSchema,
   exp: NumericDateSchema,
-  phone_number: z.string(),
-  phone_number_verified: z.boolean(),
+  /** `profile` (docs/identity.md, "Claims by scope"): the number, the only name an SMS user has. */
+  name: z.string().optional(),
+  nickname: z.string().optional(),
+  updated_at: NumericDateSchema.optional(),
+  /** `phone`. */
+  phone_number: z.string().optional(),
+  phone_number_verified: z.boolean().optional(),
   nonce: z.string().optional(),
   /** When the user proved the number (the login session's start). */
   auth_time: NumericDateSchema.optional(),

@@ -39,7 +39,7 @@ describe('identity app', () => {
     expect(res.body.grant_types_supported).toContain('client_credentials');
     expect(res.body.response_types_supported).toEqual(expect.any(Array));
     expect(res.body.scopes_supported).toContain('openid');
-    expect(res.body.claims_supported).toEqual(expect.arrayContaining(['sub', 'iss', 'aud', 'phone_number', 'phone_number_verified']));
+    expect(res.body.claims_supported).toEqual(expect.arrayContaining(['sub', 'iss', 'aud', 'name', 'nickname', 'updated_at', 'phone_number', 'phone_number_verified']));
   });
 
   it('lets the bootstrap admin reach the management API', async () => {

@@ -70,7 +70,7 @@ export function wellKnownOperations(deps: WellKnownDependencies): Operation[] {
           token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
           revocation_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
           scopes_supported: [...USER_SCOPES],
-          claims_supported: ['aud', 'auth_time', 'exp', 'iat', 'iss', 'sub', 'sid', 'azp', 'nonce', 'phone_number', 'phone_number_verified'],
+          claims_supported: ['aud', 'auth_time', 'exp', 'iat', 'iss', 'sub', 'sid', 'azp', 'nonce', 'name', 'nickname', 'updated_at', 'phone_number', 'phone_number_verified'],
         };
       },
     }),

@@ -21,7 +21,7 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
   afterAll(() => h.close());
 
   describe('POST /oauth/ro', () => {
-    it('exchanges the code for an RS256 id_token and an opaque access token (spec 2.6)', async () => {
+    it('exchanges the code for an RS256 id_token (for `openid` alone: no profile or phone claims) and an opaque access token (spec 2.6)', async () => {
       const who = h.caller();
       const code = await h.sendCode(setup, who, { scope: 'openid', state: 's1', nonce: 'nonce-123' });
       const res = await h.ro(setup, who, code, { device: 'phone' });
@@ -41,8 +41,6 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
         aud: setup.clientId,
         iat: iat(),
         exp: iat() + 36_000,
-        phone_number: who.phone,
-        phone_number_verified: true,
         nonce: 'nonce-123',
       });
     });
@@ -160,6 +158,8 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
         user_id: expect.stringMatching(/^sms\|[0-9a-f]{24}$/),
         phone_number: who.phone,
         phone_verified: true,
+        name: who.phone,
+        nickname: who.phone,
         identities: [{ provider: 'sms', connection: setup.connection, user_id: user.user_id.slice(4), isSocial: false }],
         created_at: firstLogin,
         updated_at: firstLogin,
@@ -204,7 +204,8 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
         exp: iat() + 7200,
       });
       const id = await h.verifyWithJwks(body.id_token!, setup.clientId);
-      expect(id.claims).toMatchObject({ sub: user!.user_id, phone_number: who.phone, phone_number_verified: true, nonce: 'otp-nonce' });
+      expect(id.claims).toMatchObject({ sub: user!.user_id, nonce: 'otp-nonce' });
+      expect(id.claims).not.toHaveProperty('phone_number');
     });
 
     it("uses the client's default_audience when no audience is sent", async () => {
@@ -327,7 +328,9 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       const access = await h.verifyWithJwks(body.access_token, API);
       expect(access.claims.iat).toBe(iat());
       const id = await h.verifyWithJwks(body.id_token!, setup.clientId);
-      expect(id.claims.phone_number).toBe(who.phone);
+      // `openid offline_access`: the same user, and no `phone` scope, so no phone claims.
+      expect(id.claims.sub).toBe((await h.identity.store.users.findByPhone(setup.connectionId, who.phone))!.user_id);
+      expect(id.claims).not.toHaveProperty('phone_number');
       expect((await refresh(body.refresh_token!)).status).toBe(200);
     });
 
@@ -371,9 +374,9 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
       return token === undefined ? req : req.set('authorization', `Bearer ${token}`);
     };
 
-    it('answers for an opaque access token from /oauth/ro', async () => {
+    it('answers for an opaque access token from /oauth/ro with the claims of its `phone` scope', async () => {
       const who = h.caller();
-      const login = await h.ro(setup, who, await h.sendCode(setup, who));
+      const login = await h.ro(setup, who, await h.sendCode(setup, who), { scope: 'openid phone' });
       const res = await userinfo(login.body.access_token);
       expect(res.status).toBe(200);
       const user = await h.identity.store.users.findByPhone(setup.connectionId, who.phone);
@@ -382,7 +385,7 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
 
     it('answers for a JWT access token issued for an API', async () => {
       const who = h.caller();
-      const login = await h.otp(setup, who, await h.sendCode(setup, who), { audience: API });
+      const login = await h.otp(setup, who, await h.sendCode(setup, who), { audience: API, scope: 'openid phone' });
       const res = await userinfo(login.body.access_token);
       expect(res.status).toBe(200);
       expect(res.body.phone_number).toBe(who.phone);
@@ -390,7 +393,7 @@ describeOnEachDatabase('passwordless login: /oauth/ro, the OTP grant, refresh to
 
     it('answers for a token given as ?access_token= (RFC 6750 §2.3, as passport-auth0 sends it), and refuses an unknown one so', async () => {
       const who = h.caller();
-      const login = await h.otp(setup, who, await h.sendCode(setup, who), { audience: API });
+      const login = await h.otp(setup, who, await h.sendCode(setup, who), { audience: API, scope: 'openid phone' });
       const res = await h.http().get('/userinfo').query({ access_token: login.body.access_token });
       expect(res.status).toBe(200);
       expect(res.body.phone_number).toBe(who.phone);

@@ -8,6 +8,8 @@ export function toUserRecord(user: StoredUser): UserRecord {
     user_id: user.user_id,
     phone_number: user.phone_number,
     phone_verified: user.phone_verified,
+    name: user.phone_number,
+    nickname: user.phone_number,
     identities: [
       { provider: 'sms', connection: user.connection_name, user_id: user.user_id.replace(/^sms\|/, ''), isSocial: false },
     ],

@@ -3,6 +3,7 @@ import { DEFAULT_REFRESH_TOKEN_SETTINGS, ErrorCodes, type RefreshTokenSettings }
 import { HttpError, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAccessToken, StoredClient, StoredResourceServer, StoredUser } from '../../store';
 import { newId } from '../ids';
+import { profileClaims } from './profile-claims';
 import type { TokenSigner } from '../tokens/signer';
 
 /** ID tokens live 10 hours (the reference product's default). */
@@ -198,8 +199,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
         {
           sub: user.user_id,
           aud: client.client_id,
-          phone_number: user.phone_number,
-          phone_number_verified: user.phone_verified,
+          ...profileClaims(user, scopes),
           ...(request.nonce ? { nonce: request.nonce } : {}),
           ...(request.accessTokenHash ? { at_hash: accessTokenHash(accessToken) } : {}),
           ...(request.session ? { auth_time: Math.floor(request.session.authenticatedAt.getTime() / 1000), sid: request.session.id } : {}),

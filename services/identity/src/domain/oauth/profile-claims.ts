@@ -1,0 +1,26 @@
+import type { StoredUser } from '../../store';
+
+/**
+ * The OIDC claims about a user that a token's scopes release (OIDC Core §5.4), as the reference
+ * product gives them for SMS users: `profile` releases `name` and `nickname` (both the number, the
+ * only name an SMS user has) and `updated_at` (seconds); `phone` releases `phone_number` and
+ * `phone_number_verified`; `openid` alone releases only `sub`. `picture` is deliberately absent:
+ * the reference product points it at an avatar on its own CDN, and this service serves none
+ * (docs/identity.md, "Claims by scope").
+ */
+export interface ProfileClaims {
+  name?: string;
+  nickname?: string;
+  updated_at?: number;
+  phone_number?: string;
+  phone_number_verified?: boolean;
+}
+
+export function profileClaims(user: StoredUser, scopes: readonly string[]): ProfileClaims {
+  return {
+    ...(scopes.includes('profile')
+      ? { name: user.phone_number, nickname: user.phone_number, updated_at: Math.floor(user.updated_at.getTime() / 1000) }
+      : {}),
+    ...(scopes.includes('phone') ? { phone_number: user.phone_number, phone_number_verified: user.phone_verified } : {}),
+  };
+}
