@@ -16,7 +16,7 @@ describe('OpenID Connect conformance details', () => {
     setup = await h.loginSetup();
     const who = h.caller();
     phone = who.phone;
-    accessToken = (await h.ro(setup, who, await h.sendCode(setup, who))).body.access_token;
+    accessToken = (await h.ro(setup, who, await h.sendCode(setup, who), { scope: 'openid phone' })).body.access_token;
   });
   afterAll(() => h.close());
 

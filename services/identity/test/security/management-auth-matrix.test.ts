@@ -5,6 +5,7 @@ import {
   ClientCredentialRecordSchema,
   ClientGrantRecordSchema,
   ClientRecordSchema,
+  ConnectionClientsPageSchema,
   ConnectionRecordSchema,
   ErrorCodes,
   JobRecordErrorSchema,
@@ -238,6 +239,16 @@ describe('management API auth matrix', () => {
       schema: SmsTemplateTestResponseSchema,
     }),
     'DELETE /connections/:id': async () => ({ url: `/connections/${(await createConnection()).id}`, status: 204 }),
+    'GET /connections/:id/clients': async () => ({
+      url: `/connections/${(await createConnection([(await createClient('spa')).client_id])).id}/clients`,
+      status: 200,
+      schema: ConnectionClientsPageSchema,
+    }),
+    'PATCH /connections/:id/clients': async () => ({
+      url: `/connections/${(await createConnection()).id}/clients`,
+      body: [{ client_id: (await createClient('spa')).client_id, status: true }],
+      status: 204,
+    }),
     'GET /connections/:id/sms-fraud-blocks': async () => ({
       url: `/connections/${(await createConnection()).id}/sms-fraud-blocks`,
       status: 200,
