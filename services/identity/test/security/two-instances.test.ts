@@ -132,7 +132,7 @@ describeWithPostgres('two identity instances on one PostgreSQL', (databaseUrl) =
     it('exchanges a code issued on A on B, for tokens that verify with the keys A publishes', async () => {
       const who = caller();
       const code = await sendCodeVia(a, who);
-      const res = await b.ro(setup, who, code);
+      const res = await b.ro(setup, who, code, { scope: 'openid phone' });
       expect(res.status).toBe(200);
       const tokens = RoTokenResponseSchema.parse(res.body);
       const { claims } = await a.verifyWithJwks(tokens.id_token!, setup.clientId);
