@@ -61,6 +61,17 @@ export class Api {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
+  /** A multipart/form-data POST (a file upload): the browser sets the content type and its boundary. */
+  async upload<T>(path: string, form: FormData): Promise<T> {
+    const response = await fetch(this.url(path), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await this.accessToken()}`, accept: 'application/json' },
+      body: form,
+    });
+    if (!response.ok) throw await apiErrorOf(response);
+    return (await response.json()) as T;
+  }
+
   get<T>(path: string, query?: Query): Promise<T> {
     return this.request<T>('GET', path, { query });
   }

@@ -9,6 +9,7 @@ import { Keys } from './screens/keys';
 import { Logs } from './screens/logs';
 import { LogStreams } from './screens/log-streams';
 import { Overview } from './screens/overview';
+import { UserJobs } from './screens/user-jobs';
 import { Users } from './screens/users';
 
 interface Screen {
@@ -28,6 +29,7 @@ export const SCREENS: Screen[] = [
   { path: 'keys', label: 'Signing keys', needs: ['read:signing_keys'], render: () => <Keys /> },
   { path: 'log-streams', label: 'Log streams', needs: ['read:log_streams'], render: () => <LogStreams /> },
   { path: 'logs', label: 'Logs', needs: ['read:logs'], render: () => <Logs /> },
+  { path: 'jobs', label: 'Import and export users', needs: ['create:users', 'read:users'], render: (r) => <UserJobs route={r} /> },
 ];
 
 export function App({ context, signOut }: { context: ConsoleContext; signOut: () => void }) {

@@ -15,9 +15,9 @@ describeOnEachDatabase('authorization code flow with PKCE', (database) => {
   let spa: LoginSetup;
 
   beforeAll(async () => {
-    // The log-stream worker polls hourly here, not every second: the statement count below must
-    // not catch its poll on a loaded machine.
-    h = await FlowHarness.start({ TRUST_PROXY: 'true', LOG_STREAM_POLL_MS: '3600000' }, { database });
+    // The background workers (log streams, user jobs, the stats rollup) poll hourly here, not every
+    // second or two: the statement counts below must not catch a poll on a loaded machine.
+    h = await FlowHarness.start({ TRUST_PROXY: 'true', LOG_STREAM_POLL_MS: '3600000', USER_JOB_POLL_MS: '3600000', STATS_ROLLUP_INTERVAL_MS: '3600000' }, { database });
     spa = await h.loginSetup({}, { name: 'Code App', app_type: 'spa', callbacks: [CALLBACK], web_origins: [WEB_ORIGIN] });
     await h.createApi({ name: 'Flights', identifier: API, scopes: [{ value: 'read:flights', description: 'Read flights' }] });
   });

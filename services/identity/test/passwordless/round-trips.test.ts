@@ -12,10 +12,10 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
   let statements: jest.SpyInstance;
 
   beforeAll(async () => {
-    // The log-stream worker polls the database every LOG_STREAM_POLL_MS (1 s): a request slower
-    // than that on a loaded machine counted the worker's poll as its own statement. It polls once
-    // at start, before the spy, and then not again during these tests.
-    h = await FlowHarness.start({ TRUST_PROXY: 'true', LOG_STREAM_POLL_MS: '3600000' }, { database });
+    // The background workers poll the database (log streams every 1 s, user jobs every 2 s, the
+    // stats rollup every minute): a request slower than that on a loaded machine counted a poll as
+    // its own statement. Here they poll hourly: not during these tests.
+    h = await FlowHarness.start({ TRUST_PROXY: 'true', LOG_STREAM_POLL_MS: '3600000', USER_JOB_POLL_MS: '3600000', STATS_ROLLUP_INTERVAL_MS: '3600000' }, { database });
     setup = await h.loginSetup({
       gateway_authentication: { method: 'bearer', subject: 'identity', audience: 'sms-gateway', secret: 'gateway-secret-for-round-trips' },
     });
