@@ -85,6 +85,15 @@ else
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$dns_package" >/dev/null
   fi
+  # netavark sets up a bridge's NAT and port forwards with iptables; without it every container
+  # start fails with "netavark: No such file or directory (os error 2)" (Debian's netavark only
+  # recommends iptables, and a machine without it was seen here).
+  if [ "$backend" = netavark ] && ! command -v iptables >/dev/null; then
+    [ "$(id -u)" = 0 ] || fail "podman's netavark network needs iptables: install it (apt-get install iptables) or run as root"
+    echo "installing iptables (netavark's firewall driver)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iptables >/dev/null
+  fi
   compose=(podman-compose -p "$project" -f deploy/compose.yaml -f deploy/podman/compose.podman.yaml -f deploy/compose.e2e.yaml)
 fi
 echo "engine: $engine ($("$engine" --version))"
