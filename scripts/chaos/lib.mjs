@@ -1,7 +1,9 @@
 // What the chaos scenarios share: the recording servers outside the system, HTTP calls that
 // report transport failures as status 0, a patient client's retries, the balancer's config, and
 // the checks on what was sent against what was recorded.
+import { cpSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -144,4 +146,21 @@ export function smsAgainstRecords(sms, codeSent) {
 export function percentile(list, p) {
   const sorted = list.map((l) => l.ms).sort((a, b) => a - b);
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0;
+}
+
+/** After a run: stops what it started (`extra` newest first, then `owned`), keeping every log and config in `resultsDir/logs`. */
+export async function cleanUpRun({ extra, owned, dir, resultsDir }) {
+  for (const stop of extra.reverse()) await Promise.resolve(stop()).catch(() => undefined);
+  cpSync(dir, join(resultsDir, 'logs'), { recursive: true, filter: (src) => src === dir || src.endsWith('.log') || src.endsWith('.cfg') });
+  await owned.stop().catch(() => undefined);
+}
+
+/** Prints where the results are and what failed; exits 1 when anything did. */
+export function reportRun(name, resultsDir, failures) {
+  console.log(`\nlogs and figures: ${resultsDir}`);
+  if (failures.length) {
+    console.error(`\n${name}: FAILED\n - ${failures.join('\n - ')}`);
+    process.exit(1);
+  }
+  console.log(`\n${name}: every check held`);
 }

@@ -7,11 +7,11 @@
 // 127.0.0.1:6379) and haproxy on PATH. CHAOS_SECONDS sets the load's length (default 60).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createBenchDatabase, ownedResources, repoRoot, requireFrom, secret, stack, startProcess, workDir } from '../../bench/lib/services.mjs';
-import { call, haproxyConfig, percentile, recorder, recordingProvider, sleep, smsAgainstRecords, smsLogin } from './lib.mjs';
+import { call, cleanUpRun, haproxyConfig, percentile, recorder, recordingProvider, sleep, smsAgainstRecords, smsLogin, reportRun } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTcpProxy } = require(join(repoRoot, 'packages', 'test-support', 'dist', 'index.js'));
@@ -344,13 +344,6 @@ try {
 } catch (err) {
   failures.push(`the run failed: ${err?.stack ?? err}`);
 } finally {
-  for (const stop of extra.reverse()) await Promise.resolve(stop()).catch(() => undefined);
-  cpSync(dir, join(resultsDir, 'logs'), { recursive: true, filter: (src) => src === dir || src.endsWith('.log') || src.endsWith('.cfg') });
-  await owned.stop().catch(() => undefined);
+  await cleanUpRun({ extra, owned, dir, resultsDir });
 }
-console.log(`\nlogs and figures: ${resultsDir}`);
-if (failures.length) {
-  console.error(`\nchaos: FAILED\n - ${failures.join('\n - ')}`);
-  process.exit(1);
-}
-console.log('\nchaos: every check held');
+reportRun('chaos', resultsDir, failures);

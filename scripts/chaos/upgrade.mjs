@@ -9,10 +9,10 @@
 // Needs `pnpm build`, PostgreSQL (TEST_DATABASE_URL), Redis and haproxy, like run.mjs.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBenchDatabase, ownedResources, repoRoot, requireFrom, secret, stack, startProcess, workDir } from '../../bench/lib/services.mjs';
-import { call, haproxyConfig, percentile, recordingProvider, sleep, smsAgainstRecords, smsLogin } from './lib.mjs';
+import { call, cleanUpRun, haproxyConfig, percentile, recordingProvider, sleep, smsAgainstRecords, smsLogin, reportRun } from './lib.mjs';
 import { buildRelease, previousReleaseCommit } from './previous-release.mjs';
 
 const { Client } = requireFrom('services/identity')('pg');
@@ -213,13 +213,6 @@ try {
 } catch (err) {
   failures.push(`the run failed: ${err?.stack ?? err}`);
 } finally {
-  for (const stop of extra.reverse()) await Promise.resolve(stop()).catch(() => undefined);
-  cpSync(dir, join(resultsDir, 'logs'), { recursive: true, filter: (src) => src === dir || src.endsWith('.log') || src.endsWith('.cfg') });
-  await owned.stop().catch(() => undefined);
+  await cleanUpRun({ extra, owned, dir, resultsDir });
 }
-console.log(`\nlogs and figures: ${resultsDir}`);
-if (failures.length) {
-  console.error(`\nupgrade: FAILED\n - ${failures.join('\n - ')}`);
-  process.exit(1);
-}
-console.log('\nupgrade: every check held');
+reportRun('upgrade', resultsDir, failures);
