@@ -164,3 +164,54 @@ export function reportRun(name, resultsDir, failures) {
   }
   console.log(`\n${name}: every check held`);
 }
+
+/** The subject identity's delivery tokens carry, which the gateways require. */
+const GATEWAY_SUBJECT = 'smsauth-identity';
+
+/**
+ * The settings of a chaos topology's replicas: identity behind `authUrl` on `databaseUrl`,
+ * gateways behind `deliveryUrl` on `redisUrl` sending to the recording provider, with fresh
+ * secrets; `seed(apiAudience)` sets up the demo tenant through the management API.
+ */
+export function topologySettings({ stack, secret, authUrl, deliveryUrl, databaseUrl, redisUrl, redisKeyPrefix, providerPort, adminPrefix }) {
+  const admin = { id: `${adminPrefix}-${secret(6)}`, secret: secret(32) };
+  const gatewayAuthSecret = secret(32);
+  const common = { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info' };
+  return {
+    common,
+    admin,
+    identity: {
+      ...common,
+      AUTH_URL: authUrl,
+      DATABASE_URL: databaseUrl,
+      ADMIN_CLIENT_ID: admin.id,
+      ADMIN_CLIENT_SECRET: admin.secret,
+      KEY_ENCRYPTION_SECRET: secret(32),
+      GATEWAY_URL_POLICY: 'any',
+      GATEWAY_TIMEOUT_MS: '8000',
+      PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: '1000000000',
+      PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR: '1000',
+    },
+    gateway: {
+      ...common,
+      SMS_PROVIDER: 'webhook',
+      WEBHOOK_URL: `http://127.0.0.1:${providerPort}/sms`,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: redisKeyPrefix,
+      GATEWAY_AUTH_SECRET: gatewayAuthSecret,
+      GATEWAY_AUTH_AUDIENCE: deliveryUrl,
+      GATEWAY_AUTH_SUBJECT: GATEWAY_SUBJECT,
+    },
+    seed: (apiAudience) =>
+      stack.seedDemoTenant({
+        authUrl,
+        adminClientId: admin.id,
+        adminClientSecret: admin.secret,
+        gatewayDeliveryUrl: deliveryUrl,
+        gatewayAuthSecret,
+        gatewayAuthAudience: deliveryUrl,
+        gatewayAuthSubject: GATEWAY_SUBJECT,
+        apiAudience,
+      }),
+  };
+}

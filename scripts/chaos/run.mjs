@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createBenchDatabase, ownedResources, repoRoot, requireFrom, secret, stack, startProcess, workDir } from '../../bench/lib/services.mjs';
-import { call, cleanUpRun, haproxyConfig, percentile, recorder, recordingProvider, sleep, smsAgainstRecords, smsLogin, reportRun } from './lib.mjs';
+import { call, cleanUpRun, topologySettings, haproxyConfig, percentile, recorder, recordingProvider, sleep, smsAgainstRecords, smsLogin, reportRun } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTcpProxy } = require(join(repoRoot, 'packages', 'test-support', 'dist', 'index.js'));
@@ -21,7 +21,6 @@ const SECONDS = Number(process.env.CHAOS_SECONDS ?? 62);
 const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? 4);
 const REDIS = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const API_AUDIENCE = 'https://airport-api.example.com';
-const GATEWAY_SUBJECT = 'smsauth-identity';
 const runName = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = join(repoRoot, 'chaos-results', runName);
 mkdirSync(resultsDir, { recursive: true });
@@ -92,32 +91,18 @@ try {
   extra.push(() => haproxy.kill('SIGTERM'));
 
   // ---- services
-  const adminClientId = `chaos-admin-${secret(6)}`;
-  const adminClientSecret = secret(32);
-  const gatewayAuthSecret = secret(32);
-  const common = { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info' };
-  const identityEnv = {
-    ...common,
-    AUTH_URL: authUrl,
-    DATABASE_URL: pgProxy.proxiedUrl(db.url),
-    ADMIN_CLIENT_ID: adminClientId,
-    ADMIN_CLIENT_SECRET: adminClientSecret,
-    KEY_ENCRYPTION_SECRET: secret(32),
-    GATEWAY_URL_POLICY: 'any',
-    GATEWAY_TIMEOUT_MS: '8000',
-    PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: '1000000000',
-    PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR: '1000',
-  };
-  const gatewayEnv = {
-    ...common,
-    SMS_PROVIDER: 'webhook',
-    WEBHOOK_URL: `http://127.0.0.1:${provider.port}/sms`,
-    REDIS_URL: redisProxy.proxiedUrl(REDIS.toString()),
-    REDIS_KEY_PREFIX: `chaos:${runName}:`,
-    GATEWAY_AUTH_SECRET: gatewayAuthSecret,
-    GATEWAY_AUTH_AUDIENCE: deliveryUrl,
-    GATEWAY_AUTH_SUBJECT: GATEWAY_SUBJECT,
-  };
+  const settings = topologySettings({
+    stack,
+    secret,
+    authUrl,
+    deliveryUrl,
+    databaseUrl: pgProxy.proxiedUrl(db.url),
+    redisUrl: redisProxy.proxiedUrl(REDIS.toString()),
+    redisKeyPrefix: `chaos:${runName}:`,
+    providerPort: provider.port,
+    adminPrefix: 'chaos-admin',
+  });
+  const { common, identity: identityEnv, gateway: gatewayEnv } = settings;
   const identities = [];
   const gateways = [];
   const airports = [];
@@ -133,17 +118,8 @@ try {
     }),
   );
   started.push({ stop: async () => Promise.all([...identities, ...gateways, ...airports].map((p) => p?.stop())) });
-  const tenant = await stack.seedDemoTenant({
-    authUrl,
-    adminClientId,
-    adminClientSecret,
-    gatewayDeliveryUrl: deliveryUrl,
-    gatewayAuthSecret,
-    gatewayAuthAudience: deliveryUrl,
-    gatewayAuthSubject: GATEWAY_SUBJECT,
-    apiAudience: API_AUDIENCE,
-  });
-  const management = new stack.ManagementClient(authUrl, adminClientId, adminClientSecret);
+  const tenant = await settings.seed(API_AUDIENCE);
+  const management = new stack.ManagementClient(authUrl, settings.admin.id, settings.admin.secret);
   await management.call('POST', '/log-streams', { name: 'chaos sink', type: 'http', sink: { httpEndpoint: `http://127.0.0.1:${sink.port}/logs` } });
   // A new stream starts after the records written before it (the seeding's).
   const baseline = new Client({ connectionString: db.url });

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBenchDatabase, ownedResources, repoRoot, requireFrom, secret, stack, startProcess, workDir } from '../../bench/lib/services.mjs';
-import { call, cleanUpRun, haproxyConfig, percentile, recordingProvider, sleep, smsAgainstRecords, smsLogin, reportRun } from './lib.mjs';
+import { call, cleanUpRun, topologySettings, haproxyConfig, percentile, recordingProvider, sleep, smsAgainstRecords, smsLogin, reportRun } from './lib.mjs';
 import { buildRelease, previousReleaseCommit } from './previous-release.mjs';
 
 const { Client } = requireFrom('services/identity')('pg');
@@ -21,7 +21,6 @@ const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? 4);
 /** Calm seconds before the first replacement, between replacements and after the last. */
 const PAUSE_SECONDS = Number(process.env.UPGRADE_PAUSE_SECONDS ?? 4);
 const REDIS = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const GATEWAY_SUBJECT = 'smsauth-identity';
 const runName = `upgrade-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 const resultsDir = join(repoRoot, 'chaos-results', runName);
 mkdirSync(resultsDir, { recursive: true });
@@ -58,34 +57,18 @@ try {
   const haproxy = spawn('haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: ['ignore', 'ignore', 'inherit'] });
   extra.push(() => haproxy.kill('SIGTERM'));
 
-  const adminClientId = `upgrade-admin-${secret(6)}`;
-  const adminClientSecret = secret(32);
-  const gatewayAuthSecret = secret(32);
-  const common = { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info' };
-  const env = {
-    identity: {
-      ...common,
-      AUTH_URL: authUrl,
-      DATABASE_URL: db.url,
-      ADMIN_CLIENT_ID: adminClientId,
-      ADMIN_CLIENT_SECRET: adminClientSecret,
-      KEY_ENCRYPTION_SECRET: secret(32),
-      GATEWAY_URL_POLICY: 'any',
-      GATEWAY_TIMEOUT_MS: '8000',
-      PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR: '1000000000',
-      PASSWORDLESS_START_LIMIT_PER_PHONE_PER_HOUR: '1000',
-    },
-    gateway: {
-      ...common,
-      SMS_PROVIDER: 'webhook',
-      WEBHOOK_URL: `http://127.0.0.1:${provider.port}/sms`,
-      REDIS_URL: REDIS.toString(),
-      REDIS_KEY_PREFIX: `chaos:${runName}:`,
-      GATEWAY_AUTH_SECRET: gatewayAuthSecret,
-      GATEWAY_AUTH_AUDIENCE: deliveryUrl,
-      GATEWAY_AUTH_SUBJECT: GATEWAY_SUBJECT,
-    },
-  };
+  const settings = topologySettings({
+    stack,
+    secret,
+    authUrl,
+    deliveryUrl,
+    databaseUrl: db.url,
+    redisUrl: REDIS.toString(),
+    redisKeyPrefix: `chaos:${runName}:`,
+    providerPort: provider.port,
+    adminPrefix: 'upgrade-admin',
+  });
+  const env = { identity: settings.identity, gateway: settings.gateway };
   /** The running replica per service and slot, and which build it runs. */
   const replicas = { identity: [], gateway: [] };
   const start = async (service, i, build) => {
@@ -97,16 +80,7 @@ try {
   log(`previous release ${from.slice(0, 12)}: 3 identity and 2 gateway replicas behind HAProxy`);
   await start('identity', 0, 'previous');
   await Promise.all([start('identity', 1, 'previous'), start('identity', 2, 'previous'), start('gateway', 0, 'previous'), start('gateway', 1, 'previous')]);
-  const tenant = await stack.seedDemoTenant({
-    authUrl,
-    adminClientId,
-    adminClientSecret,
-    gatewayDeliveryUrl: deliveryUrl,
-    gatewayAuthSecret,
-    gatewayAuthAudience: deliveryUrl,
-    gatewayAuthSubject: GATEWAY_SUBJECT,
-    apiAudience: 'https://airport-api.example.com',
-  });
+  const tenant = await settings.seed('https://airport-api.example.com');
   const pg = new Client({ connectionString: db.url });
   await pg.connect();
   extra.push(() => pg.end());
