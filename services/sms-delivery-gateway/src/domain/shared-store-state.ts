@@ -47,7 +47,6 @@ export type WriteBack = () => Promise<number>;
  */
 export class SharedStoreState {
   private since: Date | undefined;
-  private reason: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private probing = false;
   private closed = false;
@@ -81,7 +80,6 @@ export class SharedStoreState {
   enter(err: SharedStoreUnavailableError): void {
     if (this.since !== undefined || this.closed) return;
     this.since = this.now();
-    this.reason = err.message;
     this.deps.metrics.degraded.set(1);
     this.deps.logger.warn(
       { err: { message: err.message } },
@@ -107,7 +105,8 @@ export class SharedStoreState {
         this.enter(err instanceof SharedStoreUnavailableError ? err : new SharedStoreUnavailableError(err));
       }
     }
-    return this.since === undefined ? 'ok' : `degraded: unreachable since ${this.since.toISOString()} (${this.reason}); deliveries continue with idempotency per replica`;
+    // The driver's reason (a host and port) stays in the log: /readyz answers anyone who can reach it.
+    return this.since === undefined ? 'ok' : `degraded: unreachable since ${this.since.toISOString()}; deliveries continue with idempotency per replica`;
   }
 
   close(): void {
@@ -134,7 +133,6 @@ export class SharedStoreState {
       }
       const degradedForMs = this.now().getTime() - this.since.getTime();
       this.since = undefined;
-      this.reason = undefined;
       this.deps.metrics.degraded.set(0);
       this.deps.logger.info({ degradedForMs, writtenBack: written }, 'redis is back: degraded mode ends, records made meanwhile written back');
     } catch {
