@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -6,8 +6,11 @@ import { promisify } from 'node:util';
 import { freePort, launchStack, type LaunchedStack } from '@smsauth/stack';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
-// auth0-deploy-cli (`a0deploy`) as its users run it: the CLI, in a process of its own, with a
-// config file naming the domain and a machine-to-machine app's credentials. It exports and
+// auth0-deploy-cli as its users run it, both ways it is run: the directory format through its
+// Node API (`dump` / `deploy`, in this process), the YAML format through the CLI (`a0deploy`, a
+// process per command), each with a config naming the domain and a machine-to-machine app's
+// credentials. (A CLI process loads the tool and its SDK anew, seconds each time; the Node API's
+// process, deploy-cli-node-api.cjs, loads them once.) It exports and
 // imports a whole tenant, so it gets a stack of its own: the suite's shared stack is changed by
 // the other test files while they run, which would move between two exports. The global setup
 // keeps a TLS terminator for it (the suite's certificate) in front of COMPAT_DEPLOY_CLI_IDENTITY_PORT.
@@ -75,19 +78,60 @@ export async function launchDeployTenant(): Promise<DeployTenant> {
       throw new Error(`a0deploy ${args[0]} failed:\n${stdout ?? ''}\n${stderr ?? ''}`);
     }
   };
+  const nodeApi = startNodeApi(caFile);
+  const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   let exports = 0;
   return {
     stack,
     domain,
     async exportTenant(format) {
       const outputFolder = join(workDir, `export-${format}-${(exports += 1)}`);
-      await a0deploy(['export', '--format', format, '--output_folder', outputFolder]);
+      if (format === 'directory') await nodeApi.run({ command: 'dump', params: { output_folder: outputFolder, format, config } });
+      else await a0deploy(['export', '--format', format, '--output_folder', outputFolder]);
       return format === 'yaml' ? join(outputFolder, 'tenant.yaml') : outputFolder;
     },
     async importTenant(input) {
-      await a0deploy(['import', '--input_file', input]);
+      if (input.endsWith('.yaml')) await a0deploy(['import', '--input_file', input]);
+      else await nodeApi.run({ command: 'deploy', params: { input_file: input, config } });
     },
-    stop: () => stack.stop(),
+    stop: () => {
+      nodeApi.stop();
+      return stack.stop();
+    },
+  };
+}
+
+type NodeApiCommand = { command: 'dump'; params: { output_folder: string; format: DeployFormat; config: Record<string, unknown> } } | { command: 'deploy'; params: { input_file: string; config: Record<string, unknown> } };
+
+/** The tool's Node API in the process deploy-cli-node-api.cjs keeps (trusting the suite's certificate); `stop` ends it. */
+function startNodeApi(caFile: string): { run(command: NodeApiCommand): Promise<void>; stop(): void } {
+  const child: ChildProcess = fork(join(__dirname, 'deploy-cli-node-api.cjs'), [], {
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile, AUTH0_LOG: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  let nextId = 0;
+  return {
+    run(command) {
+      const id = (nextId += 1);
+      output = '';
+      return new Promise((resolve, reject) => {
+        const onExit = (code: number | null) => reject(new Error(`the Node API process exited (${code}) during ${command.command}:\n${output}`));
+        const onMessage = (message: { id: number; error?: string }) => {
+          if (message.id !== id) return;
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+          if (message.error) reject(new Error(`${command.command} failed: ${message.error}\n${output}`));
+          else resolve();
+        };
+        child.on('message', onMessage);
+        child.once('exit', onExit);
+        child.send({ id, ...command });
+      });
+    },
+    stop: () => child.disconnect(),
   };
 }
 

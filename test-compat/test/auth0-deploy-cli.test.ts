@@ -3,7 +3,8 @@ import { randomPhone } from '../src/fixtures';
 import { editExport, launchDeployTenant, readExport, readModel, type DeployFormat, type DeployTenant, type TenantModel } from '../src/deploy-cli';
 
 // auth0-deploy-cli (pinned in package.json), run as its users run it, against a stack of its own:
-// a0deploy export, import of that export, export again; then an import of edited files.
+// export, import of that export, export again; then an import of edited files; and a client file
+// as an Auth0 tenant exports it.
 
 // A stack of its own to launch, and each a0deploy run is a process that pages the whole tenant.
 jest.setTimeout(240_000);
@@ -25,18 +26,47 @@ const byName = (records: Array<Record<string, unknown>>, name: string) => {
   return found;
 };
 
-/** What a user changes in the exported files: the SMS template, two new applications (one signs in by SMS, one gets a grant), a role's permissions. */
-function changesFor(format: DeployFormat, apiAudience: string) {
-  const fieldApp = { name: `Field App ${format}`, app_type: 'native', description: `Signs drivers in (${format})`, grant_types: ['http://auth0.com/oauth/grant-type/passwordless/otp'] };
-  const reportingApp = { name: `Reporting ${format}`, app_type: 'non_interactive', description: 'Nightly airport report' };
+/** A single-page app's file as auth0-deploy-cli exports it from an Auth0 tenant (clients/Dispatch Web.json). */
+const FROM_AUTH0_TENANT = {
+  name: 'Dispatch Web',
+  allowed_clients: [],
+  allowed_logout_urls: ['https://dispatch.example.com'],
+  app_type: 'spa',
+  callbacks: ['https://dispatch.example.com/callback'],
+  client_aliases: [],
+  client_metadata: { team: 'dispatch' },
+  compliance_level: null,
+  custom_login_page_on: true,
+  grant_types: ['authorization_code', 'implicit', 'refresh_token'],
+  is_first_party: true,
+  is_token_endpoint_ip_header_trusted: false,
+  jwt_configuration: { alg: 'RS256', lifetime_in_seconds: 7200, secret_encoded: false },
+  logo_uri: 'https://dispatch.example.com/logo.png',
+  native_social_login: { apple: { enabled: false }, facebook: { enabled: false }, google: { enabled: false } },
+  oidc_conformant: true,
+  organization_usage: 'deny',
+  require_proof_of_possession: false,
+  require_pushed_authorization_requests: false,
+  sso_disabled: false,
+  token_endpoint_auth_method: 'none',
+  web_origins: ['https://dispatch.example.com'],
+};
+
+/**
+ * What a user changes in the exported files: the SMS template, three new applications (one
+ * signs in by SMS, one gets a grant, one is a file from an Auth0 tenant), a role's permissions.
+ */
+function changesFor(apiAudience: string) {
+  const fieldApp = { name: 'Field App', app_type: 'native', description: 'Signs drivers in', grant_types: ['http://auth0.com/oauth/grant-type/passwordless/otp'] };
+  const reportingApp = { name: 'Reporting', app_type: 'non_interactive', description: 'Nightly airport report' };
   const grant = { client_id: reportingApp.name, audience: apiAudience, scope: ['read:airports'] };
-  const template = `Your ${format} code for @@application.name@@ is @@password@@`;
+  const template = 'Your code for @@application.name@@ is @@password@@';
   const permission = { resource_server_identifier: apiAudience, permission_name: 'read:airports' };
   const apply = (model: TenantModel): void => {
     const sms = byName(model.connections, 'sms');
     sms.options = { ...(sms.options as object), template };
     sms.enabled_clients = [...(sms.enabled_clients as string[]), fieldApp.name];
-    model.clients.push({ ...fieldApp }, { ...reportingApp });
+    model.clients.push({ ...fieldApp }, { ...reportingApp }, structuredClone(FROM_AUTH0_TENANT));
     model.clientGrants.push({ ...grant });
     byName(model.roles, 'Dispatcher').permissions = [{ ...permission }];
   };
@@ -71,17 +101,27 @@ describe.each<DeployFormat>(['directory', 'yaml'])('auth0-deploy-cli, %s format'
     expect(options.gateway_authentication).toMatchObject({ method: 'bearer', subject: expect.any(String) });
     expect(options.gateway_authentication).not.toHaveProperty('secret');
   });
+});
 
-  it('lands edited files (a template, applications, a grant, role permissions) and nothing else moves; the connection still delivers', async () => {
-    const exported = await tenant.exportTenant(format);
-    const changes = changesFor(format, tenant.stack.apiAudience);
+// Edits in one format (the directory's, through the Node API): the YAML round trip above already
+// proves that format reads and writes every record; each import costs the tool seconds of schema work.
+describe('auth0-deploy-cli, edited files', () => {
+  it('lands edited files (a template, applications, an Auth0 client file, a grant, role permissions) and nothing else moves; the connection still delivers', async () => {
+    const exported = await tenant.exportTenant('directory');
+    const changes = changesFor(tenant.stack.apiAudience);
     editExport(exported, changes.apply);
     await tenant.importTenant(exported);
 
-    const after = readModel(await tenant.exportTenant(format));
+    const after = readModel(await tenant.exportTenant('directory'));
     const expected = readModel(exported);
+    // The Auth0 client's settings come back as the file had them, but for those that can only be off (not shown).
+    const auth0File = byName(expected.clients, FROM_AUTH0_TENANT.name);
+    for (const field of ['compliance_level', 'require_proof_of_possession', 'require_pushed_authorization_requests']) {
+      expect(byName(after.clients, FROM_AUTH0_TENANT.name)).not.toHaveProperty(field);
+      delete auth0File[field];
+    }
     // New clients come back with the settings identity gives a new client besides what the file said.
-    for (const app of [changes.fieldApp, changes.reportingApp]) {
+    for (const app of [changes.fieldApp, changes.reportingApp, { ...auth0File }]) {
       expect(byName(after.clients, app.name)).toMatchObject(app);
       const fromFile = byName(expected.clients, app.name);
       Object.assign(fromFile, byName(after.clients, app.name));
@@ -105,6 +145,6 @@ describe.each<DeployFormat>(['directory', 'yaml'])('auth0-deploy-cli, %s format'
     expect(start.status).toBe(200);
     const code = await readCodeFromOutbox(tenant.stack.urls.gatewayUrl, phone, { notBefore: sentAfter });
     const outbox = await requestJson(`${tenant.stack.urls.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`);
-    expect((outbox.body as Array<{ body: string }>).map((m) => m.body)).toContain(`Your ${format} code for ${changes.fieldApp.name} is ${code}`);
+    expect((outbox.body as Array<{ body: string }>).map((m) => m.body)).toContain(`Your code for ${changes.fieldApp.name} is ${code}`);
   });
 });

@@ -139,8 +139,13 @@ const CONNECTION_WARNINGS_DESCRIPTION =
 export const ConnectionOptionsSchema = z.strictObject({
   name: ConnectionNameSchema,
   strategy: z.literal('sms'),
-  // One provider exists; requiring it only made people copy a constant.
-  provider: z.literal('sms_gateway').default('sms_gateway'),
+  // One provider exists; requiring it only made people copy a constant. Auth0's `twilio` (and
+  // its twilio_sid/twilio_token) is refused: Twilio is one of the gateway's providers, set up there.
+  provider: z
+    .literal('sms_gateway', {
+      message: 'must be sms_gateway: identity delivers through your SMS delivery gateway (gateway_url); Twilio and the other providers are configured on the gateway',
+    })
+    .default('sms_gateway'),
   gateway_url: GatewayUrlSchema,
   from: PhoneNumberSchema.optional(),
   syntax: SyntaxSchema.default('md_with_macros'),

@@ -11,6 +11,7 @@ export * from './gateway-rejection';
 export * from './json-schema';
 export * from './outbox';
 export * from './management';
+export * from './auth0-client-settings';
 export * from './message-status';
 export * from './users';
 export * from './management-lists';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PASSWORDLESS_OTP_GRANT } from './token';
+import { auth0ClientSettingsFields, JwtConfigurationSchema, offOnlyClientFields } from './auth0-client-settings';
 
 // Management API (`/api/v2`) records and request bodies other than connections (connection.ts).
 // Bodies are strict: a misspelt field is a 400 naming it, as in the reference product.
@@ -179,6 +180,11 @@ export const DEFAULT_REFRESH_TOKEN_SETTINGS: RefreshTokenSettings = {
   infinite_idle_token_lifetime: false,
 };
 
+/** Every field of a shape, optional. */
+function optionalFields<T extends Record<string, z.ZodType>>(fields: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, schema.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
+}
+
 const clientFields = {
   name: z.string().trim().min(1).max(128),
   app_type: AppTypeSchema,
@@ -223,6 +229,9 @@ export const ClientCreateSchema = z.strictObject({
   description: clientFields.description.optional(),
   oidc_conformant: clientFields.oidc_conformant.default(true),
   refresh_token: clientFields.refresh_token.nullable().optional(),
+  jwt_configuration: JwtConfigurationSchema.optional(),
+  ...optionalFields(auth0ClientSettingsFields),
+  ...optionalFields(offOnlyClientFields),
 });
 export type ClientCreate = z.infer<typeof ClientCreateSchema>;
 
@@ -242,6 +251,10 @@ export const ClientUpdateSchema = z.strictObject({
   description: clientFields.description.optional(),
   oidc_conformant: clientFields.oidc_conformant.optional(),
   refresh_token: clientFields.refresh_token.nullable().optional(),
+  /** Replaces the stored configuration as a whole (Auth0 merges; every field here is optional either way). */
+  jwt_configuration: JwtConfigurationSchema.optional(),
+  ...optionalFields(auth0ClientSettingsFields),
+  ...optionalFields(offOnlyClientFields),
 });
 export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;
 
@@ -271,6 +284,9 @@ export const ClientRecordSchema = z.object({
   oidc_conformant: z.boolean(),
   /** The settings in force (the defaults when none were stored). */
   refresh_token: RefreshTokenSettingsSchema,
+  /** Absent when none was stored: RS256, ID tokens for 36000 seconds. */
+  jwt_configuration: JwtConfigurationSchema.optional(),
+  ...optionalFields(auth0ClientSettingsFields),
   /** Only in the responses of create and rotate-secret. */
   client_secret: z.string().optional(),
 });

@@ -137,6 +137,86 @@ describe('/api/v2/clients', () => {
     expect((await create({ name: 'Plain', app_type: 'native' })).body).not.toHaveProperty('description');
   });
 
+  /** A single-page app as auth0-deploy-cli exports it from an Auth0 tenant (clients/Dispatch Web.json). */
+  const FROM_AUTH0 = {
+    name: 'Dispatch Web',
+    allowed_clients: [],
+    app_type: 'spa',
+    callbacks: ['https://dispatch.example.com/callback'],
+    client_aliases: [],
+    client_metadata: { team: 'dispatch', 'cost-center': '42' },
+    compliance_level: null,
+    custom_login_page_on: true,
+    grant_types: ['authorization_code', 'implicit', 'refresh_token'],
+    is_first_party: true,
+    is_token_endpoint_ip_header_trusted: false,
+    jwt_configuration: { alg: 'RS256', lifetime_in_seconds: 36000, secret_encoded: false },
+    logo_uri: 'https://dispatch.example.com/logo.png',
+    native_social_login: { apple: { enabled: false }, facebook: { enabled: false }, google: { enabled: false } },
+    oidc_conformant: true,
+    organization_usage: 'deny',
+    refresh_token: {
+      expiration_type: 'expiring',
+      leeway: 0,
+      token_lifetime: 2592000,
+      idle_token_lifetime: 1296000,
+      infinite_token_lifetime: false,
+      infinite_idle_token_lifetime: false,
+      rotation_type: 'rotating',
+    },
+    require_proof_of_possession: false,
+    require_pushed_authorization_requests: false,
+    sso_disabled: false,
+    token_endpoint_auth_method: 'none',
+    web_origins: ['https://dispatch.example.com'],
+  };
+
+  it("accepts a client as Auth0 exports it, shows Auth0's settings back as sent, and keeps the others when one changes", async () => {
+    const fromAuth0 = FROM_AUTH0;
+    const created = await create(fromAuth0);
+    expect(created.status).toBe(201);
+    const inert = {
+      logo_uri: fromAuth0.logo_uri,
+      is_first_party: true,
+      is_token_endpoint_ip_header_trusted: false,
+      sso_disabled: false,
+      custom_login_page_on: true,
+      client_aliases: [],
+      allowed_clients: [],
+      client_metadata: fromAuth0.client_metadata,
+      native_social_login: fromAuth0.native_social_login,
+      organization_usage: 'deny',
+    };
+    expect(created.body).toMatchObject({ ...inert, jwt_configuration: fromAuth0.jwt_configuration });
+    // Off-only settings are accepted at off and not shown (they cannot be anything else).
+    expect(created.body).not.toHaveProperty('require_pushed_authorization_requests');
+    expect(created.body).not.toHaveProperty('compliance_level');
+    const path = `/api/v2/clients/${created.body.client_id}`;
+    expect(JSON.stringify((await request(identity.app).get(path).set(auth)).body.native_social_login)).toBe(JSON.stringify(fromAuth0.native_social_login));
+
+    const patched = await request(identity.app).patch(path).set(auth).send({ is_first_party: false, client_metadata: { team: 'ops' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ ...inert, is_first_party: false, client_metadata: { team: 'ops' } });
+  });
+
+  it('refuses a setting that would promise a protection identity does not give, saying why', async () => {
+    const res = await create({ name: 'Bank', app_type: 'regular_web', require_pushed_authorization_requests: true, compliance_level: 'fapi1_adv_pkj_par' });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'require_pushed_authorization_requests', message: 'identity has no pushed authorization requests (PAR): only false' }),
+        expect.objectContaining({ path: 'compliance_level', message: 'identity has no FAPI profile: only none (or null)' }),
+      ]),
+    );
+  });
+
+  it('refuses client_metadata beyond Auth0 bounds (11 properties), naming the field', async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`key${i}`, 'v']));
+    const res = await create({ name: 'Busy', app_type: 'native', client_metadata: metadata });
+    expect(res.status).toBe(400);
+    expect(res.body.details.map((d: { path: string }) => d.path)).toEqual(['client_metadata']);
+  });
+
   it('answers stored refresh_token settings in the same field order as the defaults (a tool comparing exports sees no change)', async () => {
     const created = (await create({ name: 'Rotating', app_type: 'native' })).body;
     const path = `/api/v2/clients/${created.client_id}`;

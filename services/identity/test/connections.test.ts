@@ -130,7 +130,10 @@ describe('/api/v2/connections', () => {
   });
 
   it('refuses a strategy other than sms', () => expect400At(withOptions({ strategy: 'email' }), 'options.strategy'));
-  it('refuses a provider other than sms_gateway', () => expect400At(withOptions({ provider: 'twilio' }), 'options.provider'));
+  it("refuses Auth0's twilio provider, saying that Twilio is set up on the gateway", async () => {
+    const res = await expect400At(withOptions({ provider: 'twilio' }), 'options.provider');
+    expect(res.body.details.find((d: { path: string }) => d.path === 'options.provider').message).toMatch(/Twilio and the other providers are configured on the gateway/);
+  });
   it('refuses a gateway_url that is not a URL', () => expect400At(withOptions({ gateway_url: 'not a url' }), 'options.gateway_url'));
   it('refuses a gateway_url that is not http(s)', () => expect400At(withOptions({ gateway_url: 'ftp://gateway.test/x' }), 'options.gateway_url'));
   it('requires gateway_url', () => expect400At(withoutOption('gateway_url'), 'options.gateway_url'));

@@ -1,8 +1,10 @@
 import {
+  AUTH0_CLIENT_SETTINGS,
   CONFIDENTIAL_APP_TYPES,
   DEFAULT_GRANT_TYPES,
   DEFAULT_REFRESH_TOKEN_SETTINGS,
   type AppType,
+  type Auth0ClientSettings,
   type ClientCreate,
   type ClientUpdate,
   type ClientRecord,
@@ -53,8 +55,20 @@ export function toClientRecord(
     ...(client.description !== null ? { description: client.description } : {}),
     oidc_conformant: client.oidc_conformant,
     refresh_token: inFieldOrder(client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS),
+    ...(client.jwt_configuration ? { jwt_configuration: client.jwt_configuration } : {}),
+    ...auth0SettingsOf(client.auth0_settings),
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
+}
+
+/** The stored Auth0 settings in the contract's field order (each value as it was sent). */
+function auth0SettingsOf(stored: Auth0ClientSettings): Auth0ClientSettings {
+  return Object.fromEntries(AUTH0_CLIENT_SETTINGS.filter((name) => stored[name] !== undefined).map((name) => [name, stored[name]]));
+}
+
+/** The Auth0 settings a create or update names (the off-only ones are not kept: they can only be off). */
+function auth0SettingsIn(input: ClientCreate | ClientUpdate): Auth0ClientSettings {
+  return Object.fromEntries(AUTH0_CLIENT_SETTINGS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]));
 }
 
 /**
@@ -162,6 +176,8 @@ export async function createClient(store: IdentityStore, input: ClientCreate, ch
       description: input.description ?? null,
       oidc_conformant: input.oidc_conformant,
       refresh_token: input.refresh_token ?? null,
+      jwt_configuration: input.jwt_configuration ?? null,
+      auth0_settings: auth0SettingsIn(input),
     });
     const credentials = input.client_authentication_methods?.private_key_jwt.credentials ?? [];
     for (const [index, credential] of credentials.entries()) {
@@ -200,6 +216,7 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
     if (current.system_role === BOOTSTRAP_ADMIN_ROLE && appType !== current.app_type) {
       throw forbidden('The app_type of the bootstrap admin client cannot be changed');
     }
+    const settings = auth0SettingsIn(patch);
     const updated = await tx.clients.update(clientId, {
       name: patch.name,
       app_type: patch.app_type,
@@ -214,6 +231,9 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
       description: patch.description,
       oidc_conformant: patch.oidc_conformant,
       refresh_token: patch.refresh_token,
+      jwt_configuration: patch.jwt_configuration,
+      // Each setting sent replaces the stored one; the others stay.
+      auth0_settings: Object.keys(settings).length > 0 ? { ...current.auth0_settings, ...settings } : undefined,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),
     });
     return clientRecordOf(tx, updated!);

@@ -1,13 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DEFAULT_REFRESH_TOKEN_SETTINGS, ErrorCodes, type RefreshTokenSettings } from '@smsauth/contracts';
+import { DEFAULT_ID_TOKEN_LIFETIME_SECONDS, DEFAULT_REFRESH_TOKEN_SETTINGS, ErrorCodes, type RefreshTokenSettings } from '@smsauth/contracts';
 import { HttpError, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAccessToken, StoredClient, StoredResourceServer, StoredUser } from '../../store';
 import { newId } from '../ids';
 import { profileClaims } from './profile-claims';
 import type { TokenSigner } from '../tokens/signer';
 
-/** ID tokens live 10 hours (the reference product's default). */
-export const ID_TOKEN_LIFETIME_SECONDS = 36_000;
 /** Opaque access tokens (no audience) are good for /userinfo for 24 hours. */
 export const OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS = 86_400;
 
@@ -204,7 +202,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
           ...(request.accessTokenHash ? { at_hash: accessTokenHash(accessToken) } : {}),
           ...(request.session ? { auth_time: Math.floor(request.session.authenticatedAt.getTime() / 1000), sid: request.session.id } : {}),
         },
-        { expiresInSeconds: ID_TOKEN_LIFETIME_SECONDS },
+        { expiresInSeconds: client.jwt_configuration?.lifetime_in_seconds ?? DEFAULT_ID_TOKEN_LIFETIME_SECONDS },
       )
     : undefined;
 

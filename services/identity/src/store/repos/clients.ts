@@ -1,4 +1,4 @@
-import type { RefreshTokenSettings, TokenEndpointAuthMethod } from '@smsauth/contracts';
+import type { Auth0ClientSettings, JwtConfiguration, RefreshTokenSettings, TokenEndpointAuthMethod } from '@smsauth/contracts';
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
 import { checkpointColumn, sliceOf, windowSql, type ListSlice, type ListWindow } from '../list-window';
@@ -22,6 +22,10 @@ export interface StoredClient {
   oidc_conformant: boolean;
   /** Auth0's refresh_token settings; null: DEFAULT_REFRESH_TOKEN_SETTINGS. */
   refresh_token: RefreshTokenSettings | null;
+  /** Auth0's jwt_configuration as given; null: RS256 and the default ID token lifetime. */
+  jwt_configuration: JwtConfiguration | null;
+  /** Auth0 settings for features identity does not have: stored as given, shown, never acted on. */
+  auth0_settings: Auth0ClientSettings;
   system_role: string | null;
   created_at: Date;
   updated_at: Date;
@@ -35,14 +39,21 @@ type OptionalOnInsert =
   | 'initiate_login_uri'
   | 'description'
   | 'oidc_conformant'
-  | 'refresh_token';
+  | 'refresh_token'
+  | 'jwt_configuration'
+  | 'auth0_settings';
 export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at' | OptionalOnInsert> & Partial<Pick<StoredClient, OptionalOnInsert>>;
 export type ClientChanges = Partial<Omit<StoredClient, 'client_id' | 'created_at' | 'updated_at' | 'system_role'>>;
 
-const JSON_COLUMNS = new Set(['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls', 'web_origins', 'refresh_token']);
+/** Columns holding JSON, by type: `json` keeps the key order a caller sent (see migration 023). */
+const JSON_COLUMNS = new Map([
+  ...['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls', 'web_origins', 'refresh_token'].map((c) => [c, 'jsonb'] as const),
+  ...['jwt_configuration', 'auth0_settings'].map((c) => [c, 'json'] as const),
+]);
 // Column names are interpolated into SQL: only these may ever appear there.
 const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash',
-  'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'description', 'oidc_conformant', 'refresh_token']);
+  'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'description', 'oidc_conformant', 'refresh_token',
+  'jwt_configuration', 'auth0_settings']);
 
 /** The origin of a URL, or undefined when it has none (allowed_origins hold URLs, web_origins origins). */
 function originOf(url: string): string | undefined {
@@ -61,8 +72,9 @@ export function clientsRepo(db: SqlExecutor) {
         db.query<StoredClient>(
           `INSERT INTO clients (client_id, name, app_type, callbacks, allowed_origins, grant_types,
              default_audience, secret_hash, system_role, token_endpoint_auth_method, allowed_logout_urls,
-             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description)
-           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16) RETURNING *`,
+             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description, jwt_configuration, auth0_settings)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16, $17::json, $18::json)
+           RETURNING *`,
           [
             client.client_id,
             client.name,
@@ -80,6 +92,8 @@ export function clientsRepo(db: SqlExecutor) {
             client.oidc_conformant ?? true,
             client.refresh_token ? JSON.stringify(client.refresh_token) : null,
             client.description ?? null,
+            client.jwt_configuration ? JSON.stringify(client.jwt_configuration) : null,
+            JSON.stringify(client.auth0_settings ?? {}),
           ],
         ),
       );
@@ -133,7 +147,7 @@ export function clientsRepo(db: SqlExecutor) {
     async update(clientId: string, changes: ClientChanges): Promise<StoredClient | undefined> {
       const entries = Object.entries(changes).filter(([column, v]) => v !== undefined && UPDATABLE_COLUMNS.has(column));
       if (entries.length === 0) return this.findById(clientId);
-      const sets = entries.map(([column], i) => `${column} = $${i + 2}${JSON_COLUMNS.has(column) ? '::jsonb' : ''}`);
+      const sets = entries.map(([column], i) => `${column} = $${i + 2}${JSON_COLUMNS.has(column) ? `::${JSON_COLUMNS.get(column)}` : ''}`);
       const params = entries.map(([column, value]) => (JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value));
       const { rows } = await db.query<StoredClient>(
         `UPDATE clients SET ${sets.join(', ')}, updated_at = now() WHERE client_id = $1 RETURNING *`,
