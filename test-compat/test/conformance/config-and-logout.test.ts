@@ -56,7 +56,7 @@ describeWithChromium('OpenID Connect conformance: Config OP and RP-Initiated Log
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       const d = (await res.json()) as Record<string, string[]>;
       // OIDCCCheckDiscEndpointResponseTypesSupported: at least one OpenID Connect response type.
-      expect(d.response_types_supported.some((t) => ['code', 'code id_token', 'id_token', 'token id_token', 'code id_token token', 'code token'].includes(t))).toBe(true);
+      expect(d.response_types_supported!.some((t) => ['code', 'code id_token', 'id_token', 'token id_token', 'code id_token token', 'code token'].includes(t))).toBe(true);
       // CheckDiscEndpointDiscoveryUrl, CheckDiscEndpointIssuer, CheckDiscEndpointIssuerIsValidUrl
       expect(new URL(discoveryUrl()).protocol).toBe('https:');
       expect(String(d.issuer).replace(/\/$/, '')).toBe(discoveryUrl().slice(0, -'.well-known/openid-configuration'.length).replace(/\/$/, ''));
@@ -65,7 +65,7 @@ describeWithChromium('OpenID Connect conformance: Config OP and RP-Initiated Log
       // CheckForUnexpectedParametersInServerMetadata
       expect(Object.keys(d).filter((k) => !REGISTERED_METADATA.includes(k))).toEqual([]);
       // CheckDiscEndpointSubjectTypesSupported, OIDCCCheckDiscEndpointIdTokenSigningAlgValuesSupported
-      expect(d.subject_types_supported.every((t) => ['public', 'pairwise'].includes(t))).toBe(true);
+      expect(d.subject_types_supported!.every((t) => ['public', 'pairwise'].includes(t))).toBe(true);
       expect(d.id_token_signing_alg_values_supported).toContain('RS256');
       // CheckDiscEndpointAuthorizationEndpoint, ...TokenEndpoint, ...UserinfoEndpoint, CheckJwksUri, CheckDiscEndpointAllEndpointsAreHttps
       for (const key of [...Object.keys(d).filter((k) => k.endsWith('_endpoint')), 'jwks_uri']) expect(new URL(String(d[key])).protocol).toBe('https:');
@@ -84,10 +84,10 @@ describeWithChromium('OpenID Connect conformance: Config OP and RP-Initiated Log
       for (const key of ['request_parameter_supported', 'request_uri_parameter_supported', 'claims_parameter_supported']) expect(typeof d[key]).toBe('boolean');
       // OIDCCCheckDiscEndpointClaimsSupported, OIDCCCheckDiscEndpointGrantTypesSupported
       expect(Array.isArray(d.claims_supported)).toBe(true);
-      expect(d.grant_types_supported.length).toBeGreaterThan(0);
+      expect(d.grant_types_supported!.length).toBeGreaterThan(0);
       // CheckDiscEndpointScopesSupportedContainsOpenId, CheckDiscEndpointScopesSupportedSyntax (RFC 6749 §3.3 scope-token)
       expect(d.scopes_supported).toContain('openid');
-      for (const scope of d.scopes_supported) expect(scope).toMatch(/^[\x21\x23-\x5B\x5D-\x7E]+$/);
+      for (const scope of d.scopes_supported!) expect(scope).toMatch(/^[\x21\x23-\x5B\x5D-\x7E]+$/);
       // EnsureServerConfigurationCodeChallengeMethodsSupportedIsAnArray
       expect(Array.isArray(d.code_challenge_methods_supported)).toBe(true);
     });
