@@ -120,12 +120,13 @@ export class ConformanceClient {
     });
     const suiteClient = (client: WebClient, auth: ClientAuth): SuiteClient => ({ ...client, clientSecret: client.clientSecret!, auth });
     const clients = { basic: suiteClient(made.basic, 'client_secret_basic'), post: suiteClient(made.post, 'client_secret_post'), second: suiteClient(made.second, 'client_secret_basic') };
-    let harness: ConformanceClient | undefined;
+    // The relying party starts before the harness exists (the harness holds it); requests reach the harness once it does.
+    const sink: { harness?: ConformanceClient } = {};
     const rp = await RelyingParty.start(origin, (app) => {
       app.use(express.urlencoded({ extended: false }));
       const record = (req: express.Request, res: express.Response) => {
         const url = new URL(req.originalUrl, origin);
-        harness?.record({
+        sink.harness?.record({
           method: req.method,
           path: url.pathname,
           query: Object.fromEntries(url.searchParams),
@@ -146,7 +147,8 @@ export class ConformanceClient {
         res.type('html').send(`<!doctype html><form method="post" action="${escape(target)}">${inputs}</form><script>document.forms[0].submit()</script>`);
       });
     });
-    harness = new ConformanceClient(rp, clients, new Steps('conformance', name));
+    const harness = new ConformanceClient(rp, clients, new Steps('conformance', name));
+    sink.harness = harness;
     harness.discovery = (await (await fetch(`${compat.issuer}.well-known/openid-configuration`)).json()) as Discovery;
     harness.jwks = (await (await fetch(harness.discovery.jwks_uri)).json()) as JSONWebKeySet;
     harness.browser = await launchBrowser();
