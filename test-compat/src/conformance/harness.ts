@@ -22,6 +22,7 @@ export type Discovery = Record<string, unknown> & {
   jwks_uri: string;
   end_session_endpoint: string;
   scopes_supported?: string[];
+  claims_supported?: string[];
 };
 
 /** A request the relying party received: the authorization response or the post-logout redirect. */
@@ -346,6 +347,8 @@ export class ConformanceClient {
     expect(payload.sub).toEqual(expect.any(String));
     if (payload.updated_at !== undefined) expect(payload.updated_at).toEqual(expect.any(Number));
     if (payload.acr !== undefined) expect(payload.acr).not.toBe('');
+    // Beyond the module: discovery's claims_supported names every claim identity sends.
+    expect(this.discovery.claims_supported).toEqual(expect.arrayContaining(Object.keys(payload)));
     return { value, claims: payload as IdToken['claims'] };
   }
 
@@ -369,6 +372,7 @@ export class ConformanceClient {
     expect(info.contentType).toMatch(/^application\/json/);
     expect(info.body.sub).toBe(idToken.claims.sub);
     if (info.body.updated_at !== undefined) expect(info.body.updated_at).toEqual(expect.any(Number));
+    expect(this.discovery.claims_supported).toEqual(expect.arrayContaining(Object.keys(info.body)));
     return info.body;
   }
 
