@@ -29,7 +29,7 @@ describe('/authorize: claims, acr_values, id_token_hint', () => {
 
   beforeAll(async () => {
     h = await FlowHarness.start();
-    const client = await h.createClient({ name: 'Claims', app_type: 'spa', callbacks: [CALLBACK], grant_types: ['authorization_code', 'implicit'] });
+    const client = await h.createClient({ name: 'Claims', app_type: 'spa', callbacks: [CALLBACK], grant_types: ['authorization_code', 'implicit', 'refresh_token'] });
     const connection = await h.createConnection({}, [client.client_id]);
     setup = { clientId: client.client_id, clientName: client.name, connection: connection.name, connectionId: connection.id };
     const who = h.caller();
@@ -53,10 +53,10 @@ describe('/authorize: claims, acr_values, id_token_hint', () => {
     expect(info.body).toEqual({ sub, phone_number: phone });
   });
 
-  it('keeps the claims asked for at UserInfo through a code exchange', async () => {
+  it('keeps the claims asked for at UserInfo through a code exchange and a refresh', async () => {
     const verifier = randomBytes(32).toString('base64url');
     const res = await browser.open({
-      ...implicit({ claims: JSON.stringify({ userinfo: { name: { essential: true } } }) }),
+      ...implicit({ claims: JSON.stringify({ userinfo: { name: { essential: true } } }), scope: 'openid offline_access' }),
       response_type: 'code',
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
@@ -68,6 +68,10 @@ describe('/authorize: claims, acr_values, id_token_hint', () => {
     expect(idToken).not.toHaveProperty('name');
     const info = await h.http().get('/userinfo').set('authorization', `Bearer ${tokens.body.access_token}`);
     expect(info.body).toEqual({ sub, name: phone });
+    const refreshed = await h.http().post('/oauth/token').type('form').send({ grant_type: 'refresh_token', client_id: setup.clientId, refresh_token: tokens.body.refresh_token });
+    expect(refreshed.status).toBe(200);
+    const again = await h.http().get('/userinfo').set('authorization', `Bearer ${refreshed.body.access_token}`);
+    expect(again.body).toEqual({ sub, name: phone });
   });
 
   it('refuses a claims parameter that is not a JSON object', async () => {

@@ -4,7 +4,7 @@ import { HttpError, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAccessToken, StoredClient, StoredResourceServer, StoredUser } from '../../store';
 import { newId } from '../ids';
 import { releasedClaims } from './profile-claims';
-import type { RequestedClaims } from '../authorize/requested-claims';
+import { serialiseRequestedClaims, type RequestedClaims } from '../authorize/requested-claims';
 import type { TokenSigner } from '../tokens/signer';
 
 /** ID tokens live 10 hours (the reference product's default). */
@@ -232,6 +232,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
       expires_at: expiry.expiresAt,
       family_expires_at: expiry.familyExpiresAt,
       session_id: request.refresh.sessionId ?? null,
+      claims: serialiseRequestedClaims(request.claims),
     });
   }
 

@@ -3,7 +3,7 @@
  * the hosted login keeps them as the client sent them; an authorization code keeps the claims
  * asked for (`{"userinfo": [...], "id_token": [...]}`) and the acr its ID token carries; an
  * opaque access token keeps the UserInfo claims asked for, released besides those of its
- * scopes. Only adds nullable columns, so replicas of the previous release keep working.
+ * scopes, and a refresh token the claims of its login, for the tokens a refresh issues. Only adds nullable columns, so replicas of the previous release keep working.
  */
 export const sql = `
 ALTER TABLE authorize_transactions ADD COLUMN claims text;
@@ -11,4 +11,5 @@ ALTER TABLE authorize_transactions ADD COLUMN acr_values text;
 ALTER TABLE authorization_codes ADD COLUMN claims text;
 ALTER TABLE authorization_codes ADD COLUMN acr text;
 ALTER TABLE access_tokens ADD COLUMN claims text;
+ALTER TABLE refresh_tokens ADD COLUMN claims text;
 `;
