@@ -378,7 +378,8 @@ function requestObjectResponseMode(request: string): string | undefined {
   try {
     const payload: unknown = JSON.parse(Buffer.from(request.split('.')[1] ?? '', 'base64url').toString('utf8'));
     const mode = typeof payload === 'object' && payload !== null ? (payload as { response_mode?: unknown }).response_mode : undefined;
-    return typeof mode === 'string' ? mode : undefined;
+    // Not web_message: its origin check (the client's web_origins) was made for the outer parameters only.
+    return typeof mode === 'string' && mode !== 'web_message' ? mode : undefined;
   } catch {
     return undefined;
   }
