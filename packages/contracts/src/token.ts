@@ -236,6 +236,8 @@ export const OpenIdConfigurationSchema = z.object({
   /** Stated false: its default when left out is true (OpenID Connect Discovery §3). */
   request_uri_parameter_supported: z.boolean(),
   claims_parameter_supported: z.boolean(),
+  /** The acr values an ID token may carry when asked for (acr_values or the claims parameter). */
+  acr_values_supported: z.array(z.string()),
   /** RFC 9207: authorization responses carry `iss`. */
   authorization_response_iss_parameter_supported: z.boolean(),
   scopes_supported: z.array(z.string()),

@@ -2,6 +2,7 @@ import { CLIENT_ASSERTION_ALGORITHMS, JwksSchema, OpenIdConfigurationSchema, TOK
 import { defineOperation, mountOperations, type Operation } from '@smsauth/service-kit';
 import { Router } from 'express';
 import { CODE_CHALLENGE_METHODS, RESPONSE_TYPES } from '../domain/authorize/request';
+import { ACR_VALUES_SUPPORTED } from '../domain/authorize/requested-claims';
 import { RESPONSE_MODES } from '../domain/authorize/response';
 import type { TokenGrantRegistry } from '../domain/oauth/token-grants';
 import { USER_SCOPES } from '../domain/oauth/user-tokens';
@@ -62,7 +63,9 @@ export function wellKnownOperations(deps: WellKnownDependencies): Operation[] {
           code_challenge_methods_supported: [...CODE_CHALLENGE_METHODS],
           request_parameter_supported: false,
           request_uri_parameter_supported: false,
-          claims_parameter_supported: false,
+          // OIDC Core §5.5: user claims asked for by name are released at UserInfo and in the ID token (docs/hosted-login.md).
+          claims_parameter_supported: true,
+          acr_values_supported: [...ACR_VALUES_SUPPORTED],
           authorization_response_iss_parameter_supported: true,
           subject_types_supported: ['public'],
           id_token_signing_alg_values_supported: ['RS256'],
@@ -70,7 +73,7 @@ export function wellKnownOperations(deps: WellKnownDependencies): Operation[] {
           token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
           revocation_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
           scopes_supported: [...USER_SCOPES],
-          claims_supported: ['aud', 'auth_time', 'exp', 'iat', 'iss', 'sub', 'sid', 'azp', 'nonce', 'name', 'nickname', 'updated_at', 'phone_number', 'phone_number_verified'],
+          claims_supported: ['aud', 'auth_time', 'exp', 'iat', 'iss', 'sub', 'sid', 'azp', 'nonce', 'acr', 'at_hash', 'name', 'nickname', 'updated_at', 'phone_number', 'phone_number_verified'],
         };
       },
     }),

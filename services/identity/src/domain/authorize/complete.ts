@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { StoredUser } from '../../store';
 import { grantedScopes, issueUserTokens, splitScope, userGrant, type PreparedOpaqueToken, type UserTokenDependencies } from '../oauth/user-tokens';
 import { includesAccessToken, includesIdToken, isCodeFlow, type AuthorizeRequest } from './request';
+import { serialiseRequestedClaims } from './requested-claims';
 import { authorizationResponse, tokenParameters, type AuthorizationResponse } from './response';
 import type { WebLoginMetrics } from './web-login-metrics';
 
@@ -56,6 +57,8 @@ export async function completeAuthorization(
       code_challenge: request.codeChallenge ?? null,
       session_id: session.id,
       auth_time: session.authenticatedAt,
+      claims: serialiseRequestedClaims(request.claims),
+      acr: request.acr ?? null,
       created_at: now,
       expires_at: new Date(now.getTime() + deps.codeLifetimeSeconds * 1000),
     });
@@ -73,6 +76,8 @@ export async function completeAuthorization(
     storedAccessToken,
     session,
     accessTokenHash: wants.accessToken && wants.idToken,
+    claims: request.claims,
+    acr: request.acr,
   });
   return authorizationResponse(request.target, tokenParameters(tokens, wants, request.state));
 }

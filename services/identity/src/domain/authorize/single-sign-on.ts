@@ -15,12 +15,28 @@ export type SessionOutcome = { kind: 'login' } | { kind: 'response'; response: A
 export const flowOf = (request: AuthorizeRequest): 'code' | 'implicit' => (isCodeFlow(request.responseType) ? 'code' : 'implicit');
 
 /** Why a session cannot answer a request (tenant log `fsa` details). */
-type Unusable = 'no_session' | 'other_connection' | 'max_age' | 'user_unavailable';
+type Unusable = 'no_session' | 'other_connection' | 'max_age' | 'other_user' | 'user_unavailable';
+
+/**
+ * The `sub` of an id_token_hint, read without verifying it: it is only ever used to refuse a
+ * session of another user (OIDC Core §3.1.2.1), never to sign anyone in, so a forged hint can
+ * do no more than prompt=login. Undefined when the hint is not a JWT with a string sub.
+ */
+export function hintedSubject(idTokenHint: string | undefined): string | undefined {
+  if (!idTokenHint) return undefined;
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(idTokenHint.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    const sub = typeof payload === 'object' && payload !== null ? (payload as { sub?: unknown }).sub : undefined;
+    return typeof sub === 'string' ? sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * `/authorize` with the browser's login session: a live session of the connection the request
- * uses signs the user in to any client of the tenant without an SMS, unless `prompt=login` or a
- * `max_age` older than the SMS login forbids it. `prompt=none` never shows a page: without a
+ * uses signs the user in to any client of the tenant without an SMS, unless `prompt=login`, a
+ * `max_age` older than the SMS login or an `id_token_hint` naming another user forbids it. `prompt=none` never shows a page: without a
  * usable session it answers `login_required` by the response mode (OIDC Core §3.1.2.6).
  */
 export async function authorizeFromSession(
@@ -37,6 +53,7 @@ export async function authorizeFromSession(
   if (!session) unusable = 'no_session';
   else if (session.connection_name !== request.connection.name) unusable = 'other_connection';
   else if (request.maxAge !== undefined && now.getTime() - session.authenticated_at.getTime() > request.maxAge * 1000) unusable = 'max_age';
+  else if (hintedSubject(request.idTokenHint) !== undefined && hintedSubject(request.idTokenHint) !== session.user_id) unusable = 'other_user';
   else {
     user = await deps.store.users.findById(session.user_id);
     if (!user || user.blocked) unusable = 'user_unavailable';

@@ -246,7 +246,7 @@ export async function exchangeCodeForSignIn(
   // Implicit without an API: the opaque access token is made now and stored with the login
   // (not when a passkey offer may come first: the response is then made after it).
   const implicitOpaque = !offerPossible && !isCodeFlow(request.responseType) && includesAccessToken(request.responseType) && !request.api;
-  const accessToken = implicitOpaque ? prepareOpaqueAccessToken(deps.clock, request.client.client_id, implicitScopes(request)) : undefined;
+  const accessToken = implicitOpaque ? prepareOpaqueAccessToken(deps.clock, request.client.client_id, implicitScopes(request), request.claims) : undefined;
   let result;
   try {
     result = await exchangeCode(deps, {

@@ -70,6 +70,8 @@ export async function beginTransaction(
     code_challenge: request.codeChallenge ?? null,
     max_age: request.maxAge ?? null,
     prompt: request.prompt ?? null,
+    claims: params.claims ?? null,
+    acr_values: params.acr_values ?? null,
     phone_number: null,
     code_sent_at: null,
     created_at: now,
@@ -94,6 +96,8 @@ export function parametersOf(transaction: StoredAuthorizeTransaction): Authorize
     ...(transaction.code_challenge !== null ? { code_challenge: transaction.code_challenge, code_challenge_method: 'S256' } : {}),
     ...(transaction.max_age !== null ? { max_age: String(transaction.max_age) } : {}),
     ...(transaction.prompt !== null ? { prompt: transaction.prompt } : {}),
+    ...(transaction.claims ? { claims: transaction.claims } : {}),
+    ...(transaction.acr_values ? { acr_values: transaction.acr_values } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { AuthorizationCodeRequestSchema, type OAuthTokenResponse } from '@smsaut
 import type { Logger } from '@smsauth/service-kit';
 import type { StoredAuthorizationCode } from '../../store';
 import { hashAuthorizationCode } from '../authorize/complete';
+import { deserialiseRequestedClaims } from '../authorize/requested-claims';
 import type { WebLoginMetrics } from '../authorize/web-login-metrics';
 import { newId } from '../ids';
 import { changeRecorded, logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
@@ -93,6 +94,8 @@ export function authorizationCodeGrant(
       session: code.session_id ? { id: code.session_id, authenticatedAt: code.auth_time } : undefined,
       refresh: wantsRefresh ? { device: null, familyId, sessionId: code.session_id } : undefined,
       opaqueAccessToken,
+      claims: deserialiseRequestedClaims(code.claims),
+      acr: code.acr ?? undefined,
     });
     await recordEvents(deps.store, logRecord('seacft', { ...log, userId: user.user_id }, now, { session_id: code.session_id }));
     deps.metrics.codeExchanges.inc({ result: 'success' });

@@ -24,3 +24,17 @@ export function profileClaims(user: StoredUser, scopes: readonly string[]): Prof
     ...(scopes.includes('phone') ? { phone_number: user.phone_number, phone_number_verified: user.phone_verified } : {}),
   };
 }
+
+/** The claims about a user this service has, each releasable by name through the claims parameter. */
+export const USER_CLAIMS = ['name', 'nickname', 'updated_at', 'phone_number', 'phone_number_verified'] as const;
+
+/**
+ * The claims a token releases: those of its scopes, and those the `claims` request parameter
+ * (OIDC Core §5.5) asked for by name, essential or not, among USER_CLAIMS (others are ignored:
+ * the user has no email, address or other profile data).
+ */
+export function releasedClaims(user: StoredUser, scopes: readonly string[], requested: readonly string[] = []): ProfileClaims {
+  const all = profileClaims(user, ['profile', 'phone']);
+  const named = Object.fromEntries(Object.entries(all).filter(([name]) => requested.includes(name)));
+  return { ...named, ...profileClaims(user, scopes) };
+}

@@ -5,6 +5,7 @@ import { refuseBlockedUser } from '../passwordless/blocked-user';
 import { presentedCredentials, type ClientAuthenticator } from './client-auth';
 import { invalidGrant, invalidRequest, requireGrantType } from './oauth-errors';
 import type { TokenGrantHandler } from './token-grants';
+import { deserialiseRequestedClaims } from '../authorize/requested-claims';
 import { hashToken, issueUserTokens, refreshExpiry, refreshSettingsOf, splitScope, userGrant, type UserTokenDependencies } from './user-tokens';
 
 function invalidRefreshToken(): HttpError {
@@ -91,6 +92,8 @@ export function refreshTokenGrant(
       scopes,
       api,
       permissions,
+      // The claims parameter of the login still names what the tokens release.
+      claims: deserialiseRequestedClaims(used.claims),
       // Non-rotating: the presented token stays the client's refresh token; none is added.
       refresh: rotating ? { device: used.device, familyId: used.family_id, familyExpiresAt: used.family_expires_at, sessionId: used.session_id } : undefined,
     });

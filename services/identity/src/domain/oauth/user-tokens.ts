@@ -3,7 +3,8 @@ import { DEFAULT_ID_TOKEN_LIFETIME_SECONDS, DEFAULT_REFRESH_TOKEN_SETTINGS, Erro
 import { HttpError, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAccessToken, StoredClient, StoredResourceServer, StoredUser } from '../../store';
 import { newId } from '../ids';
-import { profileClaims } from './profile-claims';
+import { releasedClaims } from './profile-claims';
+import { serialiseRequestedClaims, type RequestedClaims } from '../authorize/requested-claims';
 import type { TokenSigner } from '../tokens/signer';
 
 /** Opaque access tokens (no audience) are good for /userinfo for 24 hours. */
@@ -48,6 +49,10 @@ export interface UserTokenRequest {
   opaqueAccessToken?: string;
   /** The access token travels with the ID token (implicit `token id_token`): the ID token carries its `at_hash`. */
   accessTokenHash?: boolean;
+  /** The claims parameter: named claims in the ID token, and kept with an opaque access token for /userinfo. */
+  claims?: RequestedClaims;
+  /** The ID token's `acr` (requestedAcr). */
+  acr?: string;
 }
 
 /**
@@ -125,17 +130,18 @@ export function newOpaqueAccessToken(): string {
  * The opaque access token of a login without an API, made before the code is checked so the
  * exchange stores it in the statement that records the login (one round trip less).
  */
-export function prepareOpaqueAccessToken(clock: Clock, clientId: string, scopes: readonly string[]): PreparedOpaqueToken {
+export function prepareOpaqueAccessToken(clock: Clock, clientId: string, scopes: readonly string[], claims?: RequestedClaims): PreparedOpaqueToken {
   const now = clock.now();
   const value = opaqueToken();
-  return { value, row: opaqueTokenRow(value, clientId, scopes.join(' '), now) };
+  return { value, row: opaqueTokenRow(value, clientId, scopes.join(' '), now, claims) };
 }
 
-function opaqueTokenRow(value: string, clientId: string, scope: string, now: Date): Omit<StoredAccessToken, 'user_id'> {
+function opaqueTokenRow(value: string, clientId: string, scope: string, now: Date, claims?: RequestedClaims): Omit<StoredAccessToken, 'user_id'> {
   return {
     token_hash: hashToken(value),
     client_id: clientId,
     scope,
+    claims: claims?.userinfo.length ? claims.userinfo.join(' ') : null,
     created_at: now,
     expires_at: new Date(now.getTime() + OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
   };
@@ -189,7 +195,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
   } else {
     expiresIn = OPAQUE_ACCESS_TOKEN_LIFETIME_SECONDS;
     accessToken = request.opaqueAccessToken ?? opaqueToken();
-    await deps.store.accessTokens.insert({ ...opaqueTokenRow(accessToken, client.client_id, scope, now), user_id: user.user_id });
+    await deps.store.accessTokens.insert({ ...opaqueTokenRow(accessToken, client.client_id, scope, now, request.claims), user_id: user.user_id });
   }
 
   const idToken = scopes.includes('openid')
@@ -197,8 +203,9 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
         {
           sub: user.user_id,
           aud: client.client_id,
-          ...profileClaims(user, scopes),
+          ...releasedClaims(user, scopes, request.claims?.idToken),
           ...(request.nonce ? { nonce: request.nonce } : {}),
+          ...(request.acr ? { acr: request.acr } : {}),
           ...(request.accessTokenHash ? { at_hash: accessTokenHash(accessToken) } : {}),
           ...(request.session ? { auth_time: Math.floor(request.session.authenticatedAt.getTime() / 1000), sid: request.session.id } : {}),
         },
@@ -223,6 +230,7 @@ export async function issueUserTokens(deps: UserTokenDependencies, request: User
       expires_at: expiry.expiresAt,
       family_expires_at: expiry.familyExpiresAt,
       session_id: request.refresh.sessionId ?? null,
+      claims: serialiseRequestedClaims(request.claims),
     });
   }
 

@@ -3,7 +3,7 @@ import { bearerToken, HttpError, type Clock } from '@smsauth/service-kit';
 import jwt from 'jsonwebtoken';
 import type { IdentityStore, StoredUser } from '../../store';
 import { InvalidTokenError, type TokenVerifier } from '../tokens/verifier';
-import { profileClaims } from './profile-claims';
+import { releasedClaims } from './profile-claims';
 import { hashToken } from './user-tokens';
 
 function unauthorized(description: string, tokenPresent: boolean): HttpError {
@@ -16,6 +16,8 @@ function unauthorized(description: string, tokenPresent: boolean): HttpError {
 interface TokenGrant {
   userId: string;
   scope: string;
+  /** Claims the claims parameter asked for at UserInfo (opaque tokens keep them). */
+  claims?: string[];
 }
 
 /**
@@ -41,7 +43,8 @@ async function grantFromJwt(verifier: TokenVerifier, token: string): Promise<Tok
 
 /**
  * `GET /userinfo`: the user an access token issued here (opaque or JWT) belongs to, with the
- * claims its scopes release (`profile`, `phone`), as in the ID token.
+ * claims its scopes release (`profile`, `phone`), as in the ID token, and for an opaque token
+ * those the claims parameter asked for at UserInfo.
  */
 export async function userInfo(
   deps: { store: IdentityStore; verifier: TokenVerifier; clock: Clock },
@@ -54,9 +57,9 @@ export async function userInfo(
     grant = await grantFromJwt(deps.verifier, token);
   } else {
     const stored = await deps.store.accessTokens.findLive(hashToken(token), deps.clock.now());
-    grant = stored ? { userId: stored.user_id, scope: stored.scope } : undefined;
+    grant = stored ? { userId: stored.user_id, scope: stored.scope, claims: stored.claims ? stored.claims.split(' ') : [] } : undefined;
   }
   const user: StoredUser | undefined = grant ? await deps.store.users.findById(grant.userId) : undefined;
   if (!user || !grant) throw unauthorized('Invalid or expired access token', true);
-  return { sub: user.user_id, ...profileClaims(user, grant.scope.split(' ')) };
+  return { sub: user.user_id, ...releasedClaims(user, grant.scope.split(' '), grant.claims) };
 }

@@ -80,7 +80,12 @@ export const AuthorizeQuerySchema = z.object({
   code_challenge: z.string().regex(S256_CHALLENGE).optional().describe('PKCE, the code flow: the base64url SHA-256 of the code_verifier. Required for public clients (token_endpoint_auth_method none).'),
   code_challenge_method: z.enum(CODE_CHALLENGE_METHODS).optional().describe('Required with code_challenge.'),
   login_hint: parameter().optional().describe('Prefills the number on the phone page.'),
-  ui_locales: parameter().optional().describe('Accepted and ignored.'),
+  ui_locales: parameter().optional().describe('Accepted and ignored (the page follows the tenant\'s languages and the browser).'),
+  claims_locales: parameter().optional().describe('Accepted and ignored: no claim has a language.'),
+  display: parameter().optional().describe('Accepted and ignored: one page fits page, popup, touch and wap.'),
+  id_token_hint: parameter().optional().describe('An ID token issued here: a login session of another user is not used (prompt=none then answers login_required).'),
+  claims: parameter().optional().describe('OIDC Core §5.5, a JSON object: user claims named under `userinfo` or `id_token` (name, nickname, updated_at, phone_number, phone_number_verified) are released there besides those of the scopes (at UserInfo with an opaque access token, i.e. without an audience); `id_token.acr` asks for the acr. Not JSON: invalid_request.'),
+  acr_values: parameter().optional().describe('Space-separated; when it lists urn:smsauth:acr:single-factor (discovery acr_values_supported) the ID token carries that acr.'),
   request: z.string().optional().describe('Not supported (discovery: request_parameter_supported false): answered with error request_not_supported.'),
   request_uri: z.string().optional().describe('Not supported (discovery: request_uri_parameter_supported false): answered with error request_uri_not_supported.'),
 } satisfies Record<(typeof AUTHORIZE_PARAMETER_NAMES)[number], z.ZodType>);

@@ -5,6 +5,8 @@ export interface StoredAccessToken {
   client_id: string;
   user_id: string;
   scope: string;
+  /** UserInfo claims the claims parameter asked for, space-separated (migration 023); null: none. */
+  claims?: string | null;
   created_at: Date;
   expires_at: Date;
 }
@@ -19,9 +21,9 @@ export function accessTokensRepo(db: SqlExecutor) {
     async insert(token: StoredAccessToken): Promise<void> {
       await db.query(
         `WITH expired AS (DELETE FROM access_tokens WHERE user_id = $3 AND expires_at <= $5)
-         INSERT INTO access_tokens (token_hash, client_id, user_id, scope, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [token.token_hash, token.client_id, token.user_id, token.scope, token.created_at, token.expires_at],
+         INSERT INTO access_tokens (token_hash, client_id, user_id, scope, created_at, expires_at, claims)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [token.token_hash, token.client_id, token.user_id, token.scope, token.created_at, token.expires_at, token.claims ?? null],
       );
     },
 

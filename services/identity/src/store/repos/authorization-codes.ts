@@ -14,6 +14,9 @@ export interface StoredAuthorizationCode {
   /** The login session the code came from (`sid`). */
   session_id: string | null;
   auth_time: Date;
+  /** The claims parameter's names (`{"userinfo": [...], "id_token": [...]}`, JSON) and the ID token's acr (migration 023). */
+  claims: string | null;
+  acr: string | null;
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
@@ -41,8 +44,8 @@ export function authorizationCodesRepo(db: SqlExecutor) {
       await db.query("DELETE FROM authorization_codes WHERE expires_at <= $1::timestamptz - interval '1 hour'", [code.created_at]);
       await db.query(
         `INSERT INTO authorization_codes (code_hash, client_id, user_id, redirect_uri, scope, audience, nonce, code_challenge,
-           session_id, auth_time, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+           session_id, auth_time, created_at, expires_at, claims, acr)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
         [
           code.code_hash,
           code.client_id,
@@ -56,6 +59,8 @@ export function authorizationCodesRepo(db: SqlExecutor) {
           code.auth_time,
           code.created_at,
           code.expires_at,
+          code.claims,
+          code.acr,
         ],
       );
     },

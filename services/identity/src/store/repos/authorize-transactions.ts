@@ -20,6 +20,9 @@ export interface StoredAuthorizeTransaction {
   /** Requested scope, space-separated. */
   scope: string;
   audience: string | null;
+  /** The `claims` and `acr_values` parameters as sent (migration 023); absent on older rows. */
+  claims?: string | null;
+  acr_values?: string | null;
   /** Set once a code was sent to it. */
   phone_number: string | null;
   code_sent_at: Date | null;
@@ -38,8 +41,8 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
       await db.query(
         `INSERT INTO authorize_transactions (id, binding_hash, client_id, connection_name, redirect_uri, response_type,
            state, nonce, scope, audience, phone_number, code_sent_at, created_at, expires_at,
-           response_mode, code_challenge, max_age, prompt)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+           response_mode, code_challenge, max_age, prompt, claims, acr_values)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
         [
           tx.id,
           tx.binding_hash,
@@ -59,6 +62,8 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
           tx.code_challenge,
           tx.max_age,
           tx.prompt,
+          tx.claims ?? null,
+          tx.acr_values ?? null,
         ],
       );
     },

@@ -276,14 +276,15 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
            DELETE FROM access_tokens
            WHERE $11::text IS NOT NULL AND user_id IN (SELECT user_id FROM login) AND expires_at <= $14::timestamptz),
          issued_token AS (
-           INSERT INTO access_tokens (token_hash, client_id, user_id, scope, created_at, expires_at)
-           SELECT $11::text, $12::text, login.user_id, $13::text, $14::timestamptz, $15::timestamptz FROM login WHERE $11::text IS NOT NULL)
+           INSERT INTO access_tokens (token_hash, client_id, user_id, scope, created_at, expires_at, claims)
+           SELECT $11::text, $12::text, login.user_id, $13::text, $14::timestamptz, $15::timestamptz, $16::text FROM login WHERE $11::text IS NOT NULL)
          SELECT login.*, c.name AS connection_name FROM login JOIN connections c ON c.id = login.connection_id`,
         [
           code.connection_id, code.phone_number, code.request_id, login.at, login.maxAttempts, login.newUserId, login.ip,
           recording && login.log ? JSON.stringify(writtenRecord(cipher, login.log)) : null,
           login.verification?.prefix ?? null, login.verification?.windowStart ?? null,
           token?.token_hash ?? null, token?.client_id ?? null, token?.scope ?? null, token?.created_at ?? null, token?.expires_at ?? null,
+          token?.claims ?? null,
         ],
       );
       return rows[0];

@@ -19,6 +19,8 @@ export interface StoredRefreshToken {
   family_expires_at: Date | null;
   /** The login session the family came from. */
   session_id: string | null;
+  /** The claims parameter of the login (as authorization_codes.claims, migration 023); null: none. */
+  claims?: string | null;
 }
 
 export type NewRefreshToken = Omit<StoredRefreshToken, 'rotated_at' | 'revoked_at' | 'family_expires_at' | 'session_id'> &
@@ -30,8 +32,8 @@ export function refreshTokensRepo(db: SqlExecutor) {
     async insert(token: NewRefreshToken): Promise<void> {
       await db.query(
         `INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, scope, audience, device, created_at, expires_at,
-           family_expires_at, session_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+           family_expires_at, session_id, claims)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
         [
           token.id,
           token.token_hash,
@@ -45,6 +47,7 @@ export function refreshTokensRepo(db: SqlExecutor) {
           token.expires_at,
           token.family_expires_at ?? null,
           token.session_id ?? null,
+          token.claims ?? null,
         ],
       );
     },
