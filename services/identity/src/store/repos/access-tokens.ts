@@ -5,7 +5,7 @@ export interface StoredAccessToken {
   client_id: string;
   user_id: string;
   scope: string;
-  /** UserInfo claims the claims parameter asked for, space-separated (migration 023); null: none. */
+  /** UserInfo claims the claims parameter asked for, space-separated (migration 024); null: none. */
   claims?: string | null;
   created_at: Date;
   expires_at: Date;

@@ -14,7 +14,7 @@ export interface StoredAuthorizationCode {
   /** The login session the code came from (`sid`). */
   session_id: string | null;
   auth_time: Date;
-  /** The claims parameter's names (`{"userinfo": [...], "id_token": [...]}`, JSON) and the ID token's acr (migration 023). */
+  /** The claims parameter's names (`{"userinfo": [...], "id_token": [...]}`, JSON) and the ID token's acr (migration 024). */
   claims: string | null;
   acr: string | null;
   created_at: Date;

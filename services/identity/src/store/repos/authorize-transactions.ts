@@ -20,7 +20,7 @@ export interface StoredAuthorizeTransaction {
   /** Requested scope, space-separated. */
   scope: string;
   audience: string | null;
-  /** The `claims` and `acr_values` parameters as sent (migration 023); absent on older rows. */
+  /** The `claims` and `acr_values` parameters as sent (migration 024); absent on older rows. */
   claims?: string | null;
   acr_values?: string | null;
   /** Set once a code was sent to it. */

@@ -19,7 +19,7 @@ export interface StoredRefreshToken {
   family_expires_at: Date | null;
   /** The login session the family came from. */
   session_id: string | null;
-  /** The claims parameter of the login (as authorization_codes.claims, migration 023); null: none. */
+  /** The claims parameter of the login (as authorization_codes.claims, migration 024); null: none. */
   claims?: string | null;
 }
 
