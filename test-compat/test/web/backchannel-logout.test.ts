@@ -34,7 +34,7 @@ class MemoryLogoutStore {
   }
 }
 
-describeWithChromium('express-openid-connect back-channel logout', () => {
+describeWithChromium('express-openid-connect back-channel logout, and front-channel logout', () => {
   let browser: Browser;
   const apps: RelyingParty[] = [];
   let notified: RelyingParty;
@@ -42,6 +42,8 @@ describeWithChromium('express-openid-connect back-channel logout', () => {
   let clients: Record<'notified' | 'other', WebClient>;
   const store = new MemoryLogoutStore();
   let backchannel: Server;
+  /** The query of each request the first app's front-channel logout route got. */
+  const framed: Array<Record<string, string>> = [];
 
   beforeAll(async () => {
     const origins = { notified: await relyingPartyOrigin(), other: await relyingPartyOrigin() };
@@ -57,7 +59,14 @@ describeWithChromium('express-openid-connect back-channel logout', () => {
     });
     clients = await createWebClients('backchannel', {
       // Registered as in Auth0's dashboard: the library's route, on the app's own origin.
-      notified: { ...regularWeb(origins.notified), oidc_logout: { backchannel_logout_urls: [`http://127.0.0.1:${backchannelPort}/backchannel-logout`] } },
+      notified: {
+        ...regularWeb(origins.notified),
+        oidc_logout: {
+          backchannel_logout_urls: [`http://127.0.0.1:${backchannelPort}/backchannel-logout`],
+          // Not an Auth0 field: identity's logout page frames it (OpenID Connect Front-Channel Logout).
+          frontchannel_logout_url: `${origins.notified}/frontchannel-logout`,
+        },
+      },
       other: regularWeb(origins.other),
     });
     // Cookies are not kept apart by port: each app has a session cookie (and key) of its own.
@@ -75,6 +84,11 @@ describeWithChromium('express-openid-connect back-channel logout', () => {
         auth({ ...common('notifiedSession'), baseURL: origins.notified, clientID: clients.notified.clientId, clientSecret: clients.notified.clientSecret, backchannelLogout: { store } }),
       );
       app.get('/profile', requiresAuth(), (req, res) => void res.json({ sid: req.oidc.idTokenClaims?.sid, sub: req.oidc.user?.sub }));
+      // Only records what it was framed with: the session must end by the back channel.
+      app.get('/frontchannel-logout', (req, res) => {
+        framed.push(Object.fromEntries(new URLSearchParams(req.url.split('?')[1] ?? '')));
+        res.set('cache-control', 'no-store').type('html').send('<!doctype html><title>Logged out</title>');
+      });
     });
     backchannel = createServer(notifiedApp!);
     await new Promise<void>((resolve) => backchannel.listen(backchannelPort, '127.0.0.1', resolve));
@@ -93,10 +107,14 @@ describeWithChromium('express-openid-connect back-channel logout', () => {
     await new Promise((resolve) => backchannel?.close(resolve));
   });
 
-  it("ends the app's own session when the user logs out through another app of the same login session", async () => {
+  it("ends the app's own session when the user logs out through another app of the same login session (and frames its front-channel URL)", async () => {
     const steps = new Steps('web-backchannel-logout', 'express-openid-connect');
     const context = await newContext(browser);
     const page = await context.newPage();
+    const cspViolations: string[] = [];
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+    });
 
     await page.goto(notified.url('/profile'));
     await completeHostedLogin(page, randomPhone(), steps, (url) => url.href.startsWith(notified.url('/profile')));
@@ -111,9 +129,12 @@ describeWithChromium('express-openid-connect back-channel logout', () => {
     await page.goto(notified.url('/profile'));
     expect(page.url()).toBe(notified.url('/profile'));
 
-    // Logging out of the other app goes through identity's end_session_endpoint ...
+    // Logging out of the other app goes through identity's end_session_endpoint, whose page frames
+    // the first app's front-channel logout URL (with iss and sid) and then goes back ...
     await Promise.all([page.waitForURL(other.url('/')), page.goto(other.url('/logout'))]);
     await steps.shot(page, 'logged-out-of-other-app');
+    expect(framed).toEqual([{ iss: compat.issuer, sid: signedIn.sid }]);
+    expect(cspViolations).toEqual([]);
     // ... and identity's worker POSTs a logout_token to the first app's /backchannel-logout.
     const key = `${compat.issuer}|${signedIn.sid}`;
     for (let waited = 0; !store.entries.has(key) && waited < 15_000; waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));

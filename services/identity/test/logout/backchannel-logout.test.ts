@@ -263,9 +263,13 @@ describeOnEachDatabase('back-channel and front-channel logout', (database) => {
       const res = await browser.get('/oidc/logout', { id_token_hint: await idTokenOf(browser, framed), post_logout_redirect_uri: `${WEB_ORIGIN}/bye`, state: 'xyz' });
       expect(res.status).toBe(200);
       expect(browser.cookies.has('smsauth_session')).toBe(false);
-      const frames = [...res.text.matchAll(/<iframe data-logout hidden title="([^"]*)" src="([^"]*)"><\/iframe>/g)].map((m) => ({ title: m[1], src: m[2]!.replace(/&amp;/g, '&') }));
-      expect(frames).toEqual([
-        { title: 'Signing out of Framed &lt;App&gt;', src: `https://rp.example.com/fc?tenant=1&iss=${encodeURIComponent(ISSUER)}&sid=${sid}` },
+      const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+      // Framed by the page's script, or without script by the noscript block: the same frames.
+      const slots = [...res.text.matchAll(/<span data-logout-url="([^"]*)" data-title="([^"]*)"><\/span>/g)].map((m) => ({ title: unescape(m[2]!), src: unescape(m[1]!) }));
+      const noscript = [...res.text.matchAll(/<iframe hidden title="([^"]*)" src="([^"]*)"><\/iframe>/g)].map((m) => ({ title: unescape(m[1]!), src: unescape(m[2]!) }));
+      expect(noscript).toEqual(slots);
+      expect(slots).toEqual([
+        { title: 'Signing out of Framed <App>', src: `https://rp.example.com/fc?tenant=1&iss=${encodeURIComponent(ISSUER)}&sid=${sid}` },
         { title: 'Signing out of Plain App', src: 'https://other.example.com/logout' },
       ]);
       expect(res.text).toContain(`<a id="continue" class="button" href="${WEB_ORIGIN}/bye?state=xyz">Continue</a>`);
