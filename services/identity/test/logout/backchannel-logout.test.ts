@@ -227,6 +227,42 @@ describeOnEachDatabase('back-channel and front-channel logout', (database) => {
     expect((await logsOf(all.app, 'oidc_backchannel_logout_succeeded'))[1]!.details.initiator).toBe('account-deleted');
   });
 
+  it('tells a client of a blocked user (account-deactivated) when it selected that initiator', async () => {
+    const { app, receiver } = await appWithReceiver({ backchannel_logout_initiators: { mode: 'custom', selected_initiators: ['account-deactivated'] } });
+    const browser = await signedInTo(app);
+    const { sid, sub } = await sessionOf(browser, app);
+    expect((await h.management('patch', `/users/${encodeURIComponent(sub)}`, { blocked: true })).status).toBe(200);
+    await deliver();
+    expect(receiver.received.map((r) => [r.problem, r.claims?.sid])).toEqual([[undefined, sid]]);
+    expect((await logsOf(app, 'oidc_backchannel_logout_succeeded'))[0]!.details.initiator).toBe('account-deactivated');
+  });
+
+  it('retries to the URL the client registers after a failure, and gives up when it removes it', async () => {
+    const { app, receiver } = await appWithReceiver();
+    const fixed = await LogoutReceiver.start(ISSUER, () => h.clock.now());
+    receivers.push(fixed);
+    fixed.configure(app.client_id, jwks);
+    receiver.failNext(1);
+    await (await signedInTo(app)).get('/v2/logout', { client_id: app.client_id });
+    await deliver();
+    expect((await h.management('patch', `/clients/${app.client_id}`, { oidc_logout: { backchannel_logout_urls: [fixed.url] } })).status).toBe(200);
+    h.clock.advance(6);
+    await deliver();
+    expect([receiver.received.length, fixed.received.length]).toEqual([1, 1]);
+    expect(fixed.received[0]!.problem).toBeUndefined();
+
+    fixed.failNext(1);
+    await (await signedInTo(app)).get('/v2/logout', { client_id: app.client_id });
+    await deliver();
+    expect((await h.management('patch', `/clients/${app.client_id}`, { oidc_logout: null })).status).toBe(200);
+    h.clock.advance(6);
+    await deliver();
+    expect(fixed.received).toHaveLength(2);
+    const last = (await logsOf(app, 'oidc_backchannel_logout_failed')).at(-1)!;
+    expect(last.details).toMatchObject({ will_retry: false, error: 'the client no longer has a back-channel logout URL' });
+    expect(await h.identity.store.backchannelLogouts.pending()).toEqual([]);
+  });
+
   it('claims each pending notification for one worker at a time', async () => {
     const apps = [await appWithReceiver({ backchannel_logout_initiators: { mode: 'all' } }), await appWithReceiver({ backchannel_logout_initiators: { mode: 'all' } })];
     const users: string[] = [];
@@ -326,5 +362,15 @@ describeOnEachDatabase('back-channel and front-channel logout', (database) => {
       const res = await h.management('post', '/clients', { name: 'Dev RP', app_type: 'regular_web', oidc_logout: { backchannel_logout_urls: ['http://localhost:3000/backchannel'] } });
       expect(res.status).toBe(201);
     });
+  });
+
+  // Last: it moves the clock by days (the harness's management token would expire).
+  it('tells a client that selected session-expired when an expired session is cleaned up (at the next sign-in)', async () => {
+    const { app, receiver } = await appWithReceiver({ backchannel_logout_initiators: { mode: 'custom', selected_initiators: ['session-expired'] } });
+    const { sid } = await sessionOf(await signedInTo(app), app);
+    h.clock.advance(3 * 86_400 + 1);
+    await signedInTo(app);
+    await deliver();
+    expect(receiver.received.map((r) => [r.problem, r.claims?.sid])).toEqual([[undefined, sid]]);
   });
 });

@@ -79,7 +79,8 @@ interface Attempt {
 }
 
 /** The origin of a URL: what logs may show of it (its path or query may carry a credential). */
-function originOf(url: string): string {
+function originOf(url: string | null): string {
+  if (url === null) return 'none';
   try {
     return new URL(url).origin;
   } catch {
@@ -140,6 +141,7 @@ export class BackchannelLogoutDeliverer {
   }
 
   private async attempt(notification: StoredBackchannelLogout): Promise<Attempt> {
+    if (notification.url === null) return { outcome: 'abandoned', reason: 'the client no longer has a back-channel logout URL' };
     const token = await this.logoutToken(notification);
     try {
       const { status } = await this.deps.sender.post({ url: notification.url, body: new URLSearchParams({ logout_token: token }).toString() });

@@ -4,7 +4,8 @@ import type { SqlExecutor } from '../sql-client';
 export interface StoredBackchannelLogout {
   id: string;
   client_id: string;
-  url: string;
+  /** The URL when the session ended; claimDue answers the client's current one (null: it has none any more). */
+  url: string | null;
   user_id: string;
   session_id: string;
   /** Auth0's initiator name of what ended the session (rp-logout, session-revoked, ...). */
@@ -47,7 +48,8 @@ export function backchannelLogoutsRepo(db: SqlExecutor) {
      * Up to `limit` rows due at `now`, claimed until `leaseUntil`: their next attempt moves
      * there and their attempt count goes up, in one statement whose row locks (FOR UPDATE
      * SKIP LOCKED) keep two replicas from claiming the same row. A replica that dies
-     * mid-delivery leaves the row due again at `leaseUntil`.
+     * mid-delivery leaves the row due again at `leaseUntil`. The URL is the client's current
+     * one (a URL corrected after failures gets the retries), null when it registered none since.
      */
     async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<StoredBackchannelLogout[]> {
       const { rows } = await db.query<StoredBackchannelLogout>(
@@ -56,8 +58,8 @@ export function backchannelLogoutsRepo(db: SqlExecutor) {
            ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED
          )
          UPDATE backchannel_logouts b SET next_attempt_at = $2, attempts = b.attempts + 1
-         FROM due WHERE b.id = due.id
-         RETURNING b.id::text AS id, b.client_id, b.url, b.user_id, b.session_id, b.initiator, b.attempts, b.created_at, b.next_attempt_at, b.last_failure`,
+         FROM due, clients c WHERE b.id = due.id AND c.client_id = b.client_id
+         RETURNING b.id::text AS id, b.client_id, c.oidc_logout->'backchannel_logout_urls'->>0 AS url, b.user_id, b.session_id, b.initiator, b.attempts, b.created_at, b.next_attempt_at, b.last_failure`,
         [now, leaseUntil, limit],
       );
       return rows;
