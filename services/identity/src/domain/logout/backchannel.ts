@@ -38,8 +38,8 @@ export interface BackchannelLogoutSender {
 }
 
 /**
- * delivered: a 2xx answer. failed: tried again later. abandoned: not tried again (a 4xx
- * answer, which says the client refused this token, or the retry time is over). refused: the
+ * delivered: a 2xx answer. failed: tried again later. abandoned: not tried again (a redirect or a
+ * 4xx answer, which says the client refused this token, or the retry time is over). refused: the
  * URL policy refused the address (not tried again).
  */
 export type BackchannelLogoutOutcome = 'delivered' | 'failed' | 'abandoned' | 'refused';
@@ -88,9 +88,12 @@ function originOf(url: string | null): string {
   }
 }
 
-/** 4xx other than 408 and 429: the client refused this token, and will refuse it again. */
+/**
+ * A redirect (never followed: the URL is registered, not discovered) or a 4xx other than 408 and
+ * 429 (the client refused this token): the same answer would come again.
+ */
 function isFinalRefusal(status: number): boolean {
-  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+  return (status >= 300 && status < 400) || (status >= 400 && status < 500 && status !== 408 && status !== 429);
 }
 
 /**
