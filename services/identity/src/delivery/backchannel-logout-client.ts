@@ -1,7 +1,7 @@
-import axios, { type AxiosInstance } from 'axios';
+import type { AxiosInstance } from 'axios';
 import { BackchannelLogoutPostError, type BackchannelLogoutSender } from '../domain/logout/backchannel';
-import { policyAgents, postWithinDeadline, unansweredCallReason } from './gateway-client';
-import { checkGatewayUrlSyntax, GatewayUrlRefusedError, type GatewayUrlPolicy, type ResolveHost } from './gateway-url-policy';
+import { createGuardedPoster, UnansweredPost } from './guarded-post';
+import type { GatewayUrlPolicy, ResolveHost } from './gateway-url-policy';
 
 export interface BackchannelLogoutClient extends BackchannelLogoutSender {
   /** Closes the pooled keep-alive connections (for lifecycle.addCloser). */
@@ -25,32 +25,21 @@ const REASONS = {
 } as const;
 
 /**
- * POSTs logout_tokens as the log stream sink POSTs batches: no redirects followed, no proxy,
- * a short deadline for the whole call, and under the `public` policy only to addresses vetted
- * at connect time (a URL re-pointed at an internal address is still refused).
+ * POSTs logout_tokens (a form) through the guarded poster, as log stream batches go: no
+ * redirects followed, no proxy, a short deadline for the whole call, and under the `public`
+ * policy only to addresses vetted at connect time.
  */
 export function createBackchannelLogoutClient(deps: BackchannelLogoutClientDeps): BackchannelLogoutClient {
-  const client = deps.http ?? axios.create();
-  const agents = policyAgents(deps.policy, deps.resolveHost);
+  const poster = createGuardedPoster(deps);
   return {
     async post(request) {
       try {
-        checkGatewayUrlSyntax(request.url, deps.policy);
-        return await postWithinDeadline(
-          client,
-          agents,
-          { url: request.url, data: Buffer.from(request.body, 'utf8'), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } },
-          deps.timeoutMs,
-        );
+        return await poster.post(request.url, request.body, { 'Content-Type': 'application/x-www-form-urlencoded' });
       } catch (err) {
-        if (err instanceof GatewayUrlRefusedError && err.reason !== 'address') throw new BackchannelLogoutPostError('refused', `the back-channel logout URL is refused: ${err.message}`);
-        const reason = unansweredCallReason(err);
-        throw new BackchannelLogoutPostError(reason, REASONS[reason]);
+        if (!(err instanceof UnansweredPost)) throw err;
+        throw new BackchannelLogoutPostError(err.reason, err.urlRefusal ? `the back-channel logout URL is refused: ${err.urlRefusal}` : REASONS[err.reason]);
       }
     },
-    close() {
-      agents.httpAgent.destroy();
-      agents.httpsAgent.destroy();
-    },
+    close: () => poster.close(),
   };
 }
