@@ -240,6 +240,11 @@ export const OidcLogoutSettingsSchema = z.strictObject({
     })
     .optional()
     .describe('Which session-ending events send a logout_token. Without it: custom with none selected, so only RP-initiated logout.'),
+  backchannel_logout_session_metadata: z
+    .strictObject({ include: z.boolean() })
+    .nullable()
+    .optional()
+    .describe("Auth0's switch for session metadata in the logout_token: stored and shown; sessions here carry no metadata, so the token never has any."),
   frontchannel_logout_url: LogoutUrlSchema.optional().describe(
     'Not an Auth0 field. Framed (hidden iframe) by the logout page of /v2/logout and /oidc/logout when a session this client signed in to ends there (OpenID Connect Front-Channel Logout).',
   ),
@@ -357,6 +362,7 @@ export const ClientRecordSchema = z.object({
     .object({
       backchannel_logout_urls: z.array(z.string()),
       backchannel_logout_initiators: z.object({ mode: z.enum(['custom', 'all']), selected_initiators: z.array(z.string()).optional() }).optional(),
+      backchannel_logout_session_metadata: z.object({ include: z.boolean() }).nullable().optional(),
       frontchannel_logout_url: z.string().optional(),
       frontchannel_logout_session_required: z.boolean().optional(),
     })

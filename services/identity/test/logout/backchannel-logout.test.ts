@@ -326,6 +326,7 @@ describeOnEachDatabase('back-channel and front-channel logout', (database) => {
       const settings = {
         backchannel_logout_urls: ['https://rp.example.com/backchannel'],
         backchannel_logout_initiators: { mode: 'custom', selected_initiators: ['rp-logout', 'session-revoked'] },
+        backchannel_logout_session_metadata: { include: false },
         frontchannel_logout_url: 'https://rp.example.com/frontchannel',
         frontchannel_logout_session_required: true,
       };

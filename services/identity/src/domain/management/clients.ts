@@ -70,7 +70,8 @@ function inFieldOrder(settings: RefreshTokenSettings): RefreshTokenSettings {
 
 /** oidc_logout with its fields in the contract's order (jsonb reorders keys), absent ones left out. */
 function oidcLogoutInFieldOrder(settings: OidcLogoutSettings): OidcLogoutSettings {
-  const { backchannel_logout_urls, backchannel_logout_initiators, frontchannel_logout_url, frontchannel_logout_session_required } = settings;
+  const { backchannel_logout_urls, backchannel_logout_initiators, backchannel_logout_session_metadata, frontchannel_logout_url, frontchannel_logout_session_required } =
+    settings;
   return {
     backchannel_logout_urls,
     ...(backchannel_logout_initiators
@@ -80,6 +81,9 @@ function oidcLogoutInFieldOrder(settings: OidcLogoutSettings): OidcLogoutSetting
             ...(backchannel_logout_initiators.selected_initiators ? { selected_initiators: backchannel_logout_initiators.selected_initiators } : {}),
           },
         }
+      : {}),
+    ...(backchannel_logout_session_metadata !== undefined
+      ? { backchannel_logout_session_metadata: backchannel_logout_session_metadata === null ? null : { include: backchannel_logout_session_metadata.include } }
       : {}),
     ...(frontchannel_logout_url !== undefined ? { frontchannel_logout_url } : {}),
     ...(frontchannel_logout_session_required !== undefined ? { frontchannel_logout_session_required } : {}),
