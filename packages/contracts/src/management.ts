@@ -184,6 +184,84 @@ export const DEFAULT_REFRESH_TOKEN_SETTINGS: RefreshTokenSettings = {
 function optionalFields<T extends Record<string, z.ZodType>>(fields: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
   return Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, schema.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
 }
+/** A host a browser and this service reach on the same machine: the only one a logout URL may name over plain http. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * A URL this service calls (back-channel) or frames (front-channel) to sign a user out of an
+ * application: https, or http to localhost only (local development). No fragment.
+ */
+const LogoutUrlSchema = z
+  .string()
+  .max(2048)
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        if (url.hash !== '' || url.username !== '' || url.password !== '') return false;
+        return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an https: URL (http: only for localhost), without fragment or credentials' },
+  );
+
+/**
+ * Auth0's back-channel logout initiators (the session-ending events a client is told about).
+ * Here: `rp-logout` (/v2/logout, /oidc/logout), `session-revoked` (a session deleted through the
+ * management API, or replaced by a new sign-in in the same browser), `account-deleted`,
+ * `account-deactivated` (the user blocked), `session-expired` (an expired session cleaned up).
+ * The others are accepted and never happen here (no password, email or external IdP).
+ */
+export const BACKCHANNEL_LOGOUT_INITIATORS = [
+  'rp-logout',
+  'idp-logout',
+  'password-changed',
+  'session-expired',
+  'session-revoked',
+  'account-deleted',
+  'email-identifier-changed',
+  'mfa-phone-unenrolled',
+  'account-deactivated',
+] as const;
+export const BackchannelLogoutInitiatorSchema = z.enum(BACKCHANNEL_LOGOUT_INITIATORS);
+export type BackchannelLogoutInitiator = z.infer<typeof BackchannelLogoutInitiatorSchema>;
+
+/**
+ * Auth0's client `oidc_logout` (OpenID Connect Back-Channel Logout 1.0), plus this service's
+ * front-channel fields (OpenID Connect Front-Channel Logout 1.0; Auth0 has none).
+ */
+export const OidcLogoutSettingsSchema = z.strictObject({
+  backchannel_logout_urls: z
+    .array(LogoutUrlSchema)
+    .max(1)
+    .default([])
+    .describe('Where a logout_token is POSTed when a session this client signed in to ends (at most one URL, as at Auth0).'),
+  backchannel_logout_initiators: z
+    .strictObject({
+      mode: z.enum(['custom', 'all']).describe('all: every session-ending event; custom: rp-logout and idp-logout, and the selected_initiators.'),
+      selected_initiators: z.array(BackchannelLogoutInitiatorSchema).max(BACKCHANNEL_LOGOUT_INITIATORS.length).optional(),
+    })
+    .optional()
+    .describe('Which session-ending events send a logout_token. Without it: custom with none selected, so only RP-initiated logout.'),
+  backchannel_logout_session_metadata: z
+    .strictObject({ include: z.boolean() })
+    .nullable()
+    .optional()
+    .describe("Auth0's switch for session metadata in the logout_token: stored and shown; sessions here carry no metadata, so the token never has any."),
+  frontchannel_logout_url: LogoutUrlSchema.optional().describe(
+    'Not an Auth0 field. Framed (hidden iframe) by the logout page of /v2/logout and /oidc/logout when a session this client signed in to ends there (OpenID Connect Front-Channel Logout).',
+  ),
+  frontchannel_logout_session_required: z
+    .boolean()
+    .optional()
+    .describe('Not an Auth0 field. true (the default here): the front-channel URL gets `iss` and `sid` in its query; false: the URL as registered.'),
+});
+export type OidcLogoutSettings = z.output<typeof OidcLogoutSettingsSchema>;
+
+/** Auth0's older name of oidc_logout (back-channel URLs only); still accepted on create and update. */
+const LegacyBackchannelLogoutSchema = z.strictObject({ backchannel_logout_urls: z.array(LogoutUrlSchema).max(1) });
 
 const clientFields = {
   name: z.string().trim().min(1).max(128),
@@ -212,6 +290,8 @@ const clientFields = {
   /** Auth0's OIDC-conformant flag; every client here behaves conformant, the value is stored and shown. */
   oidc_conformant: z.boolean(),
   refresh_token: RefreshTokenSettingsSchema,
+  oidc_logout: OidcLogoutSettingsSchema,
+  oidc_backchannel_logout: LegacyBackchannelLogoutSchema.describe('Deprecated (Auth0\'s older name): sets oidc_logout.backchannel_logout_urls; not with oidc_logout.'),
 };
 
 export const ClientCreateSchema = z.strictObject({
@@ -232,6 +312,8 @@ export const ClientCreateSchema = z.strictObject({
   jwt_configuration: JwtConfigurationSchema.optional(),
   ...optionalFields(auth0ClientSettingsFields),
   ...optionalFields(offOnlyClientFields),
+  oidc_logout: clientFields.oidc_logout.optional(),
+  oidc_backchannel_logout: clientFields.oidc_backchannel_logout.optional(),
 });
 export type ClientCreate = z.infer<typeof ClientCreateSchema>;
 
@@ -255,6 +337,9 @@ export const ClientUpdateSchema = z.strictObject({
   jwt_configuration: JwtConfigurationSchema.optional(),
   ...optionalFields(auth0ClientSettingsFields),
   ...optionalFields(offOnlyClientFields),
+  /** Replaces the whole object; null removes it (no logout notifications). */
+  oidc_logout: clientFields.oidc_logout.nullable().optional(),
+  oidc_backchannel_logout: clientFields.oidc_backchannel_logout.nullable().optional(),
 });
 export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;
 
@@ -287,6 +372,16 @@ export const ClientRecordSchema = z.object({
   /** Absent when none was stored: RS256, ID tokens for 36000 seconds. */
   jwt_configuration: JwtConfigurationSchema.optional(),
   ...optionalFields(auth0ClientSettingsFields),
+  /** Present when the client registered logout URLs. */
+  oidc_logout: z
+    .object({
+      backchannel_logout_urls: z.array(z.string()),
+      backchannel_logout_initiators: z.object({ mode: z.enum(['custom', 'all']), selected_initiators: z.array(z.string()).optional() }).optional(),
+      backchannel_logout_session_metadata: z.object({ include: z.boolean() }).nullable().optional(),
+      frontchannel_logout_url: z.string().optional(),
+      frontchannel_logout_session_required: z.boolean().optional(),
+    })
+    .optional(),
   /** Only in the responses of create and rotate-secret. */
   client_secret: z.string().optional(),
 });

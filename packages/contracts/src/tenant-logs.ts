@@ -54,6 +54,10 @@ export const LOG_EVENT_TYPES = {
   slo: 'Success Logout',
   /** A logout refused (return URL not allowed, unknown client). */
   flo: 'Failed Logout',
+  /** An application's back-channel logout URI accepted a logout_token (`details`: the session, the initiator, the attempt). */
+  oidc_backchannel_logout_succeeded: 'Successful OIDC Back-Channel Logout request',
+  /** A logout_token POST failed (`details.will_retry` says whether it is tried again, `details.error` why). */
+  oidc_backchannel_logout_failed: 'Failed OIDC Back-Channel Logout request',
   /** A passkey login refused (unknown or deleted passkey, replayed or forged assertion, blocked user). */
   f: 'Failed Login',
   /** A passkey was registered after an SMS login on the hosted login. */

@@ -240,6 +240,12 @@ export const OpenIdConfigurationSchema = z.object({
   acr_values_supported: z.array(z.string()),
   /** RFC 9207: authorization responses carry `iss`. */
   authorization_response_iss_parameter_supported: z.boolean(),
+  /** OpenID Connect Back-Channel Logout 1.0: a logout_token (with `sid`) POSTed to clients' oidc_logout.backchannel_logout_urls. */
+  backchannel_logout_supported: z.boolean(),
+  backchannel_logout_session_supported: z.boolean(),
+  /** OpenID Connect Front-Channel Logout 1.0: the logout page frames clients' oidc_logout.frontchannel_logout_url (with `iss` and `sid`). */
+  frontchannel_logout_supported: z.boolean(),
+  frontchannel_logout_session_supported: z.boolean(),
   scopes_supported: z.array(z.string()),
   claims_supported: z.array(z.string()),
 });

@@ -17,6 +17,9 @@ import { createSmsGatewayClient, type SmsGatewayClient } from './delivery/gatewa
 import { gatewayUrlCheck } from './delivery/gateway-url-check';
 import { logStreamMetrics } from './delivery/log-stream-metrics';
 import { createLogStreamSinkClient } from './delivery/log-stream-sink';
+import { createBackchannelLogoutClient } from './delivery/backchannel-logout-client';
+import { backchannelLogoutMetrics } from './delivery/backchannel-logout-metrics';
+import { BackchannelLogoutDeliverer, BackchannelLogoutWorker, type BackchannelLogoutSender } from './domain/logout/backchannel';
 import type { ResolveHost } from './delivery/gateway-url-policy';
 import { LogStreamDeliverer, logStreamLagSeconds, type LogStreamSink } from './domain/log-streams/delivery';
 import { LogStreamWorker, type Timers } from './domain/log-streams/worker';
@@ -71,6 +74,8 @@ export interface AppDependencies {
   logStreamTimers?: Timers;
   /** The user job worker's timers and batch size; tests inject timers that never fire and call runOnce(). */
   userJobs?: { timers?: Timers; batchSize?: number };
+  /** The back-channel logout worker's timers and sender; tests inject timers that never fire and call runOnce(). */
+  backchannelLogout?: { timers?: Timers; sender?: BackchannelLogoutSender };
 }
 
 export interface IdentityApp extends ServiceApp {
@@ -78,6 +83,10 @@ export interface IdentityApp extends ServiceApp {
   logStreamWorker: LogStreamWorker;
   /** Runs bulk user imports and exports; not started here (startIdentity starts it). */
   userJobWorker: UserJobWorker;
+  /** Delivers back-channel logout tokens; not started here (startIdentity starts it). */
+  backchannelLogoutWorker: BackchannelLogoutWorker;
+  /** Signs and POSTs logout tokens (tests sign one to compare). */
+  backchannelLogoutDeliverer: BackchannelLogoutDeliverer;
 }
 
 /** packages/console's build output, wherever the workspace installed the package. */
@@ -185,6 +194,32 @@ export function buildApp(deps: AppDependencies): IdentityApp {
   });
   const userJobWorker = new UserJobWorker(userJobRunner, { pollMs: config.USER_JOB_POLL_MS, timers: deps.userJobs?.timers, logger });
 
+  // Back-channel logout URLs obey GATEWAY_URL_POLICY at connect time, as sink URLs do.
+  const ownBackchannelSender = deps.backchannelLogout?.sender
+    ? undefined
+    : createBackchannelLogoutClient({ policy: config.GATEWAY_URL_POLICY, timeoutMs: config.BACKCHANNEL_LOGOUT_TIMEOUT_MS, resolveHost: deps.resolveHost });
+  if (ownBackchannelSender) lifecycle.addCloser('backchannel-logout-client', () => ownBackchannelSender.close());
+  const backchannelLogoutDeliverer = new BackchannelLogoutDeliverer({
+    store,
+    clock,
+    signer,
+    sender: deps.backchannelLogout?.sender ?? ownBackchannelSender!,
+    metrics: backchannelLogoutMetrics(metrics),
+    logger,
+    policy: {
+      batchSize: 20,
+      timeoutMs: config.BACKCHANNEL_LOGOUT_TIMEOUT_MS,
+      backoffMs: 5_000,
+      maxBackoffMs: 300_000,
+      retryForMs: config.BACKCHANNEL_LOGOUT_RETRY_SECONDS * 1000,
+    },
+  });
+  const backchannelLogoutWorker = new BackchannelLogoutWorker(backchannelLogoutDeliverer, {
+    pollMs: config.BACKCHANNEL_LOGOUT_POLL_MS,
+    timers: deps.backchannelLogout?.timers,
+    logger,
+  });
+
   const serviceApp = createServiceApp({
     name: 'identity',
     logger: deps.logger,
@@ -219,7 +254,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         codeExchange,
         token: { grants, managementAudience: managementAudienceOf(config) },
         revoke: { store, clock, clientAuthenticator },
-        logout: { store, clock, verifier, secureCookies },
+        logout: { store, clock, verifier, secureCookies, issuer },
         userinfo: { store, verifier, clock },
         userExports: { store, clock },
       });
@@ -254,5 +289,5 @@ export function buildApp(deps: AppDependencies): IdentityApp {
       );
     },
   });
-  return { ...serviceApp, logStreamWorker, userJobWorker };
+  return { ...serviceApp, logStreamWorker, userJobWorker, backchannelLogoutWorker, backchannelLogoutDeliverer };
 }

@@ -84,6 +84,21 @@ export const logStreamConfigShape = {
     .meta({
       description: 'Deadline of one log stream POST (100 to 120000); the delivery lease (5 s) is renewed while the POST runs, up to this deadline.',
     }),
+  BACKCHANNEL_LOGOUT_POLL_MS: env
+    .positiveInt(1000)
+    .pipe(z.number().max(3_600_000, { message: 'must be at most 3600000' }))
+    .meta({ description: 'How often the back-channel logout worker looks for logout_tokens to deliver when none was waiting (up to 3600000).' }),
+  BACKCHANNEL_LOGOUT_TIMEOUT_MS: env
+    .positiveInt(5000)
+    .pipe(z.number().min(100).max(30_000, { message: 'must be from 100 to 30000' }))
+    .meta({ description: 'Deadline of one logout_token POST to a client\'s back-channel logout URL (100 to 30000); redirects are never followed.' }),
+  BACKCHANNEL_LOGOUT_RETRY_SECONDS: env
+    .positiveInt(3600)
+    .pipe(z.number().max(604_800, { message: 'must be at most 604800' }))
+    .meta({
+      description:
+        'How long after a session ended a failed logout_token delivery is still retried (up to 604800). Retries start 5 s after a failure and double up to 5 minutes apart.',
+    }),
   LOG_STREAM_MAX_FAILURES: env
     .positiveInt(10)
     .pipe(z.number().max(1000, { message: 'must be at most 1000' }))

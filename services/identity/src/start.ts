@@ -9,7 +9,7 @@ import { LoginStatsRollup } from './domain/logs/stats-rollup';
 import { KeyRing } from './domain/tokens/key-ring';
 import { createSecretCipher, openStore, type IdentityStore, type SqlClient } from './store';
 
-export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'resolveHost' | 'logStreamTimers' | 'userJobs'>> {
+export interface StartOptions extends Partial<Pick<AppDependencies, 'clock' | 'resolveHost' | 'logStreamTimers' | 'userJobs' | 'backchannelLogout'>> {
   /** PostgreSQL schema to work in (tests isolate themselves); default public. */
   schema?: string;
   /** Where generated admin credentials are printed once; stdout by default. */
@@ -80,7 +80,7 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
       clock,
       logger,
     });
-    const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost, logStreamTimers: options.logStreamTimers, userJobs: options.userJobs });
+    const built = buildApp({ config, logger, store: opened.store, keyRing, clock, resolveHost: options.resolveHost, logStreamTimers: options.logStreamTimers, userJobs: options.userJobs, backchannelLogout: options.backchannelLogout });
     built.lifecycle.addCloser('database', () => opened.close());
     const retention = new LogRetention(opened.store, clock, { retentionDays: config.LOG_RETENTION_DAYS }, logger);
     retention.start();
@@ -93,9 +93,12 @@ export async function startIdentity(config: Config, logger: Logger, options: Sta
     built.logStreamWorker.start();
     built.lifecycle.addCloser('user-job-worker', () => built.userJobWorker.stop());
     built.userJobWorker.start();
+    built.lifecycle.addCloser('backchannel-logout-worker', () => built.backchannelLogoutWorker.stop());
+    built.backchannelLogoutWorker.start();
     const close = async () => {
       await built.logStreamWorker.stop();
       await built.userJobWorker.stop();
+      await built.backchannelLogoutWorker.stop();
       await retention.stop();
       await statsRollup.stop();
       await opened.close();

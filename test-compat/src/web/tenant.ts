@@ -10,6 +10,8 @@ export interface WebClientSettings {
   web_origins?: string[];
   allowed_origins?: string[];
   allowed_logout_urls?: string[];
+  /** Auth0's OpenID Connect logout settings (back-channel logout URLs), and identity's front-channel URL. */
+  oidc_logout?: { backchannel_logout_urls: string[]; frontchannel_logout_url?: string };
   refresh_token?: {
     rotation_type: 'rotating' | 'non-rotating';
     expiration_type: 'expiring' | 'non-expiring';

@@ -1,7 +1,7 @@
-import axios, { type AxiosInstance } from 'axios';
+import type { AxiosInstance } from 'axios';
 import { LogStreamSinkError, type LogStreamSink } from '../domain/log-streams/delivery';
-import { policyAgents, postWithinDeadline, unansweredCallReason } from './gateway-client';
-import { checkGatewayUrlSyntax, GatewayUrlRefusedError, type GatewayUrlPolicy, type ResolveHost } from './gateway-url-policy';
+import { createGuardedPoster, UnansweredPost } from './guarded-post';
+import type { GatewayUrlPolicy, ResolveHost } from './gateway-url-policy';
 
 export interface LogStreamSinkClient extends LogStreamSink {
   /** Closes the pooled keep-alive connections (for lifecycle.addCloser). */
@@ -25,28 +25,20 @@ const REASONS = {
 } as const;
 
 /**
- * POSTs log stream batches as the SMS gateway client POSTs codes: no redirects, no proxy,
- * and under the `public` policy only to addresses vetted at connect time, so an endpoint
- * re-pointed at an internal address after it was accepted (DNS rebinding) is still refused.
+ * POSTs log stream batches through the guarded poster (no redirects, no proxy, addresses vetted
+ * at connect time under the `public` policy).
  */
 export function createLogStreamSinkClient(deps: LogStreamSinkClientDeps): LogStreamSinkClient {
-  const client = deps.http ?? axios.create();
-  const agents = policyAgents(deps.policy, deps.resolveHost);
+  const poster = createGuardedPoster(deps);
   return {
     async post(request) {
       try {
-        checkGatewayUrlSyntax(request.url, deps.policy);
-        // A Buffer goes out byte for byte (axios would re-serialise a string), so the signature holds.
-        return await postWithinDeadline(client, agents, { url: request.url, data: Buffer.from(request.body, 'utf8'), headers: request.headers }, deps.timeoutMs);
+        return await poster.post(request.url, request.body, request.headers);
       } catch (err) {
-        if (err instanceof GatewayUrlRefusedError && err.reason !== 'address') throw new LogStreamSinkError('refused', `the endpoint URL is refused: ${err.message}`);
-        const reason = unansweredCallReason(err);
-        throw new LogStreamSinkError(reason, REASONS[reason]);
+        if (!(err instanceof UnansweredPost)) throw err;
+        throw new LogStreamSinkError(err.reason, err.urlRefusal ? `the endpoint URL is refused: ${err.urlRefusal}` : REASONS[err.reason]);
       }
     },
-    close() {
-      agents.httpAgent.destroy();
-      agents.httpsAgent.destroy();
-    },
+    close: () => poster.close(),
   };
 }

@@ -1,9 +1,9 @@
 import { LogoutQuerySchema, OidcLogoutQuerySchema } from '@smsauth/contracts';
 import { defineOperation, htmlPage, mountOperations, redirectResponse, textResponse, type Operation } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
-import { logoutOutcome, oidcLogoutOutcome, type LogoutDependencies, type LogoutOutcome } from '../domain/oauth/logout';
+import { logoutOutcome, oidcLogoutOutcome, type FrontChannelLogout, type LogoutDependencies, type LogoutOutcome } from '../domain/oauth/logout';
 import { clearSessionCookie, sessionCookie } from './authorize/http';
-import { errorPage } from './authorize/views';
+import { errorPage, FRONT_CHANNEL_LOGOUT_SCRIPT_SOURCE, frontChannelLogoutPage } from './authorize/views';
 import { NO_BODY_ERRORS } from './management/responses';
 
 export type LogoutRouteDependencies = LogoutDependencies & { secureCookies: boolean };
@@ -19,6 +19,7 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
     res.set('Cache-Control', 'no-store');
     if (outcome.kind === 'refused') return void res.status(400).type('html').send(errorPage('invalid_request', outcome.description));
     clearSessionCookie(res, deps.secureCookies);
+    if (outcome.frontChannel) return frontChannelAnswer(res, outcome.frontChannel, outcome.kind === 'redirect' ? outcome.location : undefined);
     if (outcome.kind === 'redirect') return res.redirect(302, outcome.location);
     res.status(200).type('html').send(htmlPage({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are signed out.</p>' }));
   };
@@ -39,7 +40,9 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
       },
       validation: 'handler',
       responses: {
-        '200': textResponse('No returnTo and no allowed logout URL: a "signed out" page.'),
+        '200': textResponse(
+          'No returnTo and no allowed logout URL: a "signed out" page. Also when a client of the ended session registered a front-channel logout URL: the page frames those URLs, then goes on to the return URL.',
+        ),
         '302': redirectResponse('To returnTo, or without it to the client\'s first allowed logout URL.'),
         '400': textResponse('returnTo is not an allowed logout URL of the client (or the client is unknown), or a parameter is repeated: an error page.'),
         ...NO_BODY_ERRORS,
@@ -65,7 +68,9 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
       },
       validation: 'handler',
       responses: {
-        '200': textResponse('No post_logout_redirect_uri: a "signed out" page (the session cookie is cleared).'),
+        '200': textResponse(
+          'No post_logout_redirect_uri: a "signed out" page (the session cookie is cleared). Also when a client of the ended session registered a front-channel logout URL: the page frames those URLs (with iss and sid), then goes on to post_logout_redirect_uri.',
+        ),
         '302': redirectResponse('To post_logout_redirect_uri with state (the session cookie is cleared).'),
         '400': textResponse(
           'Not an allowed logout URL, an unknown client, a client_id that is not the hint\'s audience, a hint not issued here, or a parameter repeated or over its length: an error page; the session stays.',
@@ -75,6 +80,26 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
       handle: async ({ req, res }) => answer(res, await oidcLogoutOutcome(deps, req.query, caller(req))),
     }),
   ];
+}
+
+/** The origins of the frames, as the page's CSP frame-src. */
+function frameSources(frames: readonly FrontChannelLogout[]): string {
+  return [...new Set(frames.map((frame) => new URL(frame.url).origin))].join(' ');
+}
+
+/**
+ * The signed-out page with the front-channel logout frames (OpenID Connect Front-Channel
+ * Logout), which goes on to the return URL once they have loaded: 200 rather than the 302.
+ * Its CSP allows framing those origins and its one script, nothing else.
+ */
+function frontChannelAnswer(res: Response, frames: readonly FrontChannelLogout[], continueTo: string | undefined): void {
+  res.set({
+    'Content-Security-Policy': `default-src 'none'; style-src 'self'; img-src 'self'; frame-src ${frameSources(frames)}; script-src ${FRONT_CHANNEL_LOGOUT_SCRIPT_SOURCE}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  });
+  res.status(200).type('html').send(frontChannelLogoutPage(frames, continueTo));
 }
 
 export function logoutRouter(deps: LogoutRouteDependencies, operations = logoutOperations(deps)): Router {

@@ -67,6 +67,11 @@ export function wellKnownOperations(deps: WellKnownDependencies): Operation[] {
           claims_parameter_supported: true,
           acr_values_supported: [...ACR_VALUES_SUPPORTED],
           authorization_response_iss_parameter_supported: true,
+          // Sessions ending tell the clients they signed in to (oidc_logout), with the sid their ID tokens carry.
+          backchannel_logout_supported: true,
+          backchannel_logout_session_supported: true,
+          frontchannel_logout_supported: true,
+          frontchannel_logout_session_supported: true,
           subject_types_supported: ['public'],
           id_token_signing_alg_values_supported: ['RS256'],
           token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],

@@ -36,7 +36,8 @@ export async function beginLoginSession(
 ): Promise<BegunSession> {
   if (login.previousSecret && SESSION_SECRET.test(login.previousSecret)) {
     const previous = await store.loginSessions.findLiveBySecret(sha256Hex(login.previousSecret), now);
-    if (previous) await store.loginSessions.delete(previous.id);
+    // Replaced: its clients are told as for a revoked session (back-channel logout).
+    if (previous) await store.loginSessions.delete(previous.id, 'session-revoked', now);
   }
   const secret = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + lifetimes.absoluteSeconds * 1000);
@@ -76,9 +77,13 @@ export async function touchLoginSession(
   await store.loginSessions.touch(session.id, now, new Date(now.getTime() + lifetimes.idleSeconds * 1000), clientId);
 }
 
-/** Ends the session a cookie names; the session ended, if there was one. */
+/**
+ * Ends the session a cookie names (RP-initiated logout: its clients' back-channel logouts are
+ * queued with it); the session ended, if there was one.
+ */
 export async function endLoginSession(store: IdentityStore, secret: string | undefined, now: Date): Promise<StoredLoginSession | undefined> {
   const session = await sessionFromCookie(store, secret, now);
-  if (session) await store.loginSessions.delete(session.id);
-  return session;
+  if (!session) return undefined;
+  const ended = await store.loginSessions.delete(session.id, 'rp-logout', now);
+  return ended ? { ...session, client_ids: ended.client_ids } : undefined;
 }

@@ -159,7 +159,7 @@ export async function importBatch(
   for (const { check, user } of inserts) if (!inserted.has(user.user_id)) errors.push(refusal(check, EXISTS));
   await tx.users.updateMany(updates, at);
   // Blocking signs the user out everywhere, as PATCH /users does.
-  for (const update of updates) if (update.blocked) await tx.loginSessions.deleteForUser(update.user_id);
+  for (const update of updates) if (update.blocked) await tx.loginSessions.deleteForUser(update.user_id, 'account-deactivated', at);
   await tx.userJobs.recordImportBatch(
     job.id,
     lease.token,

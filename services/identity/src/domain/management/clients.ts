@@ -8,6 +8,7 @@ import {
   type ClientCreate,
   type ClientUpdate,
   type ClientRecord,
+  type OidcLogoutSettings,
   type RefreshTokenSettings,
   type TokenEndpointAuthMethod,
 } from '@smsauth/contracts';
@@ -57,6 +58,7 @@ export function toClientRecord(
     refresh_token: inFieldOrder(client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS),
     ...(client.jwt_configuration ? { jwt_configuration: client.jwt_configuration } : {}),
     ...auth0SettingsOf(client.auth0_settings),
+    ...(client.oidc_logout ? { oidc_logout: oidcLogoutInFieldOrder(client.oidc_logout) } : {}),
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
 }
@@ -78,6 +80,46 @@ function auth0SettingsIn(input: ClientCreate | ClientUpdate): Auth0ClientSetting
 function inFieldOrder(settings: RefreshTokenSettings): RefreshTokenSettings {
   const { rotation_type, expiration_type, leeway, token_lifetime, infinite_token_lifetime, idle_token_lifetime, infinite_idle_token_lifetime } = settings;
   return { rotation_type, expiration_type, leeway, token_lifetime, infinite_token_lifetime, idle_token_lifetime, infinite_idle_token_lifetime };
+}
+
+/** oidc_logout with its fields in the contract's order (jsonb reorders keys), absent ones left out. */
+function oidcLogoutInFieldOrder(settings: OidcLogoutSettings): OidcLogoutSettings {
+  const { backchannel_logout_urls, backchannel_logout_initiators, backchannel_logout_session_metadata, frontchannel_logout_url, frontchannel_logout_session_required } =
+    settings;
+  return {
+    backchannel_logout_urls,
+    ...(backchannel_logout_initiators
+      ? {
+          backchannel_logout_initiators: {
+            mode: backchannel_logout_initiators.mode,
+            ...(backchannel_logout_initiators.selected_initiators ? { selected_initiators: backchannel_logout_initiators.selected_initiators } : {}),
+          },
+        }
+      : {}),
+    ...(backchannel_logout_session_metadata !== undefined
+      ? { backchannel_logout_session_metadata: backchannel_logout_session_metadata === null ? null : { include: backchannel_logout_session_metadata.include } }
+      : {}),
+    ...(frontchannel_logout_url !== undefined ? { frontchannel_logout_url } : {}),
+    ...(frontchannel_logout_session_required !== undefined ? { frontchannel_logout_session_required } : {}),
+  };
+}
+
+/**
+ * The logout settings a create or update asks for: `oidc_logout`, or Auth0's older
+ * `oidc_backchannel_logout` (its URLs only); both at once is a 400. undefined: neither given;
+ * null: cleared.
+ */
+function requestedOidcLogout(input: {
+  oidc_logout?: OidcLogoutSettings | null;
+  oidc_backchannel_logout?: { backchannel_logout_urls: string[] } | null;
+}): OidcLogoutSettings | null | undefined {
+  if (input.oidc_logout !== undefined && input.oidc_backchannel_logout !== undefined) {
+    throw invalidField('oidc_backchannel_logout', 'is the older name of oidc_logout: give one of them');
+  }
+  if (input.oidc_backchannel_logout !== undefined) {
+    return input.oidc_backchannel_logout === null ? null : { backchannel_logout_urls: input.oidc_backchannel_logout.backchannel_logout_urls };
+  }
+  return input.oidc_logout === undefined ? undefined : input.oidc_logout === null ? null : oidcLogoutInFieldOrder(input.oidc_logout);
 }
 
 /** toClientRecord for a page of clients, with one query for the credentials of its private_key_jwt clients. */
@@ -158,6 +200,7 @@ export async function createClient(store: IdentityStore, input: ClientCreate, ch
   checkAuthMethod(input.app_type, method, grantTypes);
   if (chosen.clientSecret !== undefined) checkCanHoldSecret(input.app_type);
   const secret = isConfidential(input.app_type) ? (chosen.clientSecret ?? generateClientSecret()) : undefined;
+  const oidcLogout = requestedOidcLogout(input) ?? null;
   return store.transaction(async (tx) => {
     const client = await tx.clients.insert({
       client_id: chosen.clientId ?? newClientId(),
@@ -178,6 +221,7 @@ export async function createClient(store: IdentityStore, input: ClientCreate, ch
       refresh_token: input.refresh_token ?? null,
       jwt_configuration: input.jwt_configuration ?? null,
       auth0_settings: auth0SettingsIn(input),
+      oidc_logout: oidcLogout,
     });
     const credentials = input.client_authentication_methods?.private_key_jwt.credentials ?? [];
     for (const [index, credential] of credentials.entries()) {
@@ -234,6 +278,7 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
       jwt_configuration: patch.jwt_configuration,
       // Each setting sent replaces the stored one; the others stay.
       auth0_settings: Object.keys(settings).length > 0 ? { ...current.auth0_settings, ...settings } : undefined,
+      oidc_logout: requestedOidcLogout(patch),
       ...(isConfidential(appType) ? {} : { secret_hash: null }),
     });
     return clientRecordOf(tx, updated!);

@@ -93,7 +93,7 @@ export async function updateUser(store: IdentityStore, clock: Clock, userId: str
       }
       const updated = (await tx.users.update(userId, changes, clock.now()))!;
       // Blocking a user signs them out everywhere: their login sessions end with the block.
-      if (input.blocked === true) await tx.loginSessions.deleteForUser(userId);
+      if (input.blocked === true) await tx.loginSessions.deleteForUser(userId, 'account-deactivated', clock.now());
       return toUserRecord(updated);
     });
   } catch (err) {

@@ -32,10 +32,13 @@ export async function listUserSessions(store: IdentityStore, clock: Clock, userI
   return { sessions: (await store.loginSessions.listLiveForUser(userId, clock.now())).map(toSessionRecord) };
 }
 
-/** `DELETE /api/v2/users/{id}/sessions`: ends every session of the user; silent authentication stops at once. */
-export async function deleteUserSessions(store: IdentityStore, userId: string): Promise<{ userId: string; ended: number }> {
+/**
+ * `DELETE /api/v2/users/{id}/sessions`: ends every session of the user; silent authentication
+ * stops at once, and their clients are told (back-channel logout, `session-revoked`).
+ */
+export async function deleteUserSessions(store: IdentityStore, userId: string, at: Date): Promise<{ userId: string; ended: number }> {
   await getUser(store, userId);
-  return { userId, ended: await store.loginSessions.deleteForUser(userId) };
+  return { userId, ended: (await store.loginSessions.deleteForUser(userId, 'session-revoked', at)).length };
 }
 
 /** `GET /api/v2/sessions/{id}`. */
@@ -46,9 +49,9 @@ export async function getSession(store: IdentityStore, clock: Clock, sessionId: 
   return toSessionRecord(session);
 }
 
-/** `DELETE /api/v2/sessions/{id}`. */
-export async function deleteSession(store: IdentityStore, sessionId: string): Promise<{ userId: string }> {
-  const session = await store.loginSessions.findById(sessionId);
-  if (!session || !(await store.loginSessions.delete(sessionId))) throw notFound('Session');
-  return { userId: session.user_id };
+/** `DELETE /api/v2/sessions/{id}`: its clients are told (back-channel logout, `session-revoked`). */
+export async function deleteSession(store: IdentityStore, sessionId: string, at: Date): Promise<{ userId: string }> {
+  const ended = await store.loginSessions.delete(sessionId, 'session-revoked', at);
+  if (!ended) throw notFound('Session');
+  return { userId: ended.user_id };
 }

@@ -51,7 +51,13 @@ export async function getUser(store: IdentityStore, userId: string): Promise<Use
   return toUserRecord(user);
 }
 
-/** Also revokes the user's refresh and access tokens (cascade). */
-export async function deleteUser(store: IdentityStore, userId: string): Promise<void> {
-  if (!(await store.users.delete(userId))) throw notFound('User');
+/**
+ * Also revokes the user's refresh and access tokens (cascade); the login sessions end first, so
+ * their clients are told (back-channel logout, `account-deleted`) in the same transaction.
+ */
+export async function deleteUser(store: IdentityStore, userId: string, at: Date): Promise<void> {
+  await store.transaction(async (tx) => {
+    await tx.loginSessions.deleteForUser(userId, 'account-deleted', at);
+    if (!(await tx.users.delete(userId))) throw notFound('User');
+  });
 }

@@ -6,14 +6,22 @@ import { logRecord, recordEvents, type LogContext } from '../logs/tenant-log';
 import type { TokenVerifier } from '../tokens/verifier';
 
 export type LogoutOutcome =
-  | { kind: 'redirect'; location: string }
-  | { kind: 'logged_out' }
+  | { kind: 'redirect'; location: string; frontChannel?: FrontChannelLogout[] }
+  | { kind: 'logged_out'; frontChannel?: FrontChannelLogout[] }
   | { kind: 'refused'; description: string };
+
+/** A client to sign out in the browser (OpenID Connect Front-Channel Logout): its URL, framed by the logout page. */
+export interface FrontChannelLogout {
+  clientName: string;
+  url: string;
+}
 
 export interface LogoutDependencies {
   store: IdentityStore;
   clock: Clock;
   verifier: TokenVerifier;
+  /** `iss` of the front-channel logout URLs. */
+  issuer: string;
 }
 
 /** The browser asking to sign out: its session cookie's secret, address and user agent. */
@@ -21,6 +29,27 @@ export interface LogoutCaller {
   sessionSecret: string | undefined;
   ip: string;
   userAgent: string | undefined;
+}
+
+/**
+ * The front-channel logout URLs of the clients the ended session signed in to (those that
+ * registered oidc_logout.frontchannel_logout_url), with `iss` and `sid` in the query unless the
+ * client set frontchannel_logout_session_required to false.
+ */
+async function frontChannelLogouts(deps: LogoutDependencies, session: { id: string; client_ids: string[] }): Promise<FrontChannelLogout[]> {
+  const logouts: FrontChannelLogout[] = [];
+  for (const clientId of session.client_ids) {
+    const client = await deps.store.clients.findById(clientId);
+    const registered = client?.oidc_logout?.frontchannel_logout_url;
+    if (!client || !registered) continue;
+    const url = new URL(registered);
+    if (client.oidc_logout?.frontchannel_logout_session_required !== false) {
+      url.searchParams.set('iss', deps.issuer);
+      url.searchParams.set('sid', session.id);
+    }
+    logouts.push({ clientName: client.name, url: url.toString() });
+  }
+  return logouts;
 }
 
 /**
@@ -35,9 +64,11 @@ async function settle(deps: LogoutDependencies, outcome: LogoutOutcome, client: 
     await recordEvents(deps.store, logRecord('flo', log, now, { description: outcome.description }));
     return outcome;
   }
+  // The session ends with its back-channel notifications queued (one statement): delivered later, never waited for.
   const ended = await endLoginSession(deps.store, caller.sessionSecret, now);
   await recordEvents(deps.store, logRecord('slo', { ...log, userId: ended?.user_id }, now, { session_ended: ended !== undefined }));
-  return outcome;
+  const frontChannel = ended ? await frontChannelLogouts(deps, ended) : [];
+  return frontChannel.length > 0 ? { ...outcome, frontChannel } : outcome;
 }
 
 /**

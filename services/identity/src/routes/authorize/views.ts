@@ -298,3 +298,43 @@ export function webMessagePage(targetOrigin: string, params: Record<string, stri
     scriptSource: `'sha256-${createHash('sha256').update(script).digest('base64')}'`,
   };
 }
+
+/**
+ * The logout page's one script: frames each front-channel logout URL (listening for its load
+ * before it starts loading), and once every frame has loaded (or after 5 s, so a client that
+ * never answers cannot hold the browser) says so and goes on to the `continue` link, if any.
+ */
+export const FRONT_CHANNEL_LOGOUT_SCRIPT =
+  "(function(){var items=document.querySelectorAll('[data-logout-url]');var left=items.length;var done=false;" +
+  "function finish(){if(done)return;done=true;var status=document.getElementById('status');if(status)status.textContent='You are signed out.';" +
+  "var next=document.getElementById('continue');if(next)window.location.replace(next.href);}" +
+  "items.forEach(function(item){var frame=document.createElement('iframe');frame.hidden=true;frame.title=item.getAttribute('data-title');" +
+  "frame.addEventListener('load',function(){left-=1;if(left<=0)finish();});frame.src=item.getAttribute('data-logout-url');item.appendChild(frame);});" +
+  'if(left===0)finish();window.setTimeout(finish,5000);})();';
+export const FRONT_CHANNEL_LOGOUT_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(FRONT_CHANNEL_LOGOUT_SCRIPT).digest('base64')}'`;
+
+/**
+ * OpenID Connect Front-Channel Logout: the "signed out" page frames each client's front-channel
+ * logout URL (hidden frames, each with a title), then goes on to `continueTo` (the return URL)
+ * once they have loaded. Without script the frames are in a noscript block and the link is
+ * there to follow.
+ */
+export function frontChannelLogoutPage(frames: ReadonlyArray<{ clientName: string; url: string }>, continueTo: string | undefined): string {
+  const title = (frame: { clientName: string }) => escapeHtml(`Signing out of ${frame.clientName}`);
+  const slots = frames.map((frame) => `<span data-logout-url="${escapeHtml(frame.url)}" data-title="${title(frame)}"></span>`).join('\n');
+  const iframes = frames.map((frame) => `<iframe hidden title="${title(frame)}" src="${escapeHtml(frame.url)}"></iframe>`).join('\n');
+  const next = continueTo ? `<p><a id="continue" class="button" href="${escapeHtml(continueTo)}">Continue</a></p>\n` : '';
+  const count = frames.length === 1 ? '1 application' : `${frames.length} applications`;
+  return layout(
+    'Signed out',
+    `<h1>Signed out</h1>
+<p id="status" role="status">Signing you out of ${count}…</p>
+${next}<div hidden>
+${slots}
+</div>
+<noscript>
+${iframes}
+</noscript>
+<script>${FRONT_CHANNEL_LOGOUT_SCRIPT}</script>`,
+  );
+}

@@ -34,7 +34,7 @@ export function sessionOperations({ store, clock }: ManagementDependencies, writ
       status: '202',
       errors: ['404'],
       handle: ({ params, req, res }) =>
-        write(req, res, 'Delete the sessions of a user', (tx) => sessions.deleteUserSessions(tx, params.id), ({ userId }) => ({ userId })),
+        write(req, res, 'Delete the sessions of a user', (tx) => sessions.deleteUserSessions(tx, params.id, clock.now()), ({ userId }) => ({ userId })),
     }),
     managementOperation({
       method: 'get',
@@ -55,7 +55,7 @@ export function sessionOperations({ store, clock }: ManagementDependencies, writ
       params: byId,
       status: '202',
       errors: ['404'],
-      handle: ({ params, req, res }) => write(req, res, 'Delete a session', (tx) => sessions.deleteSession(tx, params.id), ({ userId }) => ({ userId })),
+      handle: ({ params, req, res }) => write(req, res, 'Delete a session', (tx) => sessions.deleteSession(tx, params.id, clock.now()), ({ userId }) => ({ userId })),
     }),
   ];
 }

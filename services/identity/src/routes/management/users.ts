@@ -77,7 +77,7 @@ export function userOperations({ store, clock }: ManagementDependencies, write: 
       params: byId,
       status: '204',
       errors: ['404'],
-      handle: ({ params, req, res }) => write(req, res, 'Delete a user', (tx) => users.deleteUser(tx, params.id), { userId: params.id }),
+      handle: ({ params, req, res }) => write(req, res, 'Delete a user', (tx) => users.deleteUser(tx, params.id, clock.now()), { userId: params.id }),
     }),
   ];
 }

@@ -20,6 +20,7 @@ import * as userJobs from './021-user-jobs';
 import * as clientDescription from './022-client-description';
 import * as auth0ClientSettings from './023-auth0-client-settings';
 import * as requestedClaims from './024-requested-claims';
+import * as logoutNotifications from './025-logout-notifications';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -75,4 +76,5 @@ export const migrations: readonly Migration[] = [
   { version: 22, name: 'client-description', sql: clientDescription.sql },
   { version: 23, name: 'auth0-client-settings', sql: auth0ClientSettings.sql },
   { version: 24, name: 'requested-claims', sql: requestedClaims.sql },
+  { version: 25, name: 'logout-notifications', sql: logoutNotifications.sql },
 ];

@@ -1,4 +1,4 @@
-import type { Auth0ClientSettings, JwtConfiguration, RefreshTokenSettings, TokenEndpointAuthMethod } from '@smsauth/contracts';
+import type { Auth0ClientSettings, JwtConfiguration, OidcLogoutSettings, RefreshTokenSettings, TokenEndpointAuthMethod } from '@smsauth/contracts';
 import type { SqlExecutor } from '../sql-client';
 import { translateConstraintErrors } from '../errors';
 import { checkpointColumn, sliceOf, windowSql, type ListSlice, type ListWindow } from '../list-window';
@@ -26,6 +26,8 @@ export interface StoredClient {
   jwt_configuration: JwtConfiguration | null;
   /** Auth0 settings for features identity does not have: stored as given, shown, never acted on. */
   auth0_settings: Auth0ClientSettings;
+  /** Logout URLs (back-channel, Auth0's oidc_logout; front-channel, ours); null: none. */
+  oidc_logout: OidcLogoutSettings | null;
   system_role: string | null;
   created_at: Date;
   updated_at: Date;
@@ -41,19 +43,20 @@ type OptionalOnInsert =
   | 'oidc_conformant'
   | 'refresh_token'
   | 'jwt_configuration'
-  | 'auth0_settings';
+  | 'auth0_settings'
+  | 'oidc_logout';
 export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at' | OptionalOnInsert> & Partial<Pick<StoredClient, OptionalOnInsert>>;
 export type ClientChanges = Partial<Omit<StoredClient, 'client_id' | 'created_at' | 'updated_at' | 'system_role'>>;
 
 /** Columns holding JSON, by type: `json` keeps the key order a caller sent (see migration 023). */
 const JSON_COLUMNS = new Map([
-  ...['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls', 'web_origins', 'refresh_token'].map((c) => [c, 'jsonb'] as const),
+  ...['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls', 'web_origins', 'refresh_token', 'oidc_logout'].map((c) => [c, 'jsonb'] as const),
   ...['jwt_configuration', 'auth0_settings'].map((c) => [c, 'json'] as const),
 ]);
 // Column names are interpolated into SQL: only these may ever appear there.
 const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash',
   'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'description', 'oidc_conformant', 'refresh_token',
-  'jwt_configuration', 'auth0_settings']);
+  'jwt_configuration', 'auth0_settings', 'oidc_logout']);
 
 /** The origin of a URL, or undefined when it has none (allowed_origins hold URLs, web_origins origins). */
 function originOf(url: string): string | undefined {
@@ -72,8 +75,8 @@ export function clientsRepo(db: SqlExecutor) {
         db.query<StoredClient>(
           `INSERT INTO clients (client_id, name, app_type, callbacks, allowed_origins, grant_types,
              default_audience, secret_hash, system_role, token_endpoint_auth_method, allowed_logout_urls,
-             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description, jwt_configuration, auth0_settings)
-           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16, $17::json, $18::json)
+             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description, jwt_configuration, auth0_settings, oidc_logout)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16, $17::json, $18::json, $19::jsonb)
            RETURNING *`,
           [
             client.client_id,
@@ -94,6 +97,7 @@ export function clientsRepo(db: SqlExecutor) {
             client.description ?? null,
             client.jwt_configuration ? JSON.stringify(client.jwt_configuration) : null,
             JSON.stringify(client.auth0_settings ?? {}),
+            client.oidc_logout ? JSON.stringify(client.oidc_logout) : null,
           ],
         ),
       );

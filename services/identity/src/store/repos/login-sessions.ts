@@ -1,4 +1,12 @@
 import type { SqlExecutor } from '../sql-client';
+import { queueForEndedSessions, type SessionEndReason } from './backchannel-logouts';
+
+/** A session just ended: who it was and the clients it signed in to (what logout notifications need). */
+export interface EndedLoginSession {
+  id: string;
+  user_id: string;
+  client_ids: string[];
+}
 
 export interface StoredLoginSession {
   /** Public id (`sid` claim, management API); the cookie holds a separate secret. */
@@ -21,10 +29,27 @@ export interface StoredLoginSession {
 
 /** Login sessions of the hosted login (migration 012). */
 export function loginSessionsRepo(db: SqlExecutor) {
+  /**
+   * Deletes the sessions `condition` (over $1) selects and, in the same statement, queues the
+   * back-channel logout notifications their clients asked for ($2: the reason, $3: when).
+   */
+  const end = async (condition: string, value: unknown, reason: SessionEndReason, at: Date): Promise<EndedLoginSession[]> => {
+    const { rows } = await db.query<EndedLoginSession>(
+      `WITH ended AS (DELETE FROM login_sessions WHERE ${condition} RETURNING id, user_id, client_ids),
+            queued AS (${queueForEndedSessions('$2', '$3')} RETURNING 1)
+       SELECT id, user_id, client_ids FROM ended`,
+      [value, reason, at],
+    );
+    return rows;
+  };
+
   return {
-    /** Also drops sessions that ended, so the table does not grow without bound. */
+    /**
+     * Also drops sessions that ended, so the table does not grow without bound (their clients
+     * are told, as `session-expired`, if they asked to be).
+     */
     async insert(session: StoredLoginSession): Promise<void> {
-      await db.query('DELETE FROM login_sessions WHERE expires_at <= $1 OR idle_expires_at <= $1', [session.created_at]);
+      await end('expires_at <= $1 OR idle_expires_at <= $1', session.created_at, 'session-expired', session.created_at);
       await db.query(
         `INSERT INTO login_sessions (id, secret_hash, user_id, connection_name, client_ids, initial_ip, initial_user_agent,
            authenticated_at, created_at, updated_at, idle_expires_at, expires_at)
@@ -79,16 +104,14 @@ export function loginSessionsRepo(db: SqlExecutor) {
       return rows;
     },
 
-    /** Ends one session; true when it existed. */
-    async delete(id: string): Promise<boolean> {
-      const { rowCount } = await db.query('DELETE FROM login_sessions WHERE id = $1', [id]);
-      return rowCount > 0;
+    /** Ends one session (its clients' back-channel logouts queued for `reason`); the session, when it existed. */
+    async delete(id: string, reason: SessionEndReason, at: Date): Promise<EndedLoginSession | undefined> {
+      return (await end('id = $1', id, reason, at))[0];
     },
 
-    /** Ends every session of a user; how many there were. */
-    async deleteForUser(userId: string): Promise<number> {
-      const { rowCount } = await db.query('DELETE FROM login_sessions WHERE user_id = $1', [userId]);
-      return rowCount;
+    /** Ends every session of a user (their clients' back-channel logouts queued for `reason`); the sessions there were. */
+    async deleteForUser(userId: string, reason: SessionEndReason, at: Date): Promise<EndedLoginSession[]> {
+      return end('user_id = $1', userId, reason, at);
     },
   };
 }
