@@ -122,9 +122,9 @@ describe('auth0-deploy-cli, edited files', () => {
     }
     // New clients come back with the settings identity gives a new client besides what the file said.
     for (const app of [changes.fieldApp, changes.reportingApp, { ...auth0File }]) {
-      expect(byName(after.clients, app.name)).toMatchObject(app);
-      const fromFile = byName(expected.clients, app.name);
-      Object.assign(fromFile, byName(after.clients, app.name));
+      const name = String(app.name);
+      expect(byName(after.clients, name)).toMatchObject(app);
+      Object.assign(byName(expected.clients, name), byName(after.clients, name));
     }
     expect(inOneOrder(after)).toEqual(inOneOrder(expected));
 
