@@ -206,6 +206,21 @@ const clientFields = {
   /** Auth0's OIDC-conformant flag; every client here behaves conformant, the value is stored and shown. */
   oidc_conformant: z.boolean(),
   refresh_token: RefreshTokenSettingsSchema,
+  /**
+   * Auth0's switch for embedded login (Lock, auth0-js `login`/`passwordlessLogin`): whether pages of
+   * the client's `web_origins` / `allowed_origins` may call `POST /co/authenticate`. Off by default.
+   */
+  cross_origin_authentication: z
+    .boolean()
+    .describe('Whether the client may sign users in from its own pages (POST /co/authenticate from its web_origins / allowed_origins). Off by default.'),
+  /**
+   * Auth0's `cross_origin_loc`: the client's page that runs auth0-js `crossOriginVerification()`,
+   * framed by `/co/verify` where the browser blocks third-party cookies.
+   */
+  cross_origin_loc: z
+    .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+    .max(2048)
+    .describe('The client\'s page that calls auth0-js crossOriginVerification(); its origin must be one of the client\'s web_origins / allowed_origins.'),
 };
 
 export const ClientCreateSchema = z.strictObject({
@@ -223,6 +238,8 @@ export const ClientCreateSchema = z.strictObject({
   description: clientFields.description.optional(),
   oidc_conformant: clientFields.oidc_conformant.default(true),
   refresh_token: clientFields.refresh_token.nullable().optional(),
+  cross_origin_authentication: clientFields.cross_origin_authentication.default(false),
+  cross_origin_loc: clientFields.cross_origin_loc.optional(),
 });
 export type ClientCreate = z.infer<typeof ClientCreateSchema>;
 
@@ -242,6 +259,8 @@ export const ClientUpdateSchema = z.strictObject({
   description: clientFields.description.optional(),
   oidc_conformant: clientFields.oidc_conformant.optional(),
   refresh_token: clientFields.refresh_token.nullable().optional(),
+  cross_origin_authentication: clientFields.cross_origin_authentication.optional(),
+  cross_origin_loc: clientFields.cross_origin_loc.nullable().optional(),
 });
 export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;
 
@@ -271,6 +290,8 @@ export const ClientRecordSchema = z.object({
   oidc_conformant: z.boolean(),
   /** The settings in force (the defaults when none were stored). */
   refresh_token: RefreshTokenSettingsSchema,
+  cross_origin_authentication: z.boolean(),
+  cross_origin_loc: z.string().optional(),
   /** Only in the responses of create and rotate-secret. */
   client_secret: z.string().optional(),
 });

@@ -54,7 +54,7 @@ export const LOG_EVENT_TYPES = {
   slo: 'Success Logout',
   /** A logout refused (return URL not allowed, unknown client). */
   flo: 'Failed Logout',
-  /** A passkey login refused (unknown or deleted passkey, replayed or forged assertion, blocked user). */
+  /** A passkey login refused (unknown or deleted passkey, replayed or forged assertion, blocked user), or a login ticket refused at /authorize (`details.reason`). */
   f: 'Failed Login',
   /** A passkey was registered after an SMS login on the hosted login. */
   passkey_enrolled: 'Passkey Enrolled',

@@ -10,6 +10,7 @@ import { accessTokensRepo } from './repos/access-tokens';
 import { authorizeTransactionsRepo } from './repos/authorize-transactions';
 import { authorizationCodesRepo } from './repos/authorization-codes';
 import { loginSessionsRepo } from './repos/login-sessions';
+import { loginTicketsRepo } from './repos/login-tickets';
 import { passkeysRepo } from './repos/passkeys';
 import { connectionsRepo } from './repos/connections';
 import { loginFailuresRepo } from './repos/login-failures';
@@ -60,6 +61,8 @@ export interface IdentityStore {
   readonly authorizationCodes: ReturnType<typeof authorizationCodesRepo>;
   /** The hosted login's sessions (single sign-on, silent authentication). */
   readonly loginSessions: ReturnType<typeof loginSessionsRepo>;
+  /** Login tickets of embedded login (POST /co/authenticate, consumed at /authorize). */
+  readonly loginTickets: ReturnType<typeof loginTicketsRepo>;
   /** Passkeys of the hosted login, their WebAuthn challenges and the offer's state. */
   readonly passkeys: ReturnType<typeof passkeysRepo>;
   /** private_key_jwt public keys and the used assertion `jti`s. */
@@ -149,6 +152,7 @@ function bindStore(
     authorizeTransactions: authorizeTransactionsRepo(db),
     authorizationCodes: authorizationCodesRepo(db),
     loginSessions: loginSessionsRepo(db),
+    loginTickets: loginTicketsRepo(db),
     passkeys: passkeysRepo(db),
     clientCredentials: {
       ...clientCredentials,
@@ -301,6 +305,7 @@ export type { StoredAccessToken } from './repos/access-tokens';
 export type { StoredAuthorizeTransaction } from './repos/authorize-transactions';
 export type { StoredAuthorizationCode, NewAuthorizationCode } from './repos/authorization-codes';
 export type { StoredLoginSession } from './repos/login-sessions';
+export type { StoredLoginTicket } from './repos/login-tickets';
 export type { StoredPasskey, StoredWebAuthnChallenge, StoredPendingOffer } from './repos/passkeys';
 export type { StoredClientCredential } from './repos/client-credentials';
 export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';

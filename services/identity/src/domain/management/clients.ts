@@ -53,6 +53,8 @@ export function toClientRecord(
     ...(client.description !== null ? { description: client.description } : {}),
     oidc_conformant: client.oidc_conformant,
     refresh_token: inFieldOrder(client.refresh_token ?? DEFAULT_REFRESH_TOKEN_SETTINGS),
+    cross_origin_authentication: client.cross_origin_authentication,
+    ...(client.cross_origin_loc ? { cross_origin_loc: client.cross_origin_loc } : {}),
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
 }
@@ -162,6 +164,8 @@ export async function createClient(store: IdentityStore, input: ClientCreate, ch
       description: input.description ?? null,
       oidc_conformant: input.oidc_conformant,
       refresh_token: input.refresh_token ?? null,
+      cross_origin_authentication: input.cross_origin_authentication,
+      cross_origin_loc: input.cross_origin_loc ?? null,
     });
     const credentials = input.client_authentication_methods?.private_key_jwt.credentials ?? [];
     for (const [index, credential] of credentials.entries()) {
@@ -214,6 +218,8 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
       description: patch.description,
       oidc_conformant: patch.oidc_conformant,
       refresh_token: patch.refresh_token,
+      cross_origin_authentication: patch.cross_origin_authentication,
+      cross_origin_loc: patch.cross_origin_loc,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),
     });
     return clientRecordOf(tx, updated!);

@@ -18,6 +18,7 @@ import * as statsByChannel from './019-stats-by-channel';
 import * as storeKeys from './020-store-keys';
 import * as userJobs from './021-user-jobs';
 import * as clientDescription from './022-client-description';
+import * as crossOriginAuthentication from './024-cross-origin-authentication';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -71,4 +72,6 @@ export const migrations: readonly Migration[] = [
   { version: 20, name: 'store-keys', sql: storeKeys.sql },
   { version: 21, name: 'user-jobs', sql: userJobs.sql },
   { version: 22, name: 'client-description', sql: clientDescription.sql },
+  // 023 is another branch's (issue 44 was split); versions need not be contiguous.
+  { version: 24, name: 'cross-origin-authentication', sql: crossOriginAuthentication.sql },
 ];

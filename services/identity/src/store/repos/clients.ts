@@ -22,6 +22,10 @@ export interface StoredClient {
   oidc_conformant: boolean;
   /** Auth0's refresh_token settings; null: DEFAULT_REFRESH_TOKEN_SETTINGS. */
   refresh_token: RefreshTokenSettings | null;
+  /** Auth0's switch for embedded login: POST /co/authenticate from the client's origins. */
+  cross_origin_authentication: boolean;
+  /** The client's crossOriginVerification() page, framed by /co/verify. */
+  cross_origin_loc: string | null;
   system_role: string | null;
   created_at: Date;
   updated_at: Date;
@@ -35,14 +39,17 @@ type OptionalOnInsert =
   | 'initiate_login_uri'
   | 'description'
   | 'oidc_conformant'
-  | 'refresh_token';
+  | 'refresh_token'
+  | 'cross_origin_authentication'
+  | 'cross_origin_loc';
 export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at' | OptionalOnInsert> & Partial<Pick<StoredClient, OptionalOnInsert>>;
 export type ClientChanges = Partial<Omit<StoredClient, 'client_id' | 'created_at' | 'updated_at' | 'system_role'>>;
 
 const JSON_COLUMNS = new Set(['callbacks', 'allowed_origins', 'grant_types', 'allowed_logout_urls', 'web_origins', 'refresh_token']);
 // Column names are interpolated into SQL: only these may ever appear there.
 const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash',
-  'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'description', 'oidc_conformant', 'refresh_token']);
+  'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'description', 'oidc_conformant', 'refresh_token',
+  'cross_origin_authentication', 'cross_origin_loc']);
 
 /** The origin of a URL, or undefined when it has none (allowed_origins hold URLs, web_origins origins). */
 function originOf(url: string): string | undefined {
@@ -61,8 +68,8 @@ export function clientsRepo(db: SqlExecutor) {
         db.query<StoredClient>(
           `INSERT INTO clients (client_id, name, app_type, callbacks, allowed_origins, grant_types,
              default_audience, secret_hash, system_role, token_endpoint_auth_method, allowed_logout_urls,
-             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description)
-           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16) RETURNING *`,
+             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description, cross_origin_authentication, cross_origin_loc)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16, $17, $18) RETURNING *`,
           [
             client.client_id,
             client.name,
@@ -80,6 +87,8 @@ export function clientsRepo(db: SqlExecutor) {
             client.oidc_conformant ?? true,
             client.refresh_token ? JSON.stringify(client.refresh_token) : null,
             client.description ?? null,
+            client.cross_origin_authentication ?? false,
+            client.cross_origin_loc ?? null,
           ],
         ),
       );
