@@ -8,7 +8,9 @@ import { build } from 'esbuild';
 export async function lockBrowserBundle(): Promise<string> {
   const result = await build({
     stdin: {
-      contents: "window.Auth0LockPasswordless = require('auth0-lock/lib/passwordless').default;",
+      // Through the package's main module, as `import { Auth0LockPasswordless } from 'auth0-lock'` loads it
+      // (lib/passwordless alone meets a circular import of lib/core first and fails).
+      contents: "var lock = require('auth0-lock'); window.Auth0Lock = lock.Auth0Lock; window.Auth0LockPasswordless = lock.Auth0LockPasswordless;",
       resolveDir: __dirname,
     },
     bundle: true,

@@ -135,6 +135,9 @@ describeWithChromium('embedded passwordless (Lock Passwordless, auth0-js) in Chr
     const page: Page = await context.newPage();
     const phone = randomPhone();
 
+    page.on('console', (m) => console.log('PAGE', m.type(), m.text()));
+    page.on('pageerror', (e) => console.log('PAGEERR', e.message));
+    page.on('requestfailed', (r) => console.log('REQFAIL', r.url(), r.failure()?.errorText));
     await page.goto(lockApp.url('/'));
     const number = page.locator('input[name="phoneNumber"]');
     await number.waitFor();
@@ -195,6 +198,10 @@ describeWithChromium('embedded passwordless (Lock Passwordless, auth0-js) in Chr
     await page.waitForFunction(() => typeof window.resume === 'function');
     // What a browser blocking third-party cookies would have done: the verifier cookie never arrives.
     await context.clearCookies({ name: /^smsauth_co_/ });
+    page.on('console', (m) => console.log('PAGE', m.type(), m.text()));
+    page.on('pageerror', (e) => console.log('PAGEERR', e.message));
+    page.on('requestfailed', (r) => console.log('REQFAIL', r.url(), r.failure()?.errorText));
+    page.on('response', (r) => console.log('RESP', r.status(), r.url().slice(0, 120)));
     const visited: string[] = [];
     page.on('framenavigated', (frame) => visited.push(new URL(frame.url()).pathname));
     await Promise.all([page.waitForURL((url) => url.href.startsWith(jsApp.url('/callback'))), page.evaluate(() => window.resume!())]);

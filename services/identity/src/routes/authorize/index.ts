@@ -460,7 +460,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         const frameOrigin = originOfUrl(frame)!;
         const html = coVerifyPage({ frameUrl: `${frame.split('#')[0]}#origin=${encodeURIComponent(originOfUrl(deps.issuer)!)}`, frameOrigin, coId: ticket.co_id, fields: { ...fields, co_csrf: csrf } });
         res.set({
-          'Content-Security-Policy': `default-src 'none'; style-src 'self'; script-src ${CO_VERIFY_SCRIPT_SOURCE}; frame-src ${frameOrigin}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+          'Content-Security-Policy': `default-src 'none'; style-src 'self'; script-src ${CO_VERIFY_SCRIPT_SOURCE}; frame-src ${frameOrigin}; form-action 'self' ${originOfUrl(request.redirectUri) ?? ''}; frame-ancestors 'none'; base-uri 'none'`,
           'X-Frame-Options': 'DENY',
           'X-Content-Type-Options': 'nosniff',
           'Referrer-Policy': 'no-referrer',
