@@ -194,6 +194,8 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     trustProxy: config.TRUST_PROXY,
     // The hosted pages' stylesheet: fetched with every page, it is not an event of its own.
     debugPaths: ['/authorize/login.css'],
+    // Embedded login: a login ticket in /authorize's query, a verifier in /co/verify's.
+    redactQueryParams: ['login_ticket', 'co_verifier'],
     routes: (app, kitOperations) => {
       // The document at /openapi.json is the identity service's own (routes/openapi).
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'identity reference', documentUrl: '/openapi.json' }));

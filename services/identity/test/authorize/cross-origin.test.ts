@@ -119,6 +119,10 @@ describeOnEachDatabase('embedded login: Lock settings, /co/authenticate, login t
     expect(browser.cookies.has('smsauth_session')).toBe(true);
     expect(browser.cookies.has(`smsauth_co_${body.co_id}`)).toBe(false);
 
+    // Neither the ticket nor the verifier reaches a log line (the access log redacts them).
+    expect(h.identity.logs()).not.toContain(body.login_ticket);
+    expect(h.identity.logs()).not.toContain(body.co_verifier);
+
     const silent = await browser.open({ client_id: sibling.clientId, redirect_uri: CALLBACK, response_type: 'id_token', nonce: 'n-2', prompt: 'none' });
     expect(silent.status).toBe(302);
     expect((await h.verifyWithJwks(fragmentOf(silent.headers.location).id_token!, sibling.clientId)).claims.sub).toBe(id.claims.sub);
