@@ -220,7 +220,7 @@ const clientFields = {
   cross_origin_loc: z
     .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
     .max(2048)
-    .describe('The client\'s page that calls auth0-js crossOriginVerification(); its origin must be one of the client\'s web_origins / allowed_origins.'),
+    .describe('The client\'s page that calls auth0-js crossOriginVerification(); /co/verify frames it only when its origin is one of the client\'s web_origins / allowed_origins and the login ticket\'s origin.'),
 };
 
 export const ClientCreateSchema = z.strictObject({
