@@ -165,6 +165,12 @@ describeOnEachDatabase('embedded login: Lock settings, /co/authenticate, login t
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ error: 'unauthorized_client', error_description: `Origin ${origin ?? '(none)'} is not allowed.` });
     }
+    // An origin another client registered: CORS lets its page call, the client's own check does not.
+    await h.createClient({ name: 'Third', ...spa({ callbacks: ['https://third.example.org/cb'], web_origins: ['https://third.example.org'] }) });
+    const third = await authenticate(app, who, code, 'https://third.example.org');
+    expect(third.status).toBe(403);
+    expect(third.headers['access-control-allow-origin']).toBe('https://third.example.org');
+    expect(third.body.error_description).toBe('Origin https://third.example.org is not allowed.');
     const off = await authenticate(closed, who, code);
     expect(off.status).toBe(403);
     expect(off.body.error_description).toBe('Cross origin login not allowed.');
