@@ -292,6 +292,21 @@ const clientFields = {
   refresh_token: RefreshTokenSettingsSchema,
   oidc_logout: OidcLogoutSettingsSchema,
   oidc_backchannel_logout: LegacyBackchannelLogoutSchema.describe('Deprecated (Auth0\'s older name): sets oidc_logout.backchannel_logout_urls; not with oidc_logout.'),
+  /**
+   * Auth0's switch for embedded login (Lock, auth0-js `login`/`passwordlessLogin`): whether pages of
+   * the client's `web_origins` / `allowed_origins` may call `POST /co/authenticate`. Off by default.
+   */
+  cross_origin_authentication: z
+    .boolean()
+    .describe('Whether the client may sign users in from its own pages (POST /co/authenticate from its web_origins / allowed_origins). Off by default.'),
+  /**
+   * Auth0's `cross_origin_loc`: the client's page that runs auth0-js `crossOriginVerification()`,
+   * framed by `/co/verify` where the browser blocks third-party cookies.
+   */
+  cross_origin_loc: z
+    .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+    .max(2048)
+    .describe('The client\'s page that calls auth0-js crossOriginVerification(); /co/verify frames it only when its origin is one of the client\'s web_origins / allowed_origins and the login ticket\'s origin.'),
 };
 
 export const ClientCreateSchema = z.strictObject({
@@ -314,6 +329,8 @@ export const ClientCreateSchema = z.strictObject({
   ...optionalFields(offOnlyClientFields),
   oidc_logout: clientFields.oidc_logout.optional(),
   oidc_backchannel_logout: clientFields.oidc_backchannel_logout.optional(),
+  cross_origin_authentication: clientFields.cross_origin_authentication.default(false),
+  cross_origin_loc: clientFields.cross_origin_loc.optional(),
 });
 export type ClientCreate = z.infer<typeof ClientCreateSchema>;
 
@@ -340,6 +357,8 @@ export const ClientUpdateSchema = z.strictObject({
   /** Replaces the whole object; null removes it (no logout notifications). */
   oidc_logout: clientFields.oidc_logout.nullable().optional(),
   oidc_backchannel_logout: clientFields.oidc_backchannel_logout.nullable().optional(),
+  cross_origin_authentication: clientFields.cross_origin_authentication.optional(),
+  cross_origin_loc: clientFields.cross_origin_loc.nullable().optional(),
 });
 export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;
 
@@ -382,6 +401,8 @@ export const ClientRecordSchema = z.object({
       frontchannel_logout_session_required: z.boolean().optional(),
     })
     .optional(),
+  cross_origin_authentication: z.boolean(),
+  cross_origin_loc: z.string().optional(),
   /** Only in the responses of create and rotate-secret. */
   client_secret: z.string().optional(),
 });

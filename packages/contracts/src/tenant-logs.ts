@@ -58,7 +58,7 @@ export const LOG_EVENT_TYPES = {
   oidc_backchannel_logout_succeeded: 'Successful OIDC Back-Channel Logout request',
   /** A logout_token POST failed (`details.will_retry` says whether it is tried again, `details.error` why). */
   oidc_backchannel_logout_failed: 'Failed OIDC Back-Channel Logout request',
-  /** A passkey login refused (unknown or deleted passkey, replayed or forged assertion, blocked user). */
+  /** A passkey login refused (unknown or deleted passkey, replayed or forged assertion, blocked user), or a login ticket refused at /authorize (`details.reason`). */
   f: 'Failed Login',
   /** A passkey was registered after an SMS login on the hosted login. */
   passkey_enrolled: 'Passkey Enrolled',

@@ -44,7 +44,7 @@ import type { KeyRing } from './domain/tokens/key-ring';
 import { TokenSigner } from './domain/tokens/signer';
 import { TokenVerifier } from './domain/tokens/verifier';
 import { consoleRouter } from './routes/console';
-import { CORS_PATHS, corsForWebOrigins, MANAGEMENT_CORS_METHODS } from './routes/cors';
+import { CORS_CREDENTIALED_PATHS, CORS_PATHS, corsForWebOrigins, MANAGEMENT_CORS_METHODS } from './routes/cors';
 import { managementOperations, managementRouter, managementRoutesOf } from './routes/management';
 import { openApiRouter } from './routes/openapi';
 import { identityOperations, identityRouter } from './routes/operations';
@@ -229,11 +229,14 @@ export function buildApp(deps: AppDependencies): IdentityApp {
     trustProxy: config.TRUST_PROXY,
     // The hosted pages' stylesheet: fetched with every page, it is not an event of its own.
     debugPaths: ['/authorize/login.css'],
+    // Embedded login: a login ticket in /authorize's query, a verifier in /co/verify's.
+    redactQueryParams: ['login_ticket', 'co_verifier'],
     routes: (app, kitOperations) => {
       // The document at /openapi.json is the identity service's own (routes/openapi).
       if (apiDocsEnabled(config)) app.use(apiDocsRouter({ title: 'identity reference', documentUrl: '/openapi.json' }));
       // Before the routes, so preflights of allowed web origins are answered and their answers carry the headers.
       app.use(CORS_PATHS, corsForWebOrigins(store));
+      app.use(CORS_CREDENTIALED_PATHS, corsForWebOrigins(store, ['POST'], { credentials: true }));
       app.use('/api/v2', corsForWebOrigins(store, MANAGEMENT_CORS_METHODS));
       const operations = identityOperations({
         wellKnown: { keyRing, grants, authUrl: config.AUTH_URL, issuer },
@@ -257,6 +260,7 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         logout: { store, clock, verifier, secureCookies, issuer },
         userinfo: { store, verifier, clock },
         userExports: { store, clock },
+        crossOrigin: { codeExchange, issuer, secureCookies },
       });
       const router = identityRouter(operations);
       app.use(router);

@@ -35,6 +35,7 @@ describe('/api/v2/clients', () => {
         idle_token_lifetime: 2592000,
         infinite_idle_token_lifetime: false,
       },
+      cross_origin_authentication: false,
       client_secret: expect.any(String),
     });
     expect(Buffer.from(res.body.client_secret, 'base64url').length).toBeGreaterThanOrEqual(32);
@@ -247,6 +248,25 @@ describe('/api/v2/clients', () => {
     const res = await request(identity.app).delete(`/api/v2/clients/${ADMIN_CLIENT_ID}`).set(auth);
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('forbidden');
+  });
+
+  it('stores Auth0\'s cross_origin_authentication (off by default) and cross_origin_loc, and clears the location with null', async () => {
+    const created = await create({ name: 'Embedded', app_type: 'spa', web_origins: ['https://app.example.com'] });
+    expect(created.body.cross_origin_authentication).toBe(false);
+    expect(created.body).not.toHaveProperty('cross_origin_loc');
+    const id = created.body.client_id as string;
+    const on = await request(identity.app)
+      .patch(`/api/v2/clients/${id}`)
+      .set(auth)
+      .send({ cross_origin_authentication: true, cross_origin_loc: 'https://app.example.com/co-verify' });
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({ cross_origin_authentication: true, cross_origin_loc: 'https://app.example.com/co-verify' });
+    const cleared = await request(identity.app).patch(`/api/v2/clients/${id}`).set(auth).send({ cross_origin_loc: null });
+    expect(cleared.body).not.toHaveProperty('cross_origin_loc');
+    expect(cleared.body.cross_origin_authentication).toBe(true);
+    const bad = await request(identity.app).patch(`/api/v2/clients/${id}`).set(auth).send({ cross_origin_loc: 'javascript:alert(1)' });
+    expect(bad.status).toBe(400);
+    expect((await request(identity.app).patch(`/api/v2/clients/${id}`).set(auth).send({ cross_origin_authentication: 'yes' })).status).toBe(400);
   });
 
   it('answers 404 for unknown client ids', async () => {

@@ -12,6 +12,10 @@ export interface WebClientSettings {
   allowed_logout_urls?: string[];
   /** Auth0's OpenID Connect logout settings (back-channel logout URLs), and identity's front-channel URL. */
   oidc_logout?: { backchannel_logout_urls: string[]; frontchannel_logout_url?: string };
+  /** Embedded login (Lock, auth0-js passwordlessLogin): POST /co/authenticate from the web origins. */
+  cross_origin_authentication?: boolean;
+  /** The app's page running auth0-js crossOriginVerification(), for browsers without third-party cookies. */
+  cross_origin_loc?: string;
   refresh_token?: {
     rotation_type: 'rotating' | 'non-rotating';
     expiration_type: 'expiring' | 'non-expiring';
@@ -24,6 +28,8 @@ export interface WebClientSettings {
 export interface WebClient {
   clientId: string;
   clientSecret?: string;
+  /** The name of the SMS connection created for the clients (what Lock's allowedConnections and auth0-js's `connection` name). */
+  connection: string;
 }
 
 /**
@@ -37,10 +43,12 @@ export async function createWebClients<K extends string>(prefix: string, setting
   const clients = {} as Record<K, WebClient>;
   for (const [key, wanted] of Object.entries(settings) as Array<[K, WebClientSettings]>) {
     const created = await management.clients.create({ name: uniqueName(`${prefix}-${key}`), oidc_conformant: true, ...wanted } as never);
-    clients[key] = { clientId: created.client_id!, ...(created.client_secret ? { clientSecret: created.client_secret } : {}) };
+    clients[key] = { clientId: created.client_id!, ...(created.client_secret ? { clientSecret: created.client_secret } : {}), connection: '' };
   }
+  const connection = uniqueName(prefix);
+  for (const client of Object.values<WebClient>(clients)) client.connection = connection;
   await management.connections.create({
-    name: uniqueName(prefix),
+    name: connection,
     strategy: 'sms',
     options: {
       ...smsConnectionOptions('Your code is @@password@@'),
@@ -59,6 +67,8 @@ export async function createWebClients<K extends string>(prefix: string, setting
 
 /** A SPA's grants as Auth0 sets them: code (+ PKCE), implicit, refresh. */
 export const SPA_GRANTS = ['authorization_code', 'implicit', 'refresh_token'];
+/** A SPA that signs users in from its own pages (Lock Passwordless, auth0-js passwordlessLogin): the SPA's grants and Auth0's "Passwordless OTP". */
+export const EMBEDDED_SPA_GRANTS = [...SPA_GRANTS, 'http://auth0.com/oauth/grant-type/passwordless/otp'];
 /** A regular web app's grants as Auth0 sets them. */
 export const REGULAR_WEB_GRANTS = ['authorization_code', 'implicit', 'refresh_token', 'client_credentials'];
 

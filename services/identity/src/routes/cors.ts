@@ -4,7 +4,14 @@ import { CORS_ALLOWED_HEADERS, CORS_MAX_AGE_SECONDS, isAllowedWebOrigin } from '
 import type { IdentityStore } from '../store';
 
 /** The endpoints a browser application calls from script (navigation endpoints such as /authorize and logout are not among them). */
-export const CORS_PATHS = ['/oauth/token', '/oauth/revoke', '/userinfo', '/.well-known/openid-configuration', '/.well-known/jwks.json'];
+export const CORS_PATHS = ['/oauth/token', '/oauth/revoke', '/userinfo', '/.well-known/openid-configuration', '/.well-known/jwks.json', '/passwordless/start'];
+
+/**
+ * Cross-origin authentication (embedded login): auth0-js posts with credentials, so the answer
+ * may set the login ticket's verifier cookie. The origin must also be the client's own and the
+ * client must have cross_origin_authentication on: the handler checks both (the preflight has no body).
+ */
+export const CORS_CREDENTIALED_PATHS = ['/co/authenticate'];
 
 /**
  * The management API (`/api/v2`) from script, for the operator console hosted on another
@@ -16,10 +23,10 @@ export const MANAGEMENT_CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 /**
  * CORS for CORS_PATHS (and, with MANAGEMENT_CORS_METHODS, /api/v2): an allowed web origin gets its origin echoed (`Vary: Origin`), a
  * preflight answered with 204 and the headers and methods the SDKs use; any other origin gets
- * no CORS header, so its browser keeps the answer from the page. No credentials: these
- * endpoints take no cookies.
+ * no CORS header, so its browser keeps the answer from the page. No credentials (these
+ * endpoints take no cookies) except on CORS_CREDENTIALED_PATHS.
  */
-export function corsForWebOrigins(store: IdentityStore, methods: readonly string[] = ['GET', 'POST']): RequestHandler {
+export function corsForWebOrigins(store: IdentityStore, methods: readonly string[] = ['GET', 'POST'], options: { credentials?: boolean } = {}): RequestHandler {
   return cors({
     origin: (origin, callback) => {
       isAllowedWebOrigin(store, origin).then(
@@ -31,5 +38,6 @@ export function corsForWebOrigins(store: IdentityStore, methods: readonly string
     allowedHeaders: CORS_ALLOWED_HEADERS,
     maxAge: CORS_MAX_AGE_SECONDS,
     optionsSuccessStatus: 204,
+    credentials: options.credentials ?? false,
   });
 }

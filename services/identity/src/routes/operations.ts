@@ -4,6 +4,7 @@ import type { PasswordlessExchangeDependencies } from '../domain/oauth/passwordl
 import type { RevokeDependencies } from '../domain/oauth/revoke';
 import type { StartDependencies } from '../domain/passwordless/start';
 import { authorizeOperations, type AuthorizeRouterDependencies } from './authorize';
+import { crossOriginOperations, type CrossOriginDependencies } from './cross-origin';
 import { logoutOperations, type LogoutRouteDependencies } from './logout';
 import { oauthRevokeOperations } from './oauth-revoke';
 import { oauthRoOperations } from './oauth-ro';
@@ -26,6 +27,7 @@ export interface IdentityRouteDependencies {
   logout: LogoutRouteDependencies;
   userinfo: UserinfoDependencies;
   userExports: UserExportDownloadDependencies;
+  crossOrigin: CrossOriginDependencies;
 }
 
 /** Every operation, in the order the app mounts them. Building them reads no dependency: handlers do. */
@@ -34,6 +36,7 @@ export function identityOperations(deps: IdentityRouteDependencies): Operation[]
     ...wellKnownOperations(deps.wellKnown),
     ...passwordlessOperations(deps.start),
     ...authorizeOperations(deps.authorize),
+    ...crossOriginOperations(deps.crossOrigin),
     ...oauthRoOperations(deps.codeExchange),
     ...oauthTokenOperations(deps.token),
     ...oauthRevokeOperations(deps.revoke),
@@ -56,6 +59,7 @@ export function declaredIdentityOperations(managementAudience: string): Operatio
     logout: none,
     userinfo: none,
     userExports: none,
+    crossOrigin: none,
   });
 }
 

@@ -11,6 +11,7 @@ import { authorizeTransactionsRepo } from './repos/authorize-transactions';
 import { authorizationCodesRepo } from './repos/authorization-codes';
 import { loginSessionsRepo } from './repos/login-sessions';
 import { backchannelLogoutsRepo } from './repos/backchannel-logouts';
+import { loginTicketsRepo } from './repos/login-tickets';
 import { passkeysRepo } from './repos/passkeys';
 import { connectionsRepo } from './repos/connections';
 import { loginFailuresRepo } from './repos/login-failures';
@@ -63,6 +64,8 @@ export interface IdentityStore {
   readonly loginSessions: ReturnType<typeof loginSessionsRepo>;
   /** Back-channel logout notifications waiting to be delivered (queued as sessions end). */
   readonly backchannelLogouts: ReturnType<typeof backchannelLogoutsRepo>;
+  /** Login tickets of embedded login (POST /co/authenticate, consumed at /authorize). */
+  readonly loginTickets: ReturnType<typeof loginTicketsRepo>;
   /** Passkeys of the hosted login, their WebAuthn challenges and the offer's state. */
   readonly passkeys: ReturnType<typeof passkeysRepo>;
   /** private_key_jwt public keys and the used assertion `jti`s. */
@@ -153,6 +156,7 @@ function bindStore(
     authorizationCodes: authorizationCodesRepo(db),
     loginSessions: loginSessionsRepo(db),
     backchannelLogouts: backchannelLogoutsRepo(db),
+    loginTickets: loginTicketsRepo(db),
     passkeys: passkeysRepo(db),
     clientCredentials: {
       ...clientCredentials,
@@ -306,6 +310,7 @@ export type { StoredAuthorizeTransaction } from './repos/authorize-transactions'
 export type { StoredAuthorizationCode, NewAuthorizationCode } from './repos/authorization-codes';
 export type { EndedLoginSession, StoredLoginSession } from './repos/login-sessions';
 export type { SessionEndReason, StoredBackchannelLogout } from './repos/backchannel-logouts';
+export type { StoredLoginTicket } from './repos/login-tickets';
 export type { StoredPasskey, StoredWebAuthnChallenge, StoredPendingOffer } from './repos/passkeys';
 export type { StoredClientCredential } from './repos/client-credentials';
 export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';

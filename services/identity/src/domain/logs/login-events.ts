@@ -105,7 +105,7 @@ export async function recordingRefusal<T>(
 }
 
 /** Which path exchanged the code: `/oauth/ro`, the OTP grant, the hosted login page. */
-export type ExchangeVia = 'oauth/ro' | 'otp' | 'hosted-login';
+export type ExchangeVia = 'oauth/ro' | 'otp' | 'hosted-login' | 'cross-origin';
 
 /** What the caller of an exchange passes for its records. */
 export interface ExchangeLog {

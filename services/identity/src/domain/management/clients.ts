@@ -59,6 +59,8 @@ export function toClientRecord(
     ...(client.jwt_configuration ? { jwt_configuration: client.jwt_configuration } : {}),
     ...auth0SettingsOf(client.auth0_settings),
     ...(client.oidc_logout ? { oidc_logout: oidcLogoutInFieldOrder(client.oidc_logout) } : {}),
+    cross_origin_authentication: client.cross_origin_authentication,
+    ...(client.cross_origin_loc ? { cross_origin_loc: client.cross_origin_loc } : {}),
     ...(clientSecret ? { client_secret: clientSecret } : {}),
   };
 }
@@ -222,6 +224,8 @@ export async function createClient(store: IdentityStore, input: ClientCreate, ch
       jwt_configuration: input.jwt_configuration ?? null,
       auth0_settings: auth0SettingsIn(input),
       oidc_logout: oidcLogout,
+      cross_origin_authentication: input.cross_origin_authentication,
+      cross_origin_loc: input.cross_origin_loc ?? null,
     });
     const credentials = input.client_authentication_methods?.private_key_jwt.credentials ?? [];
     for (const [index, credential] of credentials.entries()) {
@@ -279,6 +283,8 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
       // Each setting sent replaces the stored one; the others stay.
       auth0_settings: Object.keys(settings).length > 0 ? { ...current.auth0_settings, ...settings } : undefined,
       oidc_logout: requestedOidcLogout(patch),
+      cross_origin_authentication: patch.cross_origin_authentication,
+      cross_origin_loc: patch.cross_origin_loc,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),
     });
     return clientRecordOf(tx, updated!);

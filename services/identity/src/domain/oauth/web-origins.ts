@@ -15,3 +15,23 @@ export async function isAllowedWebOrigin(store: IdentityStore, origin: string | 
   if (!origin || origin === 'null') return false;
   return (await store.clients.webOrigins()).includes(origin);
 }
+
+/** The origin of a URL, or undefined when it has none. */
+export function originOfUrl(url: string): string | undefined {
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The origins one client registered (`web_origins` and `allowed_origins`, which are URLs: their origin counts). */
+export function clientOrigins(client: { web_origins: readonly string[]; allowed_origins: readonly string[] }): string[] {
+  return [...new Set([...client.web_origins, ...client.allowed_origins].map(originOfUrl).filter((o): o is string => o !== undefined))];
+}
+
+/** Whether a page of `origin` belongs to `client` (one of its registered origins). */
+export function isClientOrigin(client: { web_origins: readonly string[]; allowed_origins: readonly string[] }, origin: string | undefined): boolean {
+  return !!origin && origin !== 'null' && clientOrigins(client).includes(origin);
+}

@@ -90,6 +90,25 @@ export const AuthorizeQuerySchema = z.object({
   request_uri: z.string().optional().describe('Not supported (discovery: request_uri_parameter_supported false): answered with error request_uri_not_supported.'),
 } satisfies Record<(typeof AUTHORIZE_PARAMETER_NAMES)[number], z.ZodType>);
 
+/** `/authorize` with a login ticket of POST /co/authenticate (embedded login). */
+export const AuthorizeWithTicketQuerySchema = AuthorizeQuerySchema.extend({
+  login_ticket: z
+    .string()
+    .max(MAX_PARAMETER_LENGTH)
+    .optional()
+    .describe(
+      'A login ticket of POST /co/authenticate: signs in without a page when it is unused, at most 60 seconds old, of this client, for a redirect_uri of the origin that got it, of the connection, and the browser proves its verifier (the cookie /co/authenticate set, or /co/verify); otherwise `access_denied` to the redirect_uri.',
+    ),
+});
+
+/** `/co/verify`: the authorize request with its login ticket. */
+export const CoVerifyQuerySchema = AuthorizeWithTicketQuerySchema.extend({ login_ticket: z.string().max(MAX_PARAMETER_LENGTH) });
+
+export const CoVerifyFormSchema = CoVerifyQuerySchema.extend({
+  co_verifier: z.string().describe('The verifier the client\'s cross_origin_loc page answered (empty: none).'),
+  co_csrf: z.string().describe('The CSRF token of the page; must match its cookie.'),
+});
+
 /** A GET page of a transaction. */
 export const TransactionQuerySchema = z.object({ transaction: z.string() });
 

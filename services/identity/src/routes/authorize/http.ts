@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { bindingCookieName, TRANSACTION_TTL_SECONDS } from '../../domain/authorize/transaction';
 import { responseLocation, webMessageOrigin, type AuthorizationResponse } from '../../domain/authorize/response';
 import { SESSION_COOKIE_NAME } from '../../domain/authorize/session';
+import { verifierCookieName } from '../../domain/authorize/cross-origin';
 import { FORM_POST_SCRIPT_SOURCE, formPostPage, webMessagePage } from './views';
 
 
@@ -31,6 +32,19 @@ export function clearBindingCookie(res: Response, transactionId: string, secure:
  */
 function sessionCookieAttributes(secure: boolean, maxAgeSeconds: number): string {
   return `Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
+}
+
+/**
+ * The verifier cookie of a login ticket (POST /co/authenticate sets it from the application's
+ * page, a cross-origin request with credentials): `SameSite=None; Secure` behind https so the
+ * redirect or iframe to /authorize sends it; Lax over plain http.
+ */
+export function setVerifierCookie(res: Response, coId: string, verifier: string, secure: boolean, maxAgeSeconds: number): void {
+  res.append('Set-Cookie', `${verifierCookieName(coId)}=${verifier}; ${sessionCookieAttributes(secure, maxAgeSeconds)}`);
+}
+
+export function clearVerifierCookie(res: Response, coId: string, secure: boolean): void {
+  res.append('Set-Cookie', `${verifierCookieName(coId)}=; ${sessionCookieAttributes(secure, 0)}`);
 }
 
 export function sessionCookie(req: Request): string | undefined {

@@ -37,6 +37,7 @@ import {
   sendAuthorizationResponse,
   sendPage,
   sessionCookie,
+  clearVerifierCookie,
   setBindingCookie,
   setSessionCookie,
 } from './http';
@@ -49,7 +50,7 @@ import { passkeySettingsOf, type RelyingParty } from '../../domain/passkeys/sett
 import type { PasskeySignInDependencies } from '../../domain/passkeys/sign-in';
 import { passkeyOperations, PASSKEY_SCRIPT_SOURCE, passkeyOfferDeclinedOnDevice } from './passkeys';
 import {
-  AuthorizeQuerySchema,
+  AuthorizeWithTicketQuerySchema,
   CodeFormSchema,
   hostedLoginOperation,
   html,
@@ -61,7 +62,24 @@ import {
   TransactionFormSchema,
   TransactionQuerySchema,
   transactionResponses,
+  CoVerifyFormSchema,
+  CoVerifyQuerySchema,
 } from './declare';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { StoredLoginTicket } from '../../store';
+import type { AuthorizeRequest } from '../../domain/authorize/request';
+import { findLoginTicket, LOGIN_TICKET_LIFETIME_SECONDS, signInWithTicket, ticketRefusal, verifierCookieName } from '../../domain/authorize/cross-origin';
+import { isClientOrigin, originOfUrl } from '../../domain/oauth/web-origins';
+import { CO_VERIFY_SCRIPT_SOURCE, coVerifyPage } from './co-verify';
+
+/** The CSRF cookie of the /co/verify page. */
+const CO_CSRF_COOKIE = 'smsauth_co_csrf';
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 export interface AuthorizeRouterDependencies {
   store: IdentityStore;
@@ -207,10 +225,59 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
     sendPage(res, status, phonePage(await formContext(begun), { ...view, passkeys }), begun.transaction.redirect_uri, passkeys ? PASSKEY_SCRIPT_SOURCE : undefined);
   };
 
+  /**
+   * A login ticket of /co/authenticate at /authorize (or POST /co/verify, with the verifier the
+   * application's page gave): signed in, or `access_denied` to the redirect_uri. Without the
+   * verifier cookie (third-party cookies blocked), a client with a `cross_origin_loc` of the
+   * ticket's origin is sent to /co/verify to fetch the verifier from the application's storage.
+   */
+  const ticketSignIn = async (req: Request, res: Response, request: AuthorizeRequest, parameters: Record<string, unknown>, formVerifier?: string) => {
+    const ticketValue = textField(parameters, 'login_ticket');
+    const ticket = await findLoginTicket(signIn, ticketValue);
+    const cookieVerifier = ticket ? requestCookies(req)[verifierCookieName(ticket.co_id)] : undefined;
+    const onlyVerifierMissing = () =>
+      ticketRefusal(ticket, { clientId: request.client.client_id, redirectUri: request.redirectUri, connectionName: request.connection.name }, undefined, clock.now()) === 'no_verifier';
+    if (ticket && formVerifier === undefined && !cookieVerifier && coVerifyFrame(request, ticket) && onlyVerifierMissing()) {
+      const query = new URLSearchParams(Object.entries(parameters).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      return seeOther(res, `/co/verify?${query.toString()}`);
+    }
+    const result = await signInWithTicket(signIn, request, ticketValue, formVerifier ?? cookieVerifier, {
+      ip: req.ip ?? '',
+      userAgent: req.headers['user-agent'],
+      sessionSecret: sessionCookie(req),
+    });
+    if (ticket) clearVerifierCookie(res, ticket.co_id, deps.secureCookies);
+    if (!result.ok) {
+      req.log.info({ client_id: request.client.client_id, reason: result.reason }, 'login ticket refused');
+      return respond(res, result.response);
+    }
+    req.log.info({ client_id: request.client.client_id, response_mode: result.response.mode }, 'embedded login completed with a login ticket');
+    setSessionCookie(res, result.session.secret, deps.secureCookies, deps.sessions.absoluteSeconds);
+    respond(res, result.response);
+  };
+
+  /** The client's verification page for a ticket, when it has one on the ticket's origin. */
+  const coVerifyFrame = (request: AuthorizeRequest, ticket: StoredLoginTicket): string | undefined => {
+    const location = request.client.cross_origin_loc;
+    return location && originOfUrl(location) === ticket.origin && isClientOrigin(request.client, ticket.origin) ? location : undefined;
+  };
+
+  /** The authorize request of /authorize or /co/verify; a ticket without `connection` names its own. */
+  const resolveRequest = async (parameters: Record<string, unknown>) => {
+    const { params, repeated } = readAuthorizeParameters(parameters);
+    const ticketValue = textField(parameters, 'login_ticket');
+    if (ticketValue && !params.connection) {
+      const ticket = await findLoginTicket(signIn, ticketValue);
+      if (ticket) params.connection = ticket.connection_name;
+    }
+    return resolveAuthorizeRequest(store, params, repeated);
+  };
+
   /** `/authorize` by GET (the query) or POST (the form): the session's answer, or the phone page. */
   const authorize = async (req: Request, res: Response, parameters: Record<string, unknown>) => {
-    const { params, repeated } = readAuthorizeParameters(parameters);
-    const request = await resolveAuthorizeRequest(store, params, repeated);
+    const { params } = readAuthorizeParameters(parameters);
+    const request = await resolveRequest(parameters);
+    if (textField(parameters, 'login_ticket')) return ticketSignIn(req, res, request, parameters);
     const outcome = await authorizeFromSession(signIn, request, sessionCookie(req), { ip: req.ip ?? '', userAgent: req.headers['user-agent'] });
     if (outcome.kind === 'response') {
       req.log.info({ client_id: request.client.client_id, response_mode: request.target.mode, signed_in: 'error' in outcome.response.params ? false : true }, 'authorize answered from the login session');
@@ -234,7 +301,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       summary: 'Start a sign-in (code flow with PKCE, or implicit): answered from the login session, or the phone-number page',
       description:
         'response_type code (PKCE S256 required for public clients; plain refused), token, id_token or token id_token. response_mode query, fragment, form_post or web_message. prompt=none answers without a page (login_required without a usable session); prompt=login always asks for the SMS; max_age forbids an older session. login_hint prefills the number; ui_locales and unknown parameters (auth0Client, ...) are ignored. A live login session of the connection signs in to any client without an SMS.',
-      query: AuthorizeQuerySchema,
+      query: AuthorizeWithTicketQuerySchema,
       responses: { '200': html('The phone-number page (sets the transaction cookie), or a form_post / web_message response page.'), '302': TO_REDIRECT_URI, ...PAGE_ERRORS },
       handle: page((req, res) => authorize(req, res, req.query as Record<string, unknown>)),
     }),
@@ -244,7 +311,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       path: '/authorize',
       operationId: 'authorizeByPost',
       summary: 'Start a sign-in with the parameters in a form body (OpenID Connect Core §3.1.2.1): as GET /authorize',
-      form: AuthorizeQuerySchema,
+      form: AuthorizeWithTicketQuerySchema,
       responses: { '200': html('As GET /authorize.'), '302': TO_REDIRECT_URI, ...PAGE_ERRORS },
       handle: page((req, res) => authorize(req, res, (req.body ?? {}) as Record<string, unknown>)),
     }),
@@ -369,6 +436,58 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         await cancelTransaction(store, transaction.id);
         clearBindingCookie(res, transaction.id, deps.secureCookies);
         respond(res, transactionError(transaction, 'access_denied', 'The user cancelled the sign-in.'));
+      }),
+    }),
+
+    hostedLoginOperation({
+      method: 'get',
+      path: '/co/verify',
+      operationId: 'crossOriginVerifyPage',
+      summary: 'Embedded login where third-party cookies are blocked: fetch the login ticket\'s verifier from the client\'s cross_origin_loc page',
+      description:
+        'Where /authorize?login_ticket= got no verifier cookie and the client has a `cross_origin_loc` on the ticket\'s origin: a page framing that URL (`#origin=` identity\'s origin), which answers auth0-js\'s `co_verifier_request` message; the verifier is then posted to POST /co/verify with a CSRF token bound to a cookie set here.',
+      query: CoVerifyQuerySchema,
+      responses: { '200': html('The verification page (sets the CSRF cookie).'), '302': TO_REDIRECT_URI, ...PAGE_ERRORS },
+      handle: page(async (req, res) => {
+        const parameters = req.query as Record<string, unknown>;
+        const request = await resolveRequest(parameters);
+        const ticket = await findLoginTicket(signIn, textField(parameters, 'login_ticket'));
+        const frame = ticket ? coVerifyFrame(request, ticket) : undefined;
+        if (!ticket || !frame) return ticketSignIn(req, res, request, parameters, '');
+        const csrf = randomBytes(32).toString('base64url');
+        res.append('Set-Cookie', `${CO_CSRF_COOKIE}=${csrf}; Path=/co/verify; Max-Age=${LOGIN_TICKET_LIFETIME_SECONDS}; HttpOnly; SameSite=Lax${deps.secureCookies ? '; Secure' : ''}`);
+        const fields = Object.fromEntries(Object.entries(parameters).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'co_verifier'));
+        const frameOrigin = originOfUrl(frame)!;
+        const html = coVerifyPage({ frameUrl: `${frame.split('#')[0]}#origin=${encodeURIComponent(originOfUrl(deps.issuer)!)}`, frameOrigin, coId: ticket.co_id, fields: { ...fields, co_csrf: csrf } });
+        res.set({
+          'Content-Security-Policy': `default-src 'none'; style-src 'self'; script-src ${CO_VERIFY_SCRIPT_SOURCE}; frame-src ${frameOrigin}; form-action 'self' ${originOfUrl(request.redirectUri) ?? ''}; frame-ancestors 'none'; base-uri 'none'`,
+          'X-Frame-Options': 'DENY',
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'no-referrer',
+          'Cache-Control': 'no-store',
+        });
+        res.status(200).type('html').send(html);
+      }),
+    }),
+
+    hostedLoginOperation({
+      method: 'post',
+      path: '/co/verify',
+      operationId: 'crossOriginVerify',
+      summary: 'The verifier of a login ticket, from the /co/verify page: sign in as /authorize?login_ticket= would',
+      description: 'The CSRF token must match the cookie the page set (else 403, nothing consumed); a wrong or empty verifier is `access_denied` to the redirect_uri.',
+      form: CoVerifyFormSchema,
+      responses: { '200': RESPONSE_PAGE, '302': TO_REDIRECT_URI, ...PAGE_ERRORS },
+      handle: page(async (req, res) => {
+        const parameters = (req.body ?? {}) as Record<string, unknown>;
+        const cookie = requestCookies(req)[CO_CSRF_COOKIE];
+        const token = textField(parameters, 'co_csrf');
+        if (!cookie || !token || !safeEqual(cookie, token)) {
+          throw new AuthorizePageError(403, 'Sign-in not verified', 'This sign-in could not be verified. Go back to the application and try again.');
+        }
+        res.append('Set-Cookie', `${CO_CSRF_COOKIE}=; Path=/co/verify; Max-Age=0; HttpOnly; SameSite=Lax${deps.secureCookies ? '; Secure' : ''}`);
+        const request = await resolveRequest(parameters);
+        await ticketSignIn(req, res, request, parameters, textField(parameters, 'co_verifier'));
       }),
     }),
 

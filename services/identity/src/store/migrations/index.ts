@@ -21,6 +21,7 @@ import * as clientDescription from './022-client-description';
 import * as auth0ClientSettings from './023-auth0-client-settings';
 import * as requestedClaims from './024-requested-claims';
 import * as logoutNotifications from './025-logout-notifications';
+import * as crossOriginAuthentication from './026-cross-origin-authentication';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -77,4 +78,5 @@ export const migrations: readonly Migration[] = [
   { version: 23, name: 'auth0-client-settings', sql: auth0ClientSettings.sql },
   { version: 24, name: 'requested-claims', sql: requestedClaims.sql },
   { version: 25, name: 'logout-notifications', sql: logoutNotifications.sql },
+  { version: 26, name: 'cross-origin-authentication', sql: crossOriginAuthentication.sql },
 ];

@@ -28,6 +28,10 @@ export interface StoredClient {
   auth0_settings: Auth0ClientSettings;
   /** Logout URLs (back-channel, Auth0's oidc_logout; front-channel, ours); null: none. */
   oidc_logout: OidcLogoutSettings | null;
+  /** Auth0's switch for embedded login: POST /co/authenticate from the client's origins. */
+  cross_origin_authentication: boolean;
+  /** The client's crossOriginVerification() page, framed by /co/verify. */
+  cross_origin_loc: string | null;
   system_role: string | null;
   created_at: Date;
   updated_at: Date;
@@ -44,7 +48,9 @@ type OptionalOnInsert =
   | 'refresh_token'
   | 'jwt_configuration'
   | 'auth0_settings'
-  | 'oidc_logout';
+  | 'oidc_logout'
+  | 'cross_origin_authentication'
+  | 'cross_origin_loc';
 export type NewClient = Omit<StoredClient, 'created_at' | 'updated_at' | OptionalOnInsert> & Partial<Pick<StoredClient, OptionalOnInsert>>;
 export type ClientChanges = Partial<Omit<StoredClient, 'client_id' | 'created_at' | 'updated_at' | 'system_role'>>;
 
@@ -56,7 +62,7 @@ const JSON_COLUMNS = new Map([
 // Column names are interpolated into SQL: only these may ever appear there.
 const UPDATABLE_COLUMNS = new Set(['name', 'app_type', 'callbacks', 'allowed_origins', 'grant_types', 'default_audience', 'secret_hash',
   'token_endpoint_auth_method', 'allowed_logout_urls', 'web_origins', 'initiate_login_uri', 'description', 'oidc_conformant', 'refresh_token',
-  'jwt_configuration', 'auth0_settings', 'oidc_logout']);
+  'jwt_configuration', 'auth0_settings', 'oidc_logout', 'cross_origin_authentication', 'cross_origin_loc']);
 
 /** The origin of a URL, or undefined when it has none (allowed_origins hold URLs, web_origins origins). */
 function originOf(url: string): string | undefined {
@@ -75,8 +81,9 @@ export function clientsRepo(db: SqlExecutor) {
         db.query<StoredClient>(
           `INSERT INTO clients (client_id, name, app_type, callbacks, allowed_origins, grant_types,
              default_audience, secret_hash, system_role, token_endpoint_auth_method, allowed_logout_urls,
-             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description, jwt_configuration, auth0_settings, oidc_logout)
-           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16, $17::json, $18::json, $19::jsonb)
+             web_origins, initiate_login_uri, oidc_conformant, refresh_token, description, jwt_configuration, auth0_settings, oidc_logout,
+             cross_origin_authentication, cross_origin_loc)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13, $14, $15::jsonb, $16, $17::json, $18::json, $19::jsonb, $20, $21)
            RETURNING *`,
           [
             client.client_id,
@@ -98,6 +105,8 @@ export function clientsRepo(db: SqlExecutor) {
             client.jwt_configuration ? JSON.stringify(client.jwt_configuration) : null,
             JSON.stringify(client.auth0_settings ?? {}),
             client.oidc_logout ? JSON.stringify(client.oidc_logout) : null,
+            client.cross_origin_authentication ?? false,
+            client.cross_origin_loc ?? null,
           ],
         ),
       );
