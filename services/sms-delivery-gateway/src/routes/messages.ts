@@ -55,7 +55,7 @@ export function receiptOperation(messageStatuses: MessageStatusService, publicUr
     tags: [RECEIPTS_TAG],
     summary: 'A provider’s signed delivery receipt for one message (the URL each message was sent with)',
     description:
-      'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`.',
+      'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`. vonage: the SMS API delivery receipt, form-encoded or JSON, with its `sig` parameter (VONAGE_SIGNATURE_SECRET, VONAGE_SIGNATURE_METHOD) and a `timestamp` within 5 minutes.',
     params: z.object({ provider: z.string(), id: z.string() }),
     headers: ReceiptSignatureHeadersSchema,
     headerDescriptions: {
