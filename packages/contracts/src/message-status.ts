@@ -12,8 +12,10 @@ export type MessageStatusValue = z.infer<typeof MessageStatusValueSchema>;
 export const DeliveryAttemptSchema = z.object({
   provider: z.string(),
   /**
-   * `accepted`: the provider took the message; `refused`: it answered 4xx (not retried
-   * elsewhere); `failed`: transport error, timeout or 5xx (the next provider is tried);
+   * `accepted`: the provider took the message; `refused`: it answered 4xx, or an error code
+   * its table reads as the message's own fault (not retried elsewhere); `failed`: transport
+   * error, timeout, 5xx, or an error code its table reads as this provider's trouble
+   * (throttling, outage, account) (the next provider is tried);
    * `skipped`: its circuit breaker was open.
    */
   outcome: z.enum(['accepted', 'refused', 'failed', 'skipped']),

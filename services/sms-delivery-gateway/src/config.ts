@@ -96,7 +96,7 @@ const variablesSchema = z.object({
     .preprocess((value) => (value === '' ? undefined : value), z.enum(PROVIDER_NAMES, { message: `must be one of ${PROVIDER_NAMES.join(', ')}` }).optional())
     .meta({
       defaultText: '`outbox` (required in production unless `SMS_ROUTES` has a `default`)',
-      description: '`outbox`, `twilio` or `webhook`: the provider of the default route.',
+      description: `One of ${PROVIDER_NAMES.map((name) => `\`${name}\``).join(', ')}: the provider of the default route.`,
     }),
   /** JSON: route key (`+49`, `DE`, `default`) -> provider names, or {providers, sender}. */
   SMS_ROUTES: jsonVariable(RouteTableSchema, '{"+1":{"providers":["twilio"],"sender":"+12025550100"},"DE":["webhook-de","twilio"]}').meta({

@@ -65,7 +65,7 @@ describe('GET /openapi.json: tags and the receipt signatures', () => {
   it('names the signature header each provider signs its receipts with', async () => {
     const document = (await request(buildGateway({ GATEWAY_PUBLIC_URL: 'https://gw.example.com' }).app).get('/openapi.json')).body;
     const headers = (document.paths['/receipts/{provider}/{id}'].post.parameters as Array<{ name: string; in: string }>).filter((p) => p.in === 'header');
-    expect(headers.map((header) => header.name)).toEqual(['X-Twilio-Signature', 'Webhook-Signature']);
+    expect(headers.map((header) => header.name)).toEqual(['X-Twilio-Signature', 'Webhook-Signature', 'Telnyx-Signature-Ed25519', 'Telnyx-Timestamp']);
   });
 });
 

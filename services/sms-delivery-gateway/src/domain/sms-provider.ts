@@ -66,12 +66,16 @@ export interface SmsProvider {
 /**
  * The provider refused or could not be reached. `description` is shown to the caller:
  * the provider's reason, never a credential. `details.status` is its HTTP status when it answered.
+ * `details.transient`, when a provider sets it from its own error code (providers that answer
+ * errors inside a 2xx body, or whose codes say more than the HTTP status), decides failover:
+ * true when another provider may deliver the message (throttling, outage, this account's
+ * credentials, quota or sender), false when the message itself is refused (bad or barred number).
  */
 export class ProviderError extends Error {
   constructor(
     public readonly provider: string,
     public readonly description: string,
-    public readonly details: { status?: number; code?: string | number } = {},
+    public readonly details: { status?: number; code?: string | number; transient?: boolean } = {},
   ) {
     super(`${provider}: ${description}`);
     this.name = 'ProviderError';
@@ -79,11 +83,13 @@ export class ProviderError extends Error {
 }
 
 /**
- * Whether another provider should be tried: no answer (transport error, timeout), a 5xx, a
+ * Whether another provider should be tried: what the provider's own error table said
+ * (`details.transient`) when it did; otherwise no answer (transport error, timeout), a 5xx, a
  * redirect (misconfigured endpoint), 408 or 429. Any other 4xx means this message was refused
  * (bad number, blocked) and another provider would refuse it too.
  */
 export function isProviderFailure(err: ProviderError): boolean {
+  if (err.details.transient !== undefined) return err.details.transient;
   const status = err.details.status;
   return status === undefined || status < 400 || status >= 500 || status === 408 || status === 429;
 }

@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import { outboxProvider } from './outbox';
 import type { SmsProvider } from '../domain/sms-provider';
 import type { ProviderDefinition, ProviderDependencies, ProviderRuleContext } from './provider';
+import { telnyxProvider } from './telnyx';
 import { twilioProvider } from './twilio';
+import { vonageProvider } from './vonage';
 import { webhookProvider } from './webhook';
 
 /**
@@ -10,7 +12,7 @@ import { webhookProvider } from './webhook';
  * rules are checked. Adding one = a module exporting a ProviderDefinition (defineProvider)
  * and a line here; config.ts, app.ts and the routes never change.
  */
-export const PROVIDERS = [outboxProvider, twilioProvider, webhookProvider] as const;
+export const PROVIDERS = [outboxProvider, twilioProvider, webhookProvider, vonageProvider, telnyxProvider] as const;
 
 type Providers = typeof PROVIDERS;
 type AnyProvider = Providers[number];

@@ -40,7 +40,12 @@ export function messageStatusOperation(messageStatuses: MessageStatusService, au
  * so that the document names them, with no rule of their own here (an unsigned or badly signed
  * receipt is a 403 the provider's check answers, after the provider is known).
  */
-const ReceiptSignatureHeadersSchema = z.object({ 'X-Twilio-Signature': z.string().optional(), 'Webhook-Signature': z.string().optional() });
+const ReceiptSignatureHeadersSchema = z.object({
+  'X-Twilio-Signature': z.string().optional(),
+  'Webhook-Signature': z.string().optional(),
+  'Telnyx-Signature-Ed25519': z.string().optional(),
+  'Telnyx-Timestamp': z.string().optional(),
+});
 
 /**
  * `POST /receipts/{provider}/{id}`: a provider's signed delivery receipt, read from its bytes
@@ -55,13 +60,16 @@ export function receiptOperation(messageStatuses: MessageStatusService, publicUr
     tags: [RECEIPTS_TAG],
     summary: 'A provider’s signed delivery receipt for one message (the URL each message was sent with)',
     description:
-      'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`.',
+      'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`. vonage: the SMS API delivery receipt, form-encoded or JSON, with its `sig` parameter (VONAGE_SIGNATURE_SECRET, VONAGE_SIGNATURE_METHOD) and a `timestamp` within 5 minutes. telnyx: Telnyx’s JSON message webhook, verified with Telnyx-Signature-Ed25519 and Telnyx-Timestamp (within 5 minutes).',
     params: z.object({ provider: z.string(), id: z.string() }),
     headers: ReceiptSignatureHeadersSchema,
     headerDescriptions: {
       'X-Twilio-Signature':
         'provider twilio: Twilio’s signature of the receipt URL and form fields (HMAC-SHA1 keyed with TWILIO_AUTH_TOKEN, base64). Required for twilio receipts.',
       'Webhook-Signature': 'provider webhook: `sha256=<hex HMAC-SHA256 of the raw body keyed with WEBHOOK_CALLBACK_SECRET>`. Required for webhook receipts.',
+      'Telnyx-Signature-Ed25519':
+        'provider telnyx: base64 Ed25519 signature of `{Telnyx-Timestamp}|{raw body}`, verified with TELNYX_PUBLIC_KEY. Required for telnyx receipts.',
+      'Telnyx-Timestamp': 'provider telnyx: Unix seconds when Telnyx signed the webhook; more than 5 minutes away from now is refused. Required for telnyx receipts.',
     },
     rawBody: {
       content: {
