@@ -114,9 +114,11 @@ describe('auth0-deploy-cli, edited files', () => {
 
     const after = readModel(await tenant.exportTenant('directory'));
     const expected = readModel(exported);
-    // The Auth0 client's settings come back as the file had them, but for those that can only be off (not shown).
+    // The Auth0 client's settings come back as the file had them, but for those that can only be off
+    // and the older name cross_origin_auth (shown as cross_origin_authentication), which are not shown.
     const auth0File = byName(expected.clients, FROM_AUTH0_TENANT.name);
-    for (const field of ['compliance_level', 'require_proof_of_possession', 'require_pushed_authorization_requests']) {
+    expect(byName(after.clients, FROM_AUTH0_TENANT.name)).toMatchObject({ cross_origin_authentication: false });
+    for (const field of ['compliance_level', 'require_proof_of_possession', 'require_pushed_authorization_requests', 'cross_origin_auth']) {
       expect(byName(after.clients, FROM_AUTH0_TENANT.name)).not.toHaveProperty(field);
       delete auth0File[field];
     }

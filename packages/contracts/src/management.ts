@@ -263,6 +263,11 @@ export type OidcLogoutSettings = z.output<typeof OidcLogoutSettingsSchema>;
 /** Auth0's older name of oidc_logout (back-channel URLs only); still accepted on create and update. */
 const LegacyBackchannelLogoutSchema = z.strictObject({ backchannel_logout_urls: z.array(LogoutUrlSchema).max(1) });
 
+/** Auth0's older name of cross_origin_authentication, still in its answers and so in exported files. */
+const CrossOriginAuthSchema = z
+  .boolean()
+  .describe("Deprecated (Auth0's older name): sets cross_origin_authentication; with it, both must be equal.");
+
 const clientFields = {
   name: z.string().trim().min(1).max(128),
   app_type: AppTypeSchema,
@@ -329,7 +334,8 @@ export const ClientCreateSchema = z.strictObject({
   ...optionalFields(offOnlyClientFields),
   oidc_logout: clientFields.oidc_logout.optional(),
   oidc_backchannel_logout: clientFields.oidc_backchannel_logout.optional(),
-  cross_origin_authentication: clientFields.cross_origin_authentication.default(false),
+  cross_origin_authentication: clientFields.cross_origin_authentication.optional(),
+  cross_origin_auth: CrossOriginAuthSchema.optional(),
   cross_origin_loc: clientFields.cross_origin_loc.optional(),
 });
 export type ClientCreate = z.infer<typeof ClientCreateSchema>;
@@ -358,6 +364,7 @@ export const ClientUpdateSchema = z.strictObject({
   oidc_logout: clientFields.oidc_logout.nullable().optional(),
   oidc_backchannel_logout: clientFields.oidc_backchannel_logout.nullable().optional(),
   cross_origin_authentication: clientFields.cross_origin_authentication.optional(),
+  cross_origin_auth: CrossOriginAuthSchema.optional(),
   cross_origin_loc: clientFields.cross_origin_loc.nullable().optional(),
 });
 export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;

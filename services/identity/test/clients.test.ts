@@ -147,6 +147,7 @@ describe('/api/v2/clients', () => {
     client_aliases: [],
     client_metadata: { team: 'dispatch', 'cost-center': '42' },
     compliance_level: null,
+    cross_origin_auth: false,
     custom_login_page_on: true,
     grant_types: ['authorization_code', 'implicit', 'refresh_token'],
     is_first_party: true,
@@ -198,6 +199,18 @@ describe('/api/v2/clients', () => {
     const patched = await request(identity.app).patch(path).set(auth).send({ is_first_party: false, client_metadata: { team: 'ops' } });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ ...inert, is_first_party: false, client_metadata: { team: 'ops' } });
+  });
+
+  it("takes Auth0's older cross_origin_auth for cross_origin_authentication, and refuses the two disagreeing", async () => {
+    const created = await create({ name: 'Embedded', app_type: 'spa', cross_origin_auth: true });
+    expect(created.status).toBe(201);
+    expect(created.body.cross_origin_authentication).toBe(true);
+    expect(created.body).not.toHaveProperty('cross_origin_auth');
+    const path = `/api/v2/clients/${created.body.client_id}`;
+    expect((await request(identity.app).patch(path).set(auth).send({ cross_origin_auth: false, cross_origin_authentication: false })).body.cross_origin_authentication).toBe(false);
+    const disagreeing = await request(identity.app).patch(path).set(auth).send({ cross_origin_auth: true, cross_origin_authentication: false });
+    expect(disagreeing.status).toBe(400);
+    expect(disagreeing.body.details.map((d: { path: string }) => d.path)).toEqual(['cross_origin_auth']);
   });
 
   it('refuses a setting that would promise a protection identity does not give, saying why', async () => {

@@ -106,6 +106,15 @@ function oidcLogoutInFieldOrder(settings: OidcLogoutSettings): OidcLogoutSetting
   };
 }
 
+/** The embedded-login switch a create or update asks for, by its name or Auth0's older one (which Auth0 still answers, so its exports carry both). */
+function requestedCrossOriginAuthentication(input: { cross_origin_authentication?: boolean; cross_origin_auth?: boolean }): boolean | undefined {
+  const { cross_origin_authentication: current, cross_origin_auth: older } = input;
+  if (current !== undefined && older !== undefined && current !== older) {
+    throw invalidField('cross_origin_auth', 'is the older name of cross_origin_authentication: give one of them, or both equal');
+  }
+  return current ?? older;
+}
+
 /**
  * The logout settings a create or update asks for: `oidc_logout`, or Auth0's older
  * `oidc_backchannel_logout` (its URLs only); both at once is a 400. undefined: neither given;
@@ -224,7 +233,7 @@ export async function createClient(store: IdentityStore, input: ClientCreate, ch
       jwt_configuration: input.jwt_configuration ?? null,
       auth0_settings: auth0SettingsIn(input),
       oidc_logout: oidcLogout,
-      cross_origin_authentication: input.cross_origin_authentication,
+      cross_origin_authentication: requestedCrossOriginAuthentication(input) ?? false,
       cross_origin_loc: input.cross_origin_loc ?? null,
     });
     const credentials = input.client_authentication_methods?.private_key_jwt.credentials ?? [];
@@ -283,7 +292,7 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
       // Each setting sent replaces the stored one; the others stay.
       auth0_settings: Object.keys(settings).length > 0 ? { ...current.auth0_settings, ...settings } : undefined,
       oidc_logout: requestedOidcLogout(patch),
-      cross_origin_authentication: patch.cross_origin_authentication,
+      cross_origin_authentication: requestedCrossOriginAuthentication(patch),
       cross_origin_loc: patch.cross_origin_loc,
       ...(isConfidential(appType) ? {} : { secret_hash: null }),
     });
