@@ -205,7 +205,8 @@ const LogoutUrlSchema = z
       }
     },
     { message: 'must be an https: URL (http: only for localhost), without fragment or credentials' },
-  );
+  )
+  .describe('An https: URL (http: only for localhost, 127.0.0.1 or [::1]), without fragment or credentials.');
 
 /**
  * Auth0's back-channel logout initiators (the session-ending events a client is told about).

@@ -32,9 +32,14 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
     reason: 'state: the pages and posts of a transaction need one opened by GET /authorize in this browser (its cookie and CSRF token)',
   },
   {
-    operation: /^(GET|POST) \/authorize$/,
+    operation: /^(GET|POST) \/(authorize|co\/verify)$/,
     answer: /Unknown application|Callback URL mismatch|Origin not allowed/,
     reason: 'state: the client must exist and the redirect_uri be one of its callbacks (or web origins), as the parameters\' descriptions say',
+  },
+  {
+    operation: 'POST /co/authenticate',
+    answer: /username (is not a phone number|is too short|is too long|is not a valid|has an invalid country code|has an unknown country code)/,
+    reason: "a number's validity in its country's numbering plan (libphonenumber), stated in the operation's 400 description",
   },
   {
     operation: /^GET \/(v2|oidc)\/logout$/,
@@ -53,6 +58,11 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
   },
   { operation: /\/credentials$/, answer: /pem: is not a PEM public key/, reason: 'only parsing the key can tell; stated in the field description' },
   { operation: /^(POST|PATCH) \/api\/v2\/clients/, answer: /(grant_types|token_endpoint_auth_method|app_type|client_authentication_methods)[.\w]*: .*(client|secret)/, reason: "rules across fields: which grants and authentication methods each app_type may have (the fields' descriptions say which)" },
+  {
+    operation: /^(POST|PATCH) \/api\/v2\/clients/,
+    answer: /(oidc_logout|oidc_backchannel_logout)[.\w]*: must be an https: URL|oidc_backchannel_logout: is the older name of oidc_logout|cross_origin_auth: is the older name of cross_origin_authentication/,
+    reason: "a URL's syntax (only parsing can tell), and a field with its older name disagreeing: stated in the fields' descriptions",
+  },
   { operation: 'POST /api/v2/clients/{id}/rotate-secret', answer: /has no secret/, reason: "state: the client's app_type" },
   { operation: /resource-servers/, answer: /duplicate scope/, reason: 'scopes unique by value: JSON Schema uniqueItems compares whole objects' },
   { operation: /logs$/, answer: /"q: /, reason: 'the Lucene query syntax, stated in the parameter description' },
