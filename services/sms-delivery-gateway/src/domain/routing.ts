@@ -1,6 +1,7 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from '@smsauth/contracts';
 import { z } from 'zod';
+import { ALPHANUMERIC_SENDER_ID } from './sender-id';
 
 /** A provider instance name: a kind (`twilio`) or a name from SMS_PROVIDER_INSTANCES. */
 export const ProviderInstanceNameSchema = z
@@ -10,7 +11,7 @@ export const ProviderInstanceNameSchema = z
 /** E.164 or an alphanumeric sender id (what both Twilio and most regional providers accept). */
 export const RouteSenderSchema = z
   .string()
-  .regex(/^(\+[1-9][0-9]{1,14}|(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11})$/, {
+  .regex(new RegExp(`^(\\+[1-9][0-9]{1,14}|${ALPHANUMERIC_SENDER_ID.source.slice(1, -1)})$`), {
     message: 'must be an E.164 number like +14155550123 or an alphanumeric sender id of 1-11 characters',
   });
 

@@ -11,13 +11,13 @@ import {
   type ProviderSettings,
 } from './provider';
 import { ed25519PublicKey, telnyxSignatureValid } from '../domain/receipt-signatures';
+import { ALPHANUMERIC_SENDER_ID } from '../domain/sender-id';
 import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
 
 /** How far a receipt's `telnyx-timestamp` may be from now (Telnyx's SDKs default to 300 s): older ones are replays. */
 export const TELNYX_RECEIPT_TOLERANCE_SECONDS = 300;
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 const SHORT_CODE = /^[0-9]{3,8}$/;
 
 /** The telnyx provider's variables. */
@@ -116,7 +116,7 @@ export const telnyxProvider = defineProvider({
     }
     const from = settings.TELNYX_FROM;
     if (from !== undefined) {
-      if (ALPHANUMERIC_SENDER.test(from)) {
+      if (ALPHANUMERIC_SENDER_ID.test(from)) {
         if (settings.TELNYX_MESSAGING_PROFILE_ID === undefined) {
           problem('TELNYX_FROM', 'an alphanumeric sender id needs TELNYX_MESSAGING_PROFILE_ID (Telnyx sends it through a messaging profile)');
         }

@@ -10,6 +10,7 @@ import {
   type ProviderSettings,
 } from './provider';
 import { secretsMatch } from '../domain/constant-time';
+import { isNumberOrSenderId } from '../domain/sender-id';
 import { twilioSignature } from '../domain/receipt-signatures';
 import { ProviderError, type ReceiptReading, type ReceiptRequest, type SendResult, type SmsProvider } from '../domain/sms-provider';
 
@@ -66,10 +67,6 @@ const settingsSchema = z.object({
   }),
 });
 
-function isTwilioSender(value: string): boolean {
-  return PhoneNumberSchema.safeParse(value).success || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(value);
-}
-
 /** The fields of a Twilio REST error body the gateway uses. */
 interface TwilioErrorBody {
   code?: unknown;
@@ -95,7 +92,7 @@ export const twilioProvider = defineProvider({
         problem('TWILIO_FROM', 'TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID is required when SMS_PROVIDER is twilio');
       }
     }
-    if (settings.TWILIO_FROM !== undefined && !isTwilioSender(settings.TWILIO_FROM)) {
+    if (settings.TWILIO_FROM !== undefined && !isNumberOrSenderId(settings.TWILIO_FROM)) {
       problem('TWILIO_FROM', 'must be an E.164 number like +14155550123 or an alphanumeric sender id of 1-11 characters');
     }
   },

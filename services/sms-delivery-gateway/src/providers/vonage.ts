@@ -1,4 +1,4 @@
-import { PhoneNumberSchema, type MessageStatusValue } from '@smsauth/contracts';
+import type { MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 import {
@@ -10,6 +10,7 @@ import {
   type ProviderSettings,
 } from './provider';
 import { secretsMatch } from '../domain/constant-time';
+import { isNumberOrSenderId } from '../domain/sender-id';
 import { isGsm7 } from '../domain/gsm7';
 import { VONAGE_SIGNATURE_METHODS, vonageSignature, type VonageSignatureMethod } from '../domain/receipt-signatures';
 import { ProviderError, type ReceiptReading, type ReceiptRequest, type SendResult, type SmsProvider } from '../domain/sms-provider';
@@ -52,11 +53,6 @@ const settingsSchema = z.object({
     description: "Time Vonage has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
   }),
 });
-
-/** E.164, or an alphanumeric sender id as Vonage and the carriers accept it. */
-function isVonageSender(value: string): boolean {
-  return PhoneNumberSchema.safeParse(value).success || /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(value);
-}
 
 /**
  * The SMS API's `messages[].status` codes ("Troubleshooting SMS" in Vonage's documentation)
@@ -121,7 +117,7 @@ export const vonageProvider = defineProvider({
         problem('VONAGE_API_SECRET', 'VONAGE_API_SECRET or VONAGE_SIGNATURE_SECRET is required when SMS_PROVIDER is vonage');
       }
     }
-    if (settings.VONAGE_FROM !== undefined && !isVonageSender(settings.VONAGE_FROM)) {
+    if (settings.VONAGE_FROM !== undefined && !isNumberOrSenderId(settings.VONAGE_FROM)) {
       problem('VONAGE_FROM', 'must be an E.164 number like +447700900000 or an alphanumeric sender id of 1-11 letters, digits and spaces');
     }
   },
