@@ -22,3 +22,4 @@ export * from './passkeys';
 export * from './rbac';
 export * from './stats';
 export * from './user-jobs';
+export * from './login-languages';
