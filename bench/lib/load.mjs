@@ -39,7 +39,7 @@ export async function autocannonRun(spec, { workDir, watch = [], allowNon2xx = f
     result = await runJsonChild('autocannon-child.mjs', [file]);
   } finally {
     const sampled = sampler.stop();
-    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs };
+    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs, postgresCpuMs: sampled.postgresCpuMs };
   }
   if (!allowNon2xx && (result.non2xx > 0 || result.errors > 0)) {
     const states = watch.map((p) => `${p.name}: ${p.child.exitCode === null && p.child.signalCode === null ? 'running' : `exited (${p.child.exitCode ?? p.child.signalCode})`}, log ${p.logFile}:\n${tailOf(p.logFile)}`);
@@ -72,7 +72,7 @@ export async function loginRun(spec, { workDir, watch = [], rssIntervalMs = 500 
     result = await runJsonChild('login-driver.mjs', [file]);
   } finally {
     const sampled = sampler.stop();
-    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs };
+    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs, postgresCpuMs: sampled.postgresCpuMs };
   }
   if (result.errors > 0) throw new Error(`${result.errors} logins failed; first: ${result.firstError}`);
   return result;

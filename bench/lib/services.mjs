@@ -108,14 +108,37 @@ export function machineBusyMs() {
 }
 
 /**
+ * CPU time so far of every PostgreSQL process on this machine (the server and its backends), in
+ * ms: the database's share of a login, which belongs to neither side's process tree. A backend
+ * that exits takes its time with it; the services keep pooled connections through a run.
+ */
+export function postgresCpuMs() {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
  * Samples RSS of the named processes every intervalMs until stopped; returns, per name, the
  * peak and last RSS and the CPU time it used meanwhile, plus the machine's busy CPU time (what
- * the processes not watched, such as PostgreSQL and the load generator, used is the rest).
+ * the processes not watched, such as PostgreSQL and the load generator, used is the rest) and
+ * PostgreSQL's own CPU time (postgresCpuMs).
  */
 export function sampleRss(processes, intervalMs = 500) {
   const samples = Object.fromEntries(processes.map((p) => [p.name, []]));
   const cpuAtStart = Object.fromEntries(processes.map((p) => [p.name, cpuMs(p.child.pid)]));
   const machineAtStart = machineBusyMs();
+  const postgresAtStart = postgresCpuMs();
   const take = () => {
     for (const p of processes) if (p.child.exitCode === null) samples[p.name].push(rssMb(p.child.pid));
   };
@@ -132,7 +155,7 @@ export function sampleRss(processes, intervalMs = 500) {
           return [name, { peakMb: round(Math.max(...values)), lastMb: round(values.at(-1)), cpuMs: cpu, samples: values.map(round) }];
         }),
       );
-      return { processes: perProcess, machineBusyMs: machineBusyMs() - machineAtStart };
+      return { processes: perProcess, machineBusyMs: machineBusyMs() - machineAtStart, postgresCpuMs: postgresCpuMs() - postgresAtStart };
     },
   };
 }
