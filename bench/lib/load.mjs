@@ -57,6 +57,17 @@ export function cpuUsPerRequest(result, name) {
   return typeof cpuMs === 'number' ? Math.round((cpuMs * 1000) / (result.total + (result.warmupTotal ?? 0))) : null;
 }
 
+/**
+ * CPU time (µs) per request of the process `name` and of PostgreSQL together: what serving the
+ * request cost the machine where part of the work is the database's (a peer that writes to
+ * PostgreSQL against ours on its embedded database, say).
+ */
+export function servedCpuUsPerRequest(result, name) {
+  const cpuMs = result.rss[name]?.cpuMs;
+  if (typeof cpuMs !== 'number' || typeof result.postgresCpuMs !== 'number') return null;
+  return Math.round(((cpuMs + result.postgresCpuMs) * 1000) / (result.total + (result.warmupTotal ?? 0)));
+}
+
 /** RS256 sign or verify rate of node:crypto on one core (a child process, nothing else running in it). */
 export function cryptoRate(operation, { workDir, keyFile, durationMs }) {
   return runJsonChild('crypto-rate-child.mjs', [operation, keyFile, String(durationMs)]);

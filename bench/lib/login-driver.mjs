@@ -1,7 +1,7 @@
 // The login benchmark's load generator, in its own process. A login is three calls on two
 // hosts, which autocannon cannot chain: POST /passwordless/start -> GET the gateway's outbox
 // for the code -> POST /oauth/ro (spec.flow 'better-auth': the peer's calls, betterAuthLogin).
-// argv: <spec.json> with {flow, authUrl, gatewayUrl, outboxToken, clientId, connection, durationSec, concurrency} (closed loop: each worker starts its next
+// argv: <spec.json> with {flow, authUrl, gatewayUrl, outboxToken, clientId, connection, durationSec, concurrency, logins?} (closed loop: each worker starts its next
 // login when the last finished) or {..., rate} (open loop: logins start on a fixed schedule and
 // latency counts from the scheduled start, so a stall is not hidden). Every login uses a new
 // phone number (the per-number start limit would refuse repeats).
@@ -106,9 +106,12 @@ if (spec.rate) {
   }
   await Promise.all(inFlight);
 } else {
+  // spec.logins: stop once that many logins have started (the memory benchmark's fixed load).
+  let begun = 0;
+  const more = () => performance.now() < endAt && (!spec.logins || begun++ < spec.logins);
   await Promise.all(
     Array.from({ length: spec.concurrency }, async () => {
-      while (performance.now() < endAt) await timed(performance.now());
+      while (more()) await timed(performance.now());
     }),
   );
 }

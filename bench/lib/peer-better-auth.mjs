@@ -9,21 +9,22 @@
 //   GET /api/auth/token after the verify (ours hands the ID and access tokens out at /oauth/ro).
 // - its rate limiter on (the production default), its limits raised so that one benchmark host
 //   is not refused: the same as PASSWORDLESS_START_LIMIT_PER_IP_PER_HOUR at ours.
-// BETTER_AUTH_RECORD=1: the per-request record ours keeps by default, added as their READMEs
-// show: pino-http (request id, an access line per request) and a prom-client duration histogram.
+// BETTER_AUTH_RECORD=1: the per-request record ours keeps by default, added as the libraries'
+// READMEs show (lib/request-record.mjs: request id, an access line, a duration histogram).
 // env: PORT, DATABASE_URL, DELIVERY_URL, GATEWAY_AUTH_SECRET, GATEWAY_AUTH_AUDIENCE,
 // GATEWAY_AUTH_SUBJECT, BETTER_AUTH_RECORD.
-import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
+import { createSecretKey, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { betterAuth } from 'better-auth';
 import { getMigrations } from 'better-auth/db/migration';
 import { toNodeHandler } from 'better-auth/node';
 import { jwt } from 'better-auth/plugins/jwt';
 import { phoneNumber } from 'better-auth/plugins/phone-number';
-import { requireFrom } from './services.mjs';
+import { requestRecord } from './request-record.mjs';
 
-const requireFromIdentity = requireFrom('services/identity');
-const requireFromKit = requireFrom('packages/service-kit');
+// The identity service's copies of pg, jsonwebtoken and libphonenumber-js (bench/ is no package).
+const requireFromIdentity = createRequire(new URL('../../services/identity/package.json', import.meta.url));
 const { Pool } = requireFromIdentity('pg');
 const jsonwebtoken = requireFromIdentity('jsonwebtoken');
 const { isValidPhoneNumber } = requireFromIdentity('libphonenumber-js');
@@ -64,20 +65,7 @@ await runMigrations();
 const auth = betterAuth(options);
 const handler = toNodeHandler(auth);
 
-let record = (_req, _res, next) => next();
-if (process.env.BETTER_AUTH_RECORD === '1') {
-  const { default: pinoHttp } = await import('pino-http');
-  const { Histogram, Registry, collectDefaultMetrics } = requireFromKit('prom-client');
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'request duration', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const log = pinoHttp({ genReqId: (req, res) => { const id = req.headers['x-request-id'] ?? randomUUID(); res.setHeader('x-request-id', id); return id; } });
-  record = (req, res, next) => {
-    const end = duration.startTimer({ method: req.method });
-    res.on('finish', () => end({ route: req.url.split('?')[0], status: String(res.statusCode) }));
-    log(req, res, next);
-  };
-}
+const { record } = process.env.BETTER_AUTH_RECORD === '1' ? requestRecord() : { record: (_req, _res, next) => next() };
 
 const server = createServer((req, res) => {
   if (req.url === '/readyz') {
