@@ -7,6 +7,7 @@
 import { loadavg } from 'node:os';
 import { startFloorStack } from '../lib/floor-stack.mjs';
 import { cryptoRate, loginRun } from '../lib/load.mjs';
+import { postgresDatabaseOf } from '../lib/services.mjs';
 import { startBenchStack, startBetterAuthStack } from '../lib/stack.mjs';
 import { keyMaterialFromToken, postJson } from '../lib/tokens.mjs';
 import { median, printTable } from '../lib/table.mjs';
@@ -126,11 +127,12 @@ async function startTarget(config, ctx) {
 async function measure(target, ctx, round) {
   const { config, s } = target;
   const watch = [s.identity, s.gateway];
+  const database = postgresDatabaseOf(s.databaseUrl);
   ctx.log(`login ${config.name}${round ? ` round ${round}` : ''} (${config.stack}, ${config.database}, ${config.workers} identity worker(s)): sign ${target.sign ? `${Math.round(target.sign.perSecond)}/s` : 'not timed'}; peak (closed loop, ${ctx.connections} at once)`);
-  const peak = await loginRun({ ...loginSpec(s), concurrency: ctx.connections, durationSec: ctx.durationSec }, { workDir: s.dir, watch });
+  const peak = await loginRun({ ...loginSpec(s), concurrency: ctx.connections, durationSec: ctx.durationSec }, { workDir: s.dir, watch, database });
   const halfRate = Math.max(1, peak.loginsPerSec / 2);
   ctx.log(`login ${config.name}: ${peak.loginsPerSec.toFixed(1)}/s peak; open loop at ${halfRate.toFixed(1)}/s`);
-  const half = await loginRun({ ...loginSpec(s), rate: halfRate, durationSec: ctx.durationSec }, { workDir: s.dir, watch });
+  const half = await loginRun({ ...loginSpec(s), rate: halfRate, durationSec: ctx.durationSec }, { workDir: s.dir, watch, database });
   target.runs.push({ round, peak, half, halfRate });
 }
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { autocannonRun, cpuUsPerRequest, cryptoRate, servedCpuUsPerRequest } from '../lib/load.mjs';
 import { API_AUDIENCE, startBenchStack } from '../lib/stack.mjs';
-import { createBenchDatabase, repoRoot, stack, startProcess } from '../lib/services.mjs';
+import { createBenchDatabase, postgresDatabaseOf, repoRoot, stack, startProcess } from '../lib/services.mjs';
 import { keyMaterialFromToken, postJson } from '../lib/tokens.mjs';
 import { mean, median, printTable } from '../lib/table.mjs';
 
@@ -83,7 +83,7 @@ export async function run(ctx) {
     const loadJson = (url, watched) =>
       autocannonRun(
         { url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), connections: ctx.connections, durationSec: ctx.durationSec, warmupSec: ctx.warmupSec },
-        { workDir: s.dir, watch: [watched] },
+        { workDir: s.dir, watch: [watched], database: watched === s.identity ? postgresDatabaseOf(s.databaseUrl) : undefined },
       );
     const rows = [];
     for (let round = 1; round <= ctx.rounds; round++) {
@@ -101,7 +101,7 @@ export async function run(ctx) {
             durationSec: ctx.durationSec,
             warmupSec: ctx.warmupSec,
           },
-          { workDir: s.dir, watch: [target] },
+          { workDir: s.dir, watch: [target], database: target === peerWithRecord ? peerDatabase.name : undefined },
         );
       ctx.log(`m2m: round ${round}, peer (oidc-provider)`);
       const p = await loadPeer(peer);

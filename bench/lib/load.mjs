@@ -30,10 +30,10 @@ export function runJsonChild(script, args, { env } = {}) {
  * One autocannon run in its own process; RSS of `watch` processes sampled meanwhile.
  * Fails when any response was not 2xx (a benchmark of errors measures nothing).
  */
-export async function autocannonRun(spec, { workDir, watch = [], allowNon2xx = false } = {}) {
+export async function autocannonRun(spec, { workDir, watch = [], allowNon2xx = false, database } = {}) {
   const file = join(workDir, `spec-${process.hrtime.bigint()}.json`);
   writeFileSync(file, JSON.stringify(spec));
-  const sampler = sampleRss(watch);
+  const sampler = sampleRss(watch, 500, database);
   let result;
   try {
     result = await runJsonChild('autocannon-child.mjs', [file]);
@@ -74,10 +74,10 @@ export function cryptoRate(operation, { workDir, keyFile, durationMs }) {
 }
 
 /** One run of the login driver (its own process); RSS of `watch` sampled meanwhile. */
-export async function loginRun(spec, { workDir, watch = [], rssIntervalMs = 500 } = {}) {
+export async function loginRun(spec, { workDir, watch = [], rssIntervalMs = 500, database } = {}) {
   const file = join(workDir, `login-${process.hrtime.bigint()}.json`);
   writeFileSync(file, JSON.stringify(spec));
-  const sampler = sampleRss(watch, rssIntervalMs);
+  const sampler = sampleRss(watch, rssIntervalMs, database);
   let result;
   try {
     result = await runJsonChild('login-driver.mjs', [file]);
