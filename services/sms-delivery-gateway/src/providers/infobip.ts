@@ -133,7 +133,7 @@ function createInfobipSender(settings: ProviderSettings<typeof settingsSchema>, 
       let response;
       try {
         response = await http.post<unknown>(url, { messages: [sms] }, {
-          headers: { authorization: `App ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+          headers: { authorization: `App ${apiKey}`, 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
           timeout,
           maxRedirects: 0,
           validateStatus: () => true,

@@ -61,7 +61,7 @@ export const PLIVO_HTTP_STATUSES: Readonly<Record<number, { meaning: string; tra
 };
 
 /** A 400 whose error names the sender or Powerpack: this account's setup, not the message. */
-const SENDER_PROBLEM = /\b(src|powerpack|sender)\b/i;
+const SENDER_PROBLEM = /\b(src|powerpack(_uuid)?|sender)\b/i;
 
 /** Whether another provider may deliver a message Plivo refused with this HTTP status and error text; undefined: the general rule decides. */
 export function plivoErrorIsTransient(status: number, error: string): boolean | undefined {
@@ -121,7 +121,7 @@ function createPlivoSender(settings: ProviderSettings<typeof settingsSchema>, de
       try {
         response = await http.post<unknown>(url, body, {
           auth: { username: authId, password: authToken },
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
           timeout,
           maxRedirects: 0,
           validateStatus: () => true,

@@ -134,7 +134,7 @@ function createSinchSender(settings: ProviderSettings<typeof settingsSchema>, de
       let response;
       try {
         response = await http.post<unknown>(url, body, {
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
           timeout,
           maxRedirects: 0,
           validateStatus: () => true,
