@@ -218,7 +218,9 @@ function readSinchReceipt(
     return { kind: 'invalid', description: `A Sinch recipient_delivery_report_sms needs batch_id and a known status (got ${String(report.status ?? 'none')})` };
   }
   const code = typeof report.code === 'number' || typeof report.code === 'string' ? String(report.code) : undefined;
-  return { kind: 'receipt', receipt: { status, providerMessageId: report.batch_id, ...(code !== undefined && status !== 'delivered' ? { errorCode: code } : {}) } };
+  // `code` is also set on progress (400 queued, 401 dispatched): an error only when the message failed.
+  const failed = status === 'undelivered' || status === 'failed';
+  return { kind: 'receipt', receipt: { status, providerMessageId: report.batch_id, ...(code !== undefined && failed ? { errorCode: code } : {}) } };
 }
 
 /**
