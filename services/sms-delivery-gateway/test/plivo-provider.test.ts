@@ -1,7 +1,7 @@
 import { MESSAGE_ID_HEADER } from '@smsauth/contracts';
 import type { RecordingServer } from '@smsauth/test-support';
 import request from 'supertest';
-import { PLIVO_HTTP_STATUSES } from '../src/providers/plivo';
+import { PLIVO_HTTP_STATUSES, plivoSignatureV3 } from '../src/providers/plivo';
 import { problemsOf } from './support/config';
 import { PLIVO_AUTH_ID, PLIVO_AUTH_TOKEN, signLikePlivo, startFakePlivo, type FakePlivo } from './support/fake-plivo';
 import { TELNYX_API_KEY, startFakeTelnyx } from './support/fake-telnyx';
@@ -161,6 +161,16 @@ describe('plivo settings', () => {
     expect(problemsOf({ ...base, PLIVO_FROM: '415-555-0100' })).toEqual([expect.stringMatching(/^PLIVO_FROM: must be an E.164 number/)]);
     expect(problemsOf({ ...base, PLIVO_FROM: 'Acme', PLIVO_AUTH_ID: 'abc' })).toEqual([expect.stringMatching(/^PLIVO_AUTH_ID: must be a Plivo Auth ID/)]);
     expect(problemsOf({ ...base, PLIVO_POWERPACK_UUID: 'pp-1' })).toEqual([expect.stringMatching(/^PLIVO_POWERPACK_UUID: must be a Plivo Powerpack UUID/)]);
+  });
+});
+
+describe('Plivo signature V3', () => {
+  it('matches the signature plivo-node 4.79 (validateV3Signature) accepts for a URL with a port, a query and non-ASCII parameters', () => {
+    // Known answer: checked with Plivo's own SDK, which is not a dependency of the gateway.
+    const params: Array<[string, string]> = [['Status', 'sent'], ['MessageUUID', 'u-2'], ['Text', 'Код — ok'], ['ErrorCode', '']];
+    expect(plivoSignatureV3('plivo-auth-token-0123456789abcdef', 'https://gw.example.com:8443/receipts/plivo/abc?b=2&a=1', params, '1234567890')).toBe(
+      'iJ0QAYnUXAqHm0DoQ/bOqPkCOS+VXvRZrGxTGWadsOI=',
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { MESSAGE_ID_HEADER } from '@smsauth/contracts';
 import type { RecordingServer } from '@smsauth/test-support';
 import request from 'supertest';
-import { SINCH_ERROR_CODES } from '../src/providers/sinch';
+import { SINCH_ERROR_CODES, sinchCallbackSignature } from '../src/providers/sinch';
 import { problemsOf } from './support/config';
 import { PLIVO_AUTH_ID, PLIVO_AUTH_TOKEN, startFakePlivo } from './support/fake-plivo';
 import { SINCH_API_TOKEN, SINCH_CALLBACK_SECRET, SINCH_PLAN_ID, signLikeSinch, startFakeSinch, type FakeSinch } from './support/fake-sinch';
@@ -163,6 +163,15 @@ describe('sinch settings', () => {
     expect(problemsOf({ ...base, SINCH_SERVICE_PLAN_ID: 'plan-1' })).toEqual([expect.stringMatching(/^SINCH_SERVICE_PLAN_ID: must be a Sinch service plan id/)]);
     expect(problemsOf({ ...base, SINCH_FROM: 'Way Too Long Sender' })).toEqual([expect.stringMatching(/^SINCH_FROM: must be an E.164 number/)]);
     expect(problemsOf({ ...base, SINCH_API_BASE_URL: 'ftp://sinch' })).toEqual(['SINCH_API_BASE_URL: must be an http(s) URL']);
+  });
+});
+
+describe('Sinch callback signature', () => {
+  it('matches what the Sinch SDK (@sinch/sdk-client 1.x calculateWebhookSignature) computes', () => {
+    // Known answer: checked with Sinch's own SDK, which is not a dependency of the gateway.
+    const body = Buffer.from('{"type":"recipient_delivery_report_sms","batch_id":"01"}');
+    expect(sinchCallbackSignature('secret', body, 'nonce1', '1634579353')).toBe('O8AJM9+yvIseI3dfrYaDj2k6IzRckLr1Bb4cJAK6h7Y=');
+    expect(sinchCallbackSignature('secret', body, 'nonce1', '1634579353', 'HmacMD5')).toBeUndefined();
   });
 });
 
