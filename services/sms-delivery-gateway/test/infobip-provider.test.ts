@@ -60,6 +60,12 @@ describe('infobip provider', () => {
     expect(message).not.toHaveProperty('from');
   });
 
+  it('sends a numeric sender, like the recipient, without its +', async () => {
+    const { app } = buildGateway(infobipEnv({ INFOBIP_FROM: '+41793026727' }));
+    expect((await request(app).post('/sms').send(deliveryBody())).status).toBe(200);
+    expect(infobip.requests[0]?.json.messages?.[0]).toMatchObject({ from: '41793026727', destinations: [{ to: '14155550123' }] });
+  });
+
   it('fails over on Infobip’s 401 and names the refusal but no credential', async () => {
     const alone = buildGateway(infobipEnv({ INFOBIP_API_KEY: 'wrong-infobip-key' }));
     const res = await request(alone.app).post('/sms').send(deliveryBody());

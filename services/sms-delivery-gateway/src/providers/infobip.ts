@@ -108,7 +108,7 @@ export const infobipProvider = defineProvider({
   create: (settings, deps) => createInfobipSender(settings, deps),
 });
 
-/** Infobip wants numbers in international format without the `+`. */
+/** Infobip wants numbers (recipient, numeric sender) in international format without the `+`. */
 const infobipNumber = (value: string) => value.replace(/^\+/, '');
 
 function createInfobipSender(settings: ProviderSettings<typeof settingsSchema>, deps: ProviderDependencies): SmsProvider {
@@ -127,7 +127,7 @@ function createInfobipSender(settings: ProviderSettings<typeof settingsSchema>, 
         destinations: [{ to: infobipNumber(message.recipient) }],
         text: message.body,
         callbackData: message.id,
-        ...(from !== undefined ? { from } : {}),
+        ...(from !== undefined ? { from: infobipNumber(from) } : {}),
         ...(statusCallbackUrl ? { notifyUrl: withReceiptToken(statusCallbackUrl(message.id), apiKey, name, message.id), notifyContentType: 'application/json' } : {}),
       };
       let response;
