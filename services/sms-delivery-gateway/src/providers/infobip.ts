@@ -86,8 +86,8 @@ interface InfobipStatus {
 /**
  * Infobip SMS API: `POST {INFOBIP_BASE_URL}/sms/2/text/advanced`, JSON, `Authorization: App
  * <API key>`, one message with one destination. Sent with the gateway's axios client rather
- * than `@infobip-api/sdk`: one JSON POST does not justify it, and the gateway reads every
- * provider's answer and timeout the same way. Infobip answers 200 with each destination's
+ * than `@infobip-api/sdk` (a 0.x release that wraps the same POST in axios): one JSON POST does
+ * not justify it, and the gateway reads every provider's answer and timeout the same way. Infobip answers 200 with each destination's
  * `status`: a REJECTED one is a refusal (INFOBIP_REJECTIONS). Infobip encodes the UTF-8 text
  * itself (GSM-7 when it can, UCS-2 otherwise). Channels: SMS only here.
  */

@@ -72,9 +72,9 @@ export function plivoErrorIsTransient(status: number, error: string): boolean | 
 /**
  * Plivo Messages API: `POST /v1/Account/{auth_id}/Message/`, JSON, HTTP basic auth (Auth ID,
  * Auth Token). Sent with the gateway's axios client, as Twilio, Vonage and Telnyx are, rather
- * than the `plivo` SDK: one JSON POST does not justify the SDK's dependencies (lodash,
- * querystring helpers, its own axios), and its host is fixed in the client rather than the
- * base URL variable every provider here has. Plivo encodes the UTF-8 text itself (GSM-7 when
+ * than the `plivo` SDK: one JSON POST does not justify its ~100 packages (among them the
+ * deprecated `request`), and it hard-codes `https://api.plivo.com` where every provider here
+ * has a base URL variable (which the tests point at a local imitation). Plivo encodes the UTF-8 text itself (GSM-7 when
  * it can, UCS-2 otherwise). Channels: SMS only here (Plivo's WhatsApp and voice are other APIs).
  */
 export const plivoProvider = defineProvider({

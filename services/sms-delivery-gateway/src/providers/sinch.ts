@@ -87,8 +87,9 @@ const UNCODED_STATUSES: Readonly<Record<number, string>> = { 401: 'unauthorized'
 /**
  * Sinch SMS REST API: `POST {base}/xms/v1/{service_plan_id}/batches`, JSON, `Authorization:
  * Bearer <API token>`, one recipient per batch. Sent with the gateway's axios client rather
- * than `@sinch/sdk-core`: one JSON POST does not justify an SDK covering every Sinch product,
- * and the SDK picks the host from the region with no base URL for a local imitation. Sinch
+ * than `@sinch/sdk-core`: one JSON POST does not justify an SDK that installs every Sinch
+ * product (eight packages, its own fetch client with its own timeouts and errors), and its
+ * SMS package does not load without the whole core. Sinch
  * encodes the UTF-8 text itself (GSM-7 when it can, UCS-2 otherwise). Channels: SMS only
  * here (Sinch's WhatsApp and voice are other APIs).
  */
