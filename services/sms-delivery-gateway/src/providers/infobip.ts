@@ -167,10 +167,10 @@ function createInfobipSender(settings: ProviderSettings<typeof settingsSchema>, 
 
 /**
  * An Infobip delivery report (`{results: [...]}`) posted to the message's `notifyUrl`.
- * Infobip signs no report sent to a `notifyUrl` (its protections are an IP allow-list of
- * its addresses and credentials in the URL), so each URL carries a token keyed with the API
- * key (only Infobip, which was given the URL, has it): a report without it is unsigned, one
- * with a wrong one forged. Its `callbackData` must be the URL's message, its `messageId` the
+ * Infobip's SMS API documents no signature on reports sent to a `notifyUrl` (an allow-list of
+ * its addresses at the operator's proxy is the other protection), so each URL carries a token
+ * keyed with the API key (only Infobip, which was given the URL, has it): a report without it
+ * is unsigned, one with a wrong one forged. Its `callbackData` must be the URL's message, its `messageId` the
  * one Infobip answered (the message status service checks it).
  */
 function readInfobipReceipt(request: ReceiptRequest, apiKey: string, provider: string): ReceiptReading {
