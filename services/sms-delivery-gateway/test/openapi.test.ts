@@ -71,6 +71,7 @@ describe('GET /openapi.json: tags and the receipt signatures', () => {
       'Telnyx-Signature-Ed25519',
       'Telnyx-Timestamp',
       'X-Plivo-Signature-V3',
+      'X-Plivo-Signature-Ma-V3',
       'X-Plivo-Signature-V3-Nonce',
       'X-Sinch-Webhook-Signature',
       'X-Sinch-Webhook-Signature-Nonce',

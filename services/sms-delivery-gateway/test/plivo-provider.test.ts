@@ -243,6 +243,15 @@ describe('Plivo delivery reports', () => {
     expect((await post(app, id, form, headers)).status).toBe(204);
   });
 
+  it('accepts a callback signed in X-Plivo-Signature-Ma-V3 only, as Plivo signs messaging callbacks of a main account', async () => {
+    const { app } = gateway();
+    const { id, uuid } = await sendOne(app);
+    const form = callback(uuid, 'delivered');
+    const { 'X-Plivo-Signature-V3': signature, 'X-Plivo-Signature-V3-Nonce': nonce } = signed(id, form);
+    expect((await post(app, id, form, { 'X-Plivo-Signature-Ma-V3': signature, 'X-Plivo-Signature-V3-Nonce': nonce })).status).toBe(204);
+    expect(await statusOf(app, id)).toMatchObject({ status: 'delivered' });
+  });
+
   it('refuses an unsigned, forged, tampered or re-addressed callback with 403, changing nothing', async () => {
     const { app } = gateway();
     const { id, uuid } = await sendOne(app);
@@ -253,6 +262,7 @@ describe('Plivo delivery reports', () => {
       [form, signed(id, form, 'forged-token-0123456789')],
       [{ ...form, Status: 'undelivered' }, signed(id, form)],
       [form, { ...signed(id, form), 'X-Plivo-Signature-V3-Nonce': '1' }],
+      [form, { 'X-Plivo-Signature-Ma-V3': signed(id, form, 'forged-token-0123456789')['X-Plivo-Signature-V3'], 'X-Plivo-Signature-V3-Nonce': '05429567804466091622' }],
     ];
     for (const [body, headers] of cases) expect((await post(app, id, body, headers)).status).toBe(403);
     // Signed for one message's URL, posted to another's.

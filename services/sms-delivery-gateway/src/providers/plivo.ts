@@ -175,19 +175,23 @@ const header = (request: ReceiptRequest, name: string) => {
 };
 
 /**
- * A Plivo message status callback: form-encoded, signed with `X-Plivo-Signature-V3` (one
- * or more comma-separated signatures) and `X-Plivo-Signature-V3-Nonce`, over the receipt URL
+ * A Plivo message status callback: form-encoded, signed with `X-Plivo-Signature-V3` and/or
+ * `X-Plivo-Signature-Ma-V3` (messaging callbacks carry the latter, made with the main
+ * account's token: the same as PLIVO_AUTH_TOKEN unless it is a subaccount's), each one or more
+ * comma-separated signatures, and `X-Plivo-Signature-V3-Nonce`, over the receipt URL
  * (which names the message) and every parameter. Plivo sends no timestamp: a replayed
  * genuine callback can only repeat what it said of its own message, and a status never moves
  * back. The message status service ties it to the message by `MessageUUID`.
  */
 function readPlivoReceipt(request: ReceiptRequest, authToken: string): ReceiptReading {
-  const signatures = header(request, 'x-plivo-signature-v3');
+  const signatures = [header(request, 'x-plivo-signature-v3'), header(request, 'x-plivo-signature-ma-v3')]
+    .filter((value): value is string => value !== undefined && value !== '')
+    .flatMap((value) => value.split(','));
   const nonce = header(request, 'x-plivo-signature-v3-nonce');
-  if (!signatures || !nonce) return { kind: 'unsigned' };
+  if (signatures.length === 0 || !nonce) return { kind: 'unsigned' };
   const params = [...new URLSearchParams(request.rawBody.toString('utf8'))];
   const expected = plivoSignatureV3(authToken, request.url, params, nonce);
-  if (!signatures.split(',').some((signature) => secretsMatch(signature.trim(), expected))) return { kind: 'bad_signature' };
+  if (!signatures.some((signature) => secretsMatch(signature.trim(), expected))) return { kind: 'bad_signature' };
 
   const fields = Object.fromEntries(params);
   const status = statusFromPlivo(fields.Status ?? '');
