@@ -6,13 +6,25 @@ import { telnyxProvider } from './telnyx';
 import { twilioProvider } from './twilio';
 import { vonageProvider } from './vonage';
 import { webhookProvider } from './webhook';
+// AWS End User Messaging SMS and Bird (issue 46).
+import { awsSmsProvider } from './aws-sms';
+import { birdProvider } from './bird';
 
 /**
  * Every provider, in the order their variables appear in the environment schema and their
  * rules are checked. Adding one = a module exporting a ProviderDefinition (defineProvider)
  * and a line here; config.ts, app.ts and the routes never change.
  */
-export const PROVIDERS = [outboxProvider, twilioProvider, webhookProvider, vonageProvider, telnyxProvider] as const;
+export const PROVIDERS = [
+  outboxProvider,
+  twilioProvider,
+  webhookProvider,
+  vonageProvider,
+  telnyxProvider,
+  // AWS End User Messaging SMS and Bird (issue 46).
+  awsSmsProvider,
+  birdProvider,
+] as const;
 
 type Providers = typeof PROVIDERS;
 type AnyProvider = Providers[number];
