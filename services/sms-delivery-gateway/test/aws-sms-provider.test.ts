@@ -323,9 +323,21 @@ describe('AWS delivery receipts (End User Messaging events through an SNS HTTPS 
     expect(await statusOf(app, first.id)).toMatchObject({ status: 'delivered', error_code: null });
 
     const second = await sendOne(app);
-    const unreachable = notification(smsEvent(second.id, second.awsId, 'TEXT_CARRIER_UNREACHABLE', 'CARRIER_UNREACHABLE'));
+    // With a Subject, which SNS signs too.
+    const unreachable = { ...notification(smsEvent(second.id, second.awsId, 'TEXT_CARRIER_UNREACHABLE', 'CARRIER_UNREACHABLE')), Subject: 'Amazon SMS event' };
     expect((await post(app, signLikeSns(unreachable, aws.signingKey, '1'))).status).toBe(204);
     expect(await statusOf(app, second.id)).toMatchObject({ status: 'undelivered', error_code: 'CARRIER_UNREACHABLE' });
+  });
+
+  it('acknowledges, recording nothing, signed events of messages it did not send and events that move no status', async () => {
+    const { app, metrics } = gateway();
+    const { id, awsId } = await sendOne(app);
+    const { context: _context, ...foreign } = smsEvent(id, awsId, 'TEXT_DELIVERED', 'DELIVERED');
+    expect((await post(app, signLikeSns(notification(foreign), aws.signingKey))).status).toBe(204);
+    const voice = signLikeSns({ ...notification(smsEvent(id, awsId, 'VOICE_COMPLETED', 'COMPLETED')), Subject: null } as unknown as Record<string, string>, aws.signingKey);
+    expect((await post(app, voice)).status).toBe(204);
+    expect(await statusOf(app, id)).toMatchObject({ status: 'accepted' });
+    expect(await metricValue(metrics, 'sms_delivery_status_total', { provider: 'aws-sms', status: 'delivered' })).toBeUndefined();
   });
 
   it('refuses an unsigned, a forged, a tampered event and one whose certificate is not on an SNS host with 403, changing nothing', async () => {

@@ -260,6 +260,14 @@ describe('Bird delivery receipts (sms.outbound webhooks)', () => {
     expect(await statusOf(app, id)).toMatchObject({ status: 'accepted' });
   });
 
+  it('acknowledges, recording nothing, a signed event of a message others sent on the channel (no reference)', async () => {
+    const { app } = gateway();
+    const { id, birdId } = await sendOne(app);
+    const withoutReference = JSON.stringify({ ...JSON.parse(event(id, birdId, 'delivered')), payload: { id: birdId, status: 'delivered' } });
+    expect((await post(app, withoutReference, signedHeaders(withoutReference))).status).toBe(204);
+    expect(await statusOf(app, id)).toMatchObject({ status: 'accepted' });
+  });
+
   it('refuses a genuine event whose Bird id is not the one of the message it names (404)', async () => {
     const { app } = gateway();
     const first = await sendOne(app);

@@ -47,8 +47,11 @@ export function parseSnsMessage(rawBody: Buffer): SnsMessage | { problem: string
   for (const name of required) {
     if (typeof fields[name] !== 'string') return { problem: `An SNS ${type} needs ${name}` };
   }
+  // SNS sends `"Subject": null` when a message has none; only a text Subject is signed.
   if (fields.Subject !== undefined && fields.Subject !== null && typeof fields.Subject !== 'string') return { problem: 'SNS Subject must be text' };
-  return { ...(fields as unknown as SnsMessage), ...(typeof fields.Subject === 'string' ? {} : { Subject: undefined }) };
+  const message = { ...fields } as unknown as SnsMessage;
+  if (typeof fields.Subject !== 'string') delete message.Subject;
+  return message;
 }
 
 /** The text SNS signed for this message. */

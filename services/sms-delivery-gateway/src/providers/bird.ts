@@ -163,8 +163,10 @@ function readBirdEvent(request: ReceiptRequest, signingKey: string, nowSeconds: 
   const payload = typeof event === 'object' && event !== null ? event.payload : undefined;
   if (typeof event?.event === 'string' && event.event !== 'sms.outbound') return { kind: 'acknowledged', description: `event ${event.event} moves no message status` };
   const status = typeof payload?.status === 'string' ? statusFromBird(payload.status) : undefined;
-  if (typeof payload?.id !== 'string' || typeof payload.reference !== 'string' || status === undefined) {
-    return { kind: 'invalid', description: `A Bird sms.outbound event needs payload.id, payload.reference and a known payload.status (got ${String(payload?.status ?? 'none')})` };
+  // The subscription may cover messages others sent on the channel: theirs are not refused (Bird would resend them), only not recorded.
+  if (typeof payload?.reference !== 'string' || payload.reference === '') return { kind: 'acknowledged', description: 'event of a message not sent by this gateway (no payload.reference)' };
+  if (typeof payload.id !== 'string' || status === undefined) {
+    return { kind: 'invalid', description: `A Bird sms.outbound event needs payload.id and a known payload.status (got ${String(payload.status ?? 'none')})` };
   }
   const failureCode = payload.failure?.code;
   return {

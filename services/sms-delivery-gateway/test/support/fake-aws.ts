@@ -62,7 +62,8 @@ export function signLikeSns(message: Record<string, string>, privateKeyPem: stri
       ? ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type']
       : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
   let text = '';
-  for (const field of fields) if (message[field] !== undefined) text += `${field}\n${message[field]}\n`;
+  // A message without a subject carries none, or `"Subject": null`: neither is signed.
+  for (const field of fields) if (message[field] !== undefined && message[field] !== null) text += `${field}\n${message[field]}\n`;
   const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256').update(text, 'utf8').sign(privateKeyPem, 'base64');
   return { ...message, SignatureVersion: version, Signature: signature };
 }
