@@ -16,7 +16,7 @@ import {
 } from './support/fake-aws';
 import { VONAGE_KEY, VONAGE_SECRET, startFakeVonage } from './support/fake-vonage';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
-import { startProvider } from './support/providers';
+import { hang, startProvider } from './support/providers';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
 
@@ -165,6 +165,21 @@ describe('aws-sms provider', () => {
       ]);
     } finally {
       await vonage.close();
+    }
+  });
+
+  it('gives up on an AWS endpoint that does not answer within AWS_SMS_TIMEOUT_MS, saying so', async () => {
+    const silent = await startProvider(hang);
+    try {
+      const { app } = buildGateway(awsEnv({ AWS_SMS_ENDPOINT: silent.origin, AWS_SMS_TIMEOUT_MS: '300' }));
+      const started = Date.now();
+      const res = await request(app).post('/sms').send(deliveryBody());
+      expect(res.status).toBe(500);
+      expect(res.body.error_description).toBe('AWS End User Messaging request failed: no answer within 300 ms');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(silent.requests).toHaveLength(1);
+    } finally {
+      await silent.close();
     }
   });
 

@@ -168,7 +168,8 @@ function createAwsSmsSender(settings: AwsSmsSettings, deps: ProviderDependencies
       : {}),
     // One attempt: the route's next provider is the retry, within identity's delivery timeout.
     maxAttempts: 1,
-    requestHandler: { requestTimeout: timeout, connectionTimeout: timeout },
+    // throwOnRequestTimeout: without it the SDK only warns and keeps waiting past requestTimeout.
+    requestHandler: { requestTimeout: timeout, connectionTimeout: timeout, throwOnRequestTimeout: true },
   };
   // Loaded on first use: the SDK adds about 0.2 s and 17 MB to a gateway start that never sends through AWS.
   let sdk: Promise<{ client: PinpointSMSVoiceV2Client; SendTextMessageCommand: typeof import('@aws-sdk/client-pinpoint-sms-voice-v2').SendTextMessageCommand }> | undefined;
