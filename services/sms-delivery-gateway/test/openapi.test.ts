@@ -96,6 +96,7 @@ describe('GET /openapi.json: generated from the declared operations', () => {
       'POST /sms',
       'GET /messages/{id}',
       'POST /receipts/{provider}/{id}',
+      'POST /receipts/{provider}',
       'GET /outbox/messages',
       'DELETE /outbox/messages',
       'GET /outbox',

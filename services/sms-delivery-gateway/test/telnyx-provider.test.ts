@@ -166,7 +166,7 @@ describe('telnyx settings', () => {
   });
 });
 
-describe('routing by country across providers (the recipe of docs/sms-delivery-gateway.md)', () => {
+describe('routing by country across providers: each kind a route names is configured by its own variables', () => {
   it('loads with each kind configured by its own variables, and names what a used kind misses', () => {
     const routes = '{"+1": ["twilio", "telnyx"], "+44": ["vonage", "telnyx"], "DE": ["vonage", "telnyx"], "FR": ["vonage", "telnyx"], "default": ["twilio", "telnyx"]}';
     const env = {

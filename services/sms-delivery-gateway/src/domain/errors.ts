@@ -46,7 +46,7 @@ export const idempotencyKeyInProgress = (): HttpError =>
 export const messageNotFound = (): HttpError => new HttpError(404, ErrorCodes.NOT_FOUND, 'No message with this id (statuses are kept 24 hours)');
 
 /** A delivery receipt that was not recorded, by why. */
-export function receiptRefused(result: Exclude<ReceiptResult, { kind: 'recorded' }>): HttpError {
+export function receiptRefused(result: Exclude<ReceiptResult, { kind: 'recorded' | 'acknowledged' }>): HttpError {
   switch (result.kind) {
     case 'unknown_provider':
       return new HttpError(404, ErrorCodes.NOT_FOUND, 'This provider sends no delivery receipts');

@@ -10,6 +10,7 @@ export type ReceiptResult =
   | { kind: 'unsigned' }
   | { kind: 'bad_signature' }
   | { kind: 'invalid'; description: string }
+  | { kind: 'acknowledged'; description: string }
   | { kind: 'unknown_message' }
   | { kind: 'recorded'; record: MessageStatus; changed: boolean };
 
@@ -31,18 +32,27 @@ export class MessageStatusService {
 
   /**
    * The signature is checked before anything is looked up, so an unsigned caller learns
-   * nothing about which messages exist.
+   * nothing about which messages exist. `urlMessageId` is the id of a per-message receipt URL;
+   * without one (a provider's single event URL) the receipt must name its message itself.
    */
-  async recordReceipt(providerName: string, messageId: string, request: ReceiptRequest): Promise<ReceiptResult> {
+  async recordReceipt(providerName: string, urlMessageId: string | undefined, request: ReceiptRequest): Promise<ReceiptResult> {
     const { providers, statuses, metrics, logger, clock } = this.deps;
     const provider = providers.get(providerName);
     if (!provider?.readReceipt) return { kind: 'unknown_provider' };
-    const reading = provider.readReceipt(request);
+    const reading = await provider.readReceipt(request);
+    if (reading.kind === 'acknowledged') {
+      logger.info({ provider: providerName, note: reading.description }, 'provider notice acknowledged');
+      return reading;
+    }
     if (reading.kind !== 'receipt') {
-      logger.warn({ provider: providerName, messageId, reason: reading.kind }, 'delivery receipt refused');
+      logger.warn({ provider: providerName, messageId: urlMessageId, reason: reading.kind }, 'delivery receipt refused');
       return reading;
     }
     const { receipt } = reading;
+    // A receipt naming another message than its URL is one message's receipt replayed to another's URL.
+    if (urlMessageId !== undefined && receipt.messageId !== undefined && receipt.messageId !== urlMessageId) return { kind: 'unknown_message' };
+    const messageId = urlMessageId ?? receipt.messageId;
+    if (messageId === undefined) return { kind: 'invalid', description: 'The receipt names no message of this gateway' };
     let matched = true;
     let changed = false;
     const record = await statuses.update(messageId, (current) => {

@@ -63,3 +63,16 @@ export function telnyxSignatureValid(publicKey: KeyObject, timestamp: string, ra
     return false;
   }
 }
+
+/**
+ * Bird's webhook signature (`messagebird-signature`), as "Verifying a webhook subscription"
+ * documents it: base64 of the HMAC-SHA256, keyed with the subscription's signing key, of
+ * `{messagebird-request-timestamp}\n{the URL it was sent to}\n` followed by the raw SHA-256
+ * digest (bytes, not hex) of the body.
+ */
+export function birdSignature(signingKey: string, timestamp: string, url: string, rawBody: Buffer): string {
+  const bodyDigest = createHash('sha256').update(rawBody).digest();
+  return createHmac('sha256', signingKey)
+    .update(Buffer.concat([Buffer.from(`${timestamp}\n${url}\n`, 'utf8'), bodyDigest]))
+    .digest('base64');
+}

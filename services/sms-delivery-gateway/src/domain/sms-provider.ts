@@ -42,6 +42,12 @@ export interface Receipt {
   status: MessageStatusValue;
   providerMessageId?: string;
   errorCode?: string;
+  /**
+   * The gateway's id of the message, when the receipt itself names it: providers whose events
+   * for every message go to one URL (`/receipts/{provider}`: AWS through SNS, Bird) carry it
+   * back from the send (AWS `Context`, Bird `reference`).
+   */
+  messageId?: string;
 }
 
 export type ReceiptReading =
@@ -49,6 +55,8 @@ export type ReceiptReading =
   | { kind: 'bad_signature' }
   /** Signed correctly but not a receipt this gateway understands. */
   | { kind: 'invalid'; description: string }
+  /** Signed correctly and handled, but about no message's status (an SNS subscription confirmed, an event the gateway does not track). */
+  | { kind: 'acknowledged'; description: string }
   | { kind: 'receipt'; receipt: Receipt };
 
 /**
@@ -59,8 +67,11 @@ export interface SmsProvider {
   /** The instance name routes use (`twilio`, or a name from SMS_PROVIDER_INSTANCES). */
   readonly name: string;
   send(message: OutgoingSms): Promise<SendResult>;
-  /** Verifies and reads a delivery receipt for this provider; absent when it sends none. */
-  readReceipt?(request: ReceiptRequest): ReceiptReading;
+  /**
+   * Verifies and reads a delivery receipt for this provider; absent when it sends none. May
+   * answer later: checking an SNS signature can mean fetching its signing certificate first.
+   */
+  readReceipt?(request: ReceiptRequest): ReceiptReading | Promise<ReceiptReading>;
 }
 
 /**

@@ -10,6 +10,9 @@ import { webhookProvider } from './webhook';
 import { infobipProvider } from './infobip';
 import { plivoProvider } from './plivo';
 import { sinchProvider } from './sinch';
+// AWS End User Messaging SMS and Bird (issue 46).
+import { awsSmsProvider } from './aws-sms';
+import { birdProvider } from './bird';
 
 /**
  * Every provider, in the order their variables appear in the environment schema and their
@@ -26,6 +29,9 @@ export const PROVIDERS = [
   plivoProvider,
   sinchProvider,
   infobipProvider,
+  // AWS End User Messaging SMS and Bird (issue 46).
+  awsSmsProvider,
+  birdProvider,
 ] as const;
 
 type Providers = typeof PROVIDERS;

@@ -6,7 +6,7 @@ import { buildOpenApiDocument } from '../domain/openapi';
 import type { OutboxStore } from '../store/outbox-store';
 import { deliveryOperation } from './delivery';
 import { readReceiptBytes, requireJsonObjectBody } from './guards';
-import { messageStatusOperation, receiptOperation } from './messages';
+import { messageStatusOperation, providerEventsOperation, receiptOperation } from './messages';
 import { openApiOperation } from './openapi';
 import { outboxOperations } from './outbox';
 import { outboxPageOperation } from './outbox-page';
@@ -34,7 +34,7 @@ export function gatewayOperations(services: GatewayServices, options: GatewayRou
   return [
     deliveryOperation(services.delivery, options.authEnabled),
     messageStatusOperation(services.messageStatuses, options.authEnabled),
-    ...(options.publicUrl !== undefined ? [receiptOperation(services.messageStatuses, options.publicUrl)] : []),
+    ...(options.publicUrl !== undefined ? [receiptOperation(services.messageStatuses, options.publicUrl), providerEventsOperation(services.messageStatuses, options.publicUrl)] : []),
     ...(options.outboxRoutes ? [...outboxOperations(services.outbox, options.outboxToken !== undefined), outboxPageOperation(services.outbox, options.outboxToken)] : []),
   ];
 }
@@ -60,6 +60,7 @@ export function mountGatewayOperations(app: Express, served: readonly Operation[
     deliverSms: [...guards.delivery, requireJsonObjectBody],
     getMessageStatus: guards.delivery,
     receiveDeliveryReceipt: [readReceiptBytes],
+    receiveProviderEvents: [readReceiptBytes],
     listOutboxMessages: guards.outbox,
     clearOutbox: guards.outbox,
   };

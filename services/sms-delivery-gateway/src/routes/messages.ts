@@ -112,7 +112,58 @@ export function receiptOperation(messageStatuses: MessageStatusService, publicUr
         headers: req.headers,
         rawBody: bodyBytes(req),
       });
-      if (result.kind !== 'recorded') throw receiptRefused(result);
+      if (result.kind !== 'recorded' && result.kind !== 'acknowledged') throw receiptRefused(result);
+    },
+  });
+}
+
+/** Headers of the providers whose events for every message go to one URL. */
+const ProviderEventHeadersSchema = z.object({
+  'X-Amz-Sns-Message-Type': z.string().optional(),
+  'Messagebird-Signature': z.string().optional(),
+  'Messagebird-Request-Timestamp': z.string().optional(),
+});
+
+/**
+ * `POST /receipts/{provider}`: the one URL a provider sends every message's events to (an SNS
+ * subscription, a Bird webhook subscription), read from its bytes. Each event names its
+ * message itself (the id the gateway gave the provider with the message).
+ */
+export function providerEventsOperation(messageStatuses: MessageStatusService, publicUrl: string): Operation {
+  return defineOperation({
+    method: 'post',
+    path: '/receipts/:provider',
+    operationId: 'receiveProviderEvents',
+    tags: [RECEIPTS_TAG],
+    summary: 'A provider’s signed delivery events for any message (the one URL subscribed at the provider)',
+    description:
+      'aws-sms: the SNS HTTPS subscription of the configuration set’s event destination: SNS messages (SubscriptionConfirmation, Notification) verified with their SNS signature (SignatureVersion 1 or 2, certificate from an sns.<region>.amazonaws.com URL) and topic (AWS_SMS_SNS_TOPIC_ARN); a confirmation is confirmed, a Notification carries an End User Messaging SMS event. bird: Bird’s `sms.outbound` webhook, verified with Messagebird-Signature over the timestamp, this URL and the body’s SHA-256 (BIRD_SIGNING_KEY), timestamp within 5 minutes.',
+    params: z.object({ provider: z.string() }),
+    headers: ProviderEventHeadersSchema,
+    headerDescriptions: {
+      'X-Amz-Sns-Message-Type': 'provider aws-sms: the SNS message type; the signed body decides, this header is informative.',
+      'Messagebird-Signature': 'provider bird: base64 HMAC-SHA256, keyed with BIRD_SIGNING_KEY, of `{timestamp}\\n{URL}\\n{SHA-256 of the body}`. Required for bird events.',
+      'Messagebird-Request-Timestamp': 'provider bird: Unix seconds when Bird signed the event; more than 5 minutes away from now is refused. Required for bird events.',
+    },
+    rawBody: {
+      content: {
+        'text/plain': { schema: z.string() },
+        'application/json': { schema: z.record(z.string(), z.unknown()) },
+      },
+    },
+    responses: {
+      '204': { description: 'Recorded, or a signed notice handled (an SNS subscription confirmed; an event that moves no status).' },
+      '400': refusal('Signed, but not an event the gateway understands, or naming no message of this gateway.'),
+      '403': refusal('Unsigned, or the signature (or its certificate, or the topic) does not verify.'),
+      '404': refusal('The provider sends no events here, or no message with the named id was accepted by it.'),
+    },
+    handle: async ({ params, req }) => {
+      const result = await messageStatuses.recordReceipt(params.provider, undefined, {
+        url: `${publicUrl}${req.originalUrl}`,
+        headers: req.headers,
+        rawBody: bodyBytes(req),
+      });
+      if (result.kind !== 'recorded' && result.kind !== 'acknowledged') throw receiptRefused(result);
     },
   });
 }

@@ -20,8 +20,25 @@ describe('the SMS delivery gateway against its own OpenAPI document (fuzz)', () 
   const token = signHs256();
 
   beforeAll(async () => {
-    // Every optional operation on: authentication, the receipt route and the outbox.
-    const { app } = buildGateway({ GATEWAY_AUTH_SECRET: SECRET, GATEWAY_PUBLIC_URL: 'https://gw.example.com', OUTBOX_TOKEN: 'outbox-token-for-the-fuzz-suite' });
+    // Every optional operation on: authentication, the receipt routes and the outbox; an AWS and
+    // a Bird instance take events at /receipts/{provider} (routed for a country nothing sends to).
+    const eventProviders = {
+      'aws-events': { provider: 'aws-sms', AWS_SMS_REGION: 'eu-west-1', AWS_SMS_CONFIGURATION_SET: 'otp-events', AWS_SMS_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:sms-events' },
+      'bird-events': {
+        provider: 'bird',
+        BIRD_ACCESS_KEY: 'bird-access-key',
+        BIRD_WORKSPACE_ID: '2d7a1d0c-7c1f-4d4b-9d2e-5f1b0f6c3a11',
+        BIRD_CHANNEL_ID: '8e0f7c2b-3b1a-4f6e-8a5d-7c9e1b2d4f60',
+        BIRD_SIGNING_KEY: 'bird-signing-key',
+      },
+    };
+    const { app } = buildGateway({
+      GATEWAY_AUTH_SECRET: SECRET,
+      GATEWAY_PUBLIC_URL: 'https://gw.example.com',
+      OUTBOX_TOKEN: 'outbox-token-for-the-fuzz-suite',
+      SMS_PROVIDER_INSTANCES: JSON.stringify(eventProviders),
+      SMS_ROUTES: JSON.stringify({ '+888': ['aws-events', 'bird-events'] }),
+    });
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -48,7 +65,7 @@ describe('the SMS delivery gateway against its own OpenAPI document (fuzz)', () 
         deliveryToken: { authorization: `Bearer ${token}` },
         outboxToken: { authorization: 'Bearer outbox-token-for-the-fuzz-suite' },
       },
-      knownValues: { id: [messageId], provider: ['outbox', 'twilio', 'webhook', 'vonage', 'telnyx', 'plivo', 'sinch', 'infobip'] },
+      knownValues: { id: [messageId], provider: ['outbox', 'twilio', 'webhook', 'vonage', 'telnyx', 'plivo', 'sinch', 'infobip', 'aws-events', 'bird-events'] },
     });
     console.log(`gateway fuzz: answers by status ${JSON.stringify(statuses)}`);
     if (findings.length) throw new Error(fuzzReport(findings, seed));
