@@ -1,7 +1,7 @@
+import { itemsOf, ok } from '../api';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorMessage, formatDate, Loading } from '../components/ui';
 import { useConsole } from '../context';
-import { itemsOf } from './fraud-data';
 import type { TenantLog } from './timeline';
 
 /** How often the live view asks for new events. */
@@ -20,7 +20,7 @@ export function Logs() {
     let stop = false;
     setLogs(undefined);
     setError(undefined);
-    api.get<unknown>('/logs', { q: query || undefined, per_page: 50, sort: 'date:-1' }).then(
+    ok(api.GET('/api/v2/logs', { params: { query: { q: query || undefined, per_page: 50, sort: 'date:-1' } } })).then(
       (answer) => {
         if (stop) return;
         const list = itemsOf<TenantLog>(answer, 'logs');
@@ -42,7 +42,7 @@ export function Logs() {
     const poll = async () => {
       try {
         if (newest.current) {
-          const fresh = itemsOf<TenantLog>(await api.get('/logs', { from: newest.current, take: 100 }), 'logs');
+          const fresh = itemsOf<TenantLog>(await ok(api.GET('/api/v2/logs', { params: { query: { from: newest.current, take: 100 } } })), 'logs');
           if (!stopped && fresh.length) {
             newest.current = fresh[fresh.length - 1]!.log_id;
             setLogs((old) => [...fresh.reverse(), ...(old ?? [])].slice(0, 500));

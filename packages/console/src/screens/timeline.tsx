@@ -1,17 +1,7 @@
+import type { Schema } from '../api';
 import { formatDate } from '../components/ui';
 
-export interface TenantLog {
-  log_id: string;
-  date: string;
-  type: string;
-  description: string;
-  client_name?: string;
-  connection?: string;
-  user_id?: string;
-  ip?: string;
-  phone_number?: string;
-  details?: Record<string, unknown>;
-}
+export type TenantLog = Schema<'TenantLog'>;
 
 /** Log types that mean something went wrong for the person signing in. */
 const FAILURES = new Set([
