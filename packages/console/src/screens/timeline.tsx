@@ -4,7 +4,7 @@ import { formatDate } from '../components/ui';
 export type TenantLog = Schema<'TenantLog'>;
 
 /** Log types that mean something went wrong for the person signing in. */
-const FAILURES = new Set([
+export const FAILURES: ReadonlySet<string> = new Set([
   'fn', 'fp', 'fu', 'fs', 'f', 'sms_code_used', 'sms_code_expired', 'sms_code_exhausted', 'sms_blocked_attempt', 'limit_wc', 'sms_number_locked',
   'api_limit', 'sms_start_refused', 'fertft', 'ferrt', 'feccft', 'feacft', 'fsa', 'flo', 'passkey_enrollment_failed',
 ]);
