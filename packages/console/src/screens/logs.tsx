@@ -208,7 +208,7 @@ export function LogRow({ log }: { log: TenantLog }) {
           {raw && <pre class="raw-json">{JSON.stringify(log, null, 2)}</pre>}
         </details>
       </td>
-      <td>
+      <td class="nowrap">
         <code>{log.type}</code>
       </td>
     </tr>
