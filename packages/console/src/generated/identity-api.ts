@@ -2188,7 +2188,7 @@ export interface components {
                  * @enum {string}
                  */
                 syntax?: "md_with_macros" | "liquid";
-                /** @description The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits. */
+                /** @description The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro; the shipped default "Your @@application.name@@ verification code is: @@password@@" sends the built-in message in the user's language (32 languages) instead. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits. */
                 template: string;
                 /** @default {} */
                 totp?: {
@@ -2301,7 +2301,7 @@ export interface components {
                  * @enum {string}
                  */
                 syntax: "md_with_macros" | "liquid";
-                /** @description The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits. */
+                /** @description The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro; the shipped default "Your @@application.name@@ verification code is: @@password@@" sends the built-in message in the user's language (32 languages) instead. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits. */
                 template: string;
                 totp: {
                     /** @default 6 */
@@ -2417,7 +2417,7 @@ export interface components {
                  * @enum {string}
                  */
                 syntax: "md_with_macros" | "liquid";
-                /** @description The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits. */
+                /** @description The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro; the shipped default "Your @@application.name@@ verification code is: @@password@@" sends the built-in message in the user's language (32 languages) instead. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits. */
                 template: string;
                 totp: {
                     /** @default 6 */
@@ -2503,7 +2503,7 @@ export interface components {
                 strategy?: "sms";
                 /** @enum {string} */
                 syntax?: "md_with_macros" | "liquid";
-                /** @description The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits. */
+                /** @description The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro; the shipped default "Your @@application.name@@ verification code is: @@password@@" sends the built-in message in the user's language (32 languages) instead. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits. */
                 template?: string;
                 totp?: {
                     length?: number;
