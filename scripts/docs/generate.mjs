@@ -5,22 +5,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { identityDocument } from './identity-document.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
 const load = (path) => require(join(root, path));
 
 const { renderApiReferencePage, renderConfigurationPage } = load('packages/service-kit/dist/index.js');
-const { managementOperations, managementRouter, managementRoutesOf } = load('services/identity/dist/routes/management/index.js');
-const { buildIdentityOpenApiDocument } = load('services/identity/dist/routes/openapi/index.js');
 const { gatewayOpenApiDocument } = load('services/sms-delivery-gateway/dist/routes/index.js');
 const { renderOpenApiDocument } = load('services/airport-api/dist/domain/openapi-document.js');
 
-/** Identity's document as the service builds it: the management router and its declared operations. */
-function identityDocument() {
-  const operations = managementOperations({});
-  return buildIdentityOpenApiDocument({ version: '0', managementRoutes: managementRoutesOf(managementRouter({}, operations)), managementOperations: operations });
-}
 
 // Every optional route on, so that the list is complete (test-architecture renders the same).
 const pages = {

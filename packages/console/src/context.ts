@@ -1,10 +1,10 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Api } from './api';
+import type { IdentityApi } from './api';
 import type { ConsoleSettings, Operator } from './auth';
 
 export interface ConsoleContext {
-  api: Api;
+  api: IdentityApi;
   operator: Operator;
   settings: ConsoleSettings;
 }

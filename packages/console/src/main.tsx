@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { Api } from './api';
+import { identityApi } from './api';
 import { App } from './app';
 import { ConsoleAuth, loadSettings } from './auth';
 import { ErrorMessage } from './components/ui';
@@ -78,7 +78,7 @@ async function start() {
     );
     return;
   }
-  const api = new Api(auth.settings.domain, () => auth.token());
+  const api = identityApi(auth.settings.domain, () => auth.token());
   render(<App context={{ api, operator, settings: auth.settings }} signOut={signOut} />, root);
 }
 

@@ -1,22 +1,9 @@
-import type { Api } from './api';
+import { ok, type IdentityApi, type Schema } from './api';
 
 /** A row of GET /api/v2/stats/sms. */
-export interface SmsStatsRow {
-  period: string;
-  key: string;
-  sent: number;
-  verified: number;
-  conversion: number | null;
-  refused: Record<string, number>;
-  /** Logins with a passkey: each one a code not sent. */
-  passkey_logins: number;
-}
+export type SmsStatsRow = Schema<'SmsStat'>;
 
-export interface DailyStats {
-  date: string;
-  logins: number;
-  signups: number;
-}
+export type DailyStats = Schema<'DailyStat'>;
 
 export type Interval = 'hour' | 'day';
 
@@ -40,16 +27,16 @@ export function periodOf(name: string, now = new Date()): Period {
   return { from: new Date(end.getTime() - p.hours * 3_600_000), to: end, interval: p.interval };
 }
 
-export function smsStats(api: Api, period: Period, groupBy: 'country' | 'prefix' | 'connection' | 'channel'): Promise<SmsStatsRow[]> {
-  return api.get<SmsStatsRow[]>('/stats/sms', { from: period.from.toISOString(), to: period.to.toISOString(), interval: period.interval, group_by: groupBy });
+export function smsStats(api: IdentityApi, period: Period, groupBy: 'country' | 'prefix' | 'connection' | 'channel'): Promise<SmsStatsRow[]> {
+  return ok(api.GET('/api/v2/stats/sms', { params: { query: { from: period.from.toISOString(), to: period.to.toISOString(), interval: period.interval, group_by: groupBy } } }));
 }
 
 function yyyymmdd(date: Date): string {
   return date.toISOString().slice(0, 10).replace(/-/g, '');
 }
 
-export function dailyStats(api: Api, period: Period): Promise<DailyStats[]> {
-  return api.get<DailyStats[]>('/stats/daily', { from: yyyymmdd(period.from), to: yyyymmdd(new Date(period.to.getTime() - 1)) });
+export function dailyStats(api: IdentityApi, period: Period): Promise<DailyStats[]> {
+  return ok(api.GET('/api/v2/stats/daily', { params: { query: { from: yyyymmdd(period.from), to: yyyymmdd(new Date(period.to.getTime() - 1)) } } }));
 }
 
 /** Every period start of the range, in seconds (the charts' x values), so empty periods show as zero. */

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { seg } from '../api';
+import { ok } from '../api';
 import { DeleteButton, FormActions, FormOpener } from '../components/form';
 import { useConfirm, useFocusOnMount, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
@@ -67,7 +67,7 @@ export function Apis({ apis, reload }: { apis: ResourceServer[]; reload: () => v
                             permissions on it are deleted. Tokens already issued for it stay valid at the API until they expire. It cannot be undone.
                           </p>
                         }
-                        run={() => api.delete(`/resource-servers/${seg(r.id)}`)}
+                        run={() => ok(api.DELETE('/api/v2/resource-servers/{id}', { params: { path: { id: r.id } } }))}
                         done={reload}
                       />
                     )}
@@ -104,7 +104,7 @@ function ApiForm({ confirm, close, done }: { confirm: Confirm; close: () => void
             </p>
           ),
           action: 'Create',
-          run: () => api.post('/resource-servers', body),
+          run: () => ok(api.POST('/api/v2/resource-servers', { body: body })),
           done,
         });
       }}

@@ -1,41 +1,11 @@
-import type { Api } from '../api';
-import { itemsOf } from './fraud-data';
+import { type IdentityApi, itemsOf, ok, type Schema } from '../api';
 
-export interface Client {
-  client_id: string;
-  name: string;
-  app_type?: string;
-  callbacks?: string[];
-  web_origins?: string[];
-  allowed_logout_urls?: string[];
-  grant_types?: string[];
-  /** Only in the answer of a create (or a secret rotation): shown once. */
-  client_secret?: string;
-}
-export interface ResourceServer {
-  id: string;
-  name: string;
-  identifier: string;
-  scopes?: Array<{ value: string; description?: string }>;
-  is_system?: boolean;
-}
-export interface ClientGrant {
-  id: string;
-  client_id: string;
-  audience: string;
-  scope: string[];
-}
-export interface Role {
-  id: string;
-  name: string;
-  description?: string;
-  built_in?: boolean;
-}
-export interface Permission {
-  resource_server_identifier: string;
-  permission_name: string;
-  resource_server_name?: string;
-}
+export type Client = Schema<'ClientRecord'>;
+export type ResourceServer = Schema<'ResourceServerRecord'>;
+export type ClientGrant = Schema<'ClientGrantRecord'>;
+export type Role = Schema<'RoleRecord'>;
+export type Permission = Schema<'PermissionRecord'>;
+export type GrantType = NonNullable<Schema<'ClientUpdate'>['grant_types']>[number];
 
 /** The application types the API knows, in words (`app_type`). */
 export const APP_TYPES: Array<[string, string, string]> = [
@@ -79,6 +49,6 @@ export function inChunks<T>(items: T[], size = 100): T[][] {
   return chunks;
 }
 
-export async function listRoles(api: Api): Promise<Role[]> {
-  return itemsOf<Role>(await api.get('/roles', { per_page: 100 }), 'roles');
+export async function listRoles(api: IdentityApi): Promise<Role[]> {
+  return itemsOf<Role>(await ok(api.GET('/api/v2/roles', { params: { query: { per_page: 100 } } })), 'roles');
 }

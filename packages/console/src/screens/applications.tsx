@@ -1,10 +1,10 @@
+import { itemsOf, ok } from '../api';
 import { useState } from 'preact/hooks';
 import { ErrorMessage, Loading, useConfirm, useLoad } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { Apis } from './apis';
 import type { Client, ClientGrant, ResourceServer } from './applications-data';
 import { ClientCard } from './client-card';
-import { itemsOf } from './fraud-data';
 import { CreatedClient, NewClient } from './new-client';
 import { Roles } from './roles';
 
@@ -15,13 +15,13 @@ export function Applications() {
   const [confirm, dialog] = useConfirm();
   // A client just created: its secret is shown this once, until dismissed.
   const [created, setCreated] = useState<Client | undefined>();
-  const clients = useLoad(() => api.get<unknown>('/clients', { per_page: 100 }).then((a) => itemsOf<Client>(a, 'clients')), []);
+  const clients = useLoad(() => ok(api.GET('/api/v2/clients', { params: { query: { per_page: 100 } } })).then((a) => itemsOf<Client>(a, 'clients')), []);
   const apis = useLoad(
-    () => (can('read:resource_servers') ? api.get<unknown>('/resource-servers', { per_page: 100 }).then((a) => itemsOf<ResourceServer>(a, 'resource_servers')) : Promise.resolve([])),
+    () => (can('read:resource_servers') ? ok(api.GET('/api/v2/resource-servers', { params: { query: { per_page: 100 } } })).then((a) => itemsOf<ResourceServer>(a, 'resource_servers')) : Promise.resolve([])),
     [],
   );
   const grants = useLoad(
-    () => (can('read:client_grants') ? api.get<unknown>('/client-grants', { per_page: 100 }).then((a) => itemsOf<ClientGrant>(a, 'client_grants')) : Promise.resolve([])),
+    () => (can('read:client_grants') ? ok(api.GET('/api/v2/client-grants', { params: { query: { per_page: 100 } } })).then((a) => itemsOf<ClientGrant>(a, 'client_grants')) : Promise.resolve([])),
     [],
   );
   return (

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { seg } from '../api';
+import { ok } from '../api';
 import { DeleteButton, FormActions, toggled } from '../components/form';
 import { Notice, useConfirm, useFocusOnMount, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
-import { difference, GRANT_TYPES, grantTypeWords, lines, type Client, type ClientGrant, type ResourceServer } from './applications-data';
+import { difference, GRANT_TYPES, grantTypeWords, lines, type Client, type ClientGrant, type GrantType, type ResourceServer } from './applications-data';
 import { ClientGrants } from './client-grants';
 
 /** One application: what it is, and (as the operator's scopes allow) its URLs, grant types, API access, deletion. */
@@ -72,7 +72,7 @@ export function ClientCard({ client, grants, apis, reload, reloadGrants }: { cli
                   )}
                 </>
               }
-              run={() => api.delete(`/clients/${seg(client.client_id)}`)}
+              run={() => ok(api.DELETE('/api/v2/clients/{id}', { params: { path: { id: client.client_id } } }))}
               done={() => {
                 reload();
                 reloadGrants();
@@ -106,7 +106,7 @@ function UrlsForm({ id, client, confirm, close, done }: { id: string; client: Cl
             </p>
           ),
           action: 'Save',
-          run: () => api.patch(`/clients/${seg(client.client_id)}`, body),
+          run: () => ok(api.PATCH('/api/v2/clients/{id}', { params: { path: { id: client.client_id } }, body: body })),
           done,
         });
       }}
@@ -152,7 +152,7 @@ function GrantTypesForm({ id, client, confirm, close, done }: { id: string; clie
             </>
           ),
           action: 'Save',
-          run: () => api.patch(`/clients/${seg(client.client_id)}`, { grant_types: grantTypes }),
+          run: () => ok(api.PATCH('/api/v2/clients/{id}', { params: { path: { id: client.client_id } }, body: { grant_types: grantTypes as GrantType[] } })),
           done,
         });
       }}

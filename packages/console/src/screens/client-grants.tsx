@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { seg } from '../api';
+import { ok } from '../api';
 import { FormActions } from '../components/form';
 import { useFocusOnMount, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
@@ -47,7 +47,7 @@ export function ClientGrants({ client, grants, apis, confirm, done }: { client: 
                       ),
                       action: 'Remove the access',
                       danger: true,
-                      run: () => api.delete(`/client-grants/${seg(g.id)}`),
+                      run: () => ok(api.DELETE('/api/v2/client-grants/{id}', { params: { path: { id: g.id } } })),
                       done,
                     })
                   }
@@ -118,7 +118,7 @@ function GrantForm({ client, grant, apis, confirm, close, done }: { client: Clie
             </>
           ),
           action: grant ? 'Save' : 'Give access',
-          run: () => (grant ? api.patch(`/client-grants/${seg(grant.id)}`, { scope }) : api.post('/client-grants', { client_id: client.client_id, audience, scope })),
+          run: () => (grant ? ok(api.PATCH('/api/v2/client-grants/{id}', { params: { path: { id: grant.id } }, body: { scope } })) : ok(api.POST('/api/v2/client-grants', { body: { client_id: client.client_id, audience, scope } }))),
           done,
         });
       }}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { apiErrorOf, seg } from '../api';
+import { identityApi, ok, type Schema } from '../api';
 import { ErrorMessage, Loading, Notice, useConfirm, useLoad } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { href } from '../router';
@@ -11,13 +11,7 @@ import { GatewaySettings } from './connection/gateway';
 import { PasskeySettings } from './connection/passkeys';
 import { smsConnections, type Connection } from './fraud-data';
 
-interface TemplateTest {
-  body: string;
-  encoding: 'GSM-7' | 'UCS-2';
-  characters: number;
-  segments: number;
-  fits_one_segment: boolean;
-}
+type TemplateTest = Schema<'SmsTemplateTestResponse'>;
 
 export function Connections({ route }: { route: string[] }) {
   const { api } = useConsole();
@@ -112,9 +106,9 @@ function NewConnection() {
             ),
             action: 'Create',
             run: async () => {
-              const options: Record<string, unknown> = { provider: 'sms_gateway', gateway_url: gatewayUrl, template: newTemplate };
+              const options: Schema<'ConnectionCreate'>['options'] = { provider: 'sms_gateway', gateway_url: gatewayUrl, template: newTemplate };
               if (authenticated) options.gateway_authentication = { method: 'bearer', subject, audience, secret };
-              const created = await api.post<Connection>('/connections', { name, strategy: 'sms', options });
+              const created = await ok(api.POST('/api/v2/connections', { body: { name, strategy: 'sms', options } }));
               location.hash = href('connections', created.id);
             },
           });
@@ -146,10 +140,7 @@ function NewConnection() {
 /** libphonenumber's number types (packages/contracts SMS_NUMBER_TYPES); the console does not import the contracts package. */
 const NUMBER_TYPES = ['MOBILE', 'FIXED_LINE_OR_MOBILE', 'FIXED_LINE', 'PREMIUM_RATE', 'TOLL_FREE', 'SHARED_COST', 'VOIP', 'PERSONAL_NUMBER', 'PAGER', 'UAN', 'VOICEMAIL', 'UNKNOWN'];
 
-interface TestNumber {
-  phone_number: string;
-  code: string;
-}
+type TestNumber = NonNullable<Connection['options']['sms_test_numbers']>[number];
 
 /** "+14155550123 123456" a line: the API checks each number and code and names the bad one. */
 function testNumbersOf(text: string): TestNumber[] {
@@ -210,7 +201,7 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
   // The live preview: rendered by identity exactly as a start would send it, without saving.
   useEffect(() => {
     const timer = setTimeout(() => {
-      api.post<TemplateTest>(`/connections/${seg(connection.id)}/sms-template/test`, template ? { template } : {}).then(
+      ok(api.POST('/api/v2/connections/{id}/sms-template/test', { params: { path: { id: connection.id } }, body: template ? { template } : {} })).then(
         (answer) => {
           setPreview(answer);
           setPreviewError(undefined);
@@ -266,7 +257,7 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
               </ul>
             ),
             action: 'Save',
-            run: () => api.patch(`/connections/${seg(connection.id)}`, { options: changes }),
+            run: () => ok(api.PATCH('/api/v2/connections/{id}', { params: { path: { id: connection.id } }, body: { options: changes } })),
             done: () => {
               setMessage('Saved.');
               reload();
@@ -350,12 +341,8 @@ function EditConnection({ connection, reload }: { connection: Connection; reload
               effect: <p>A real SMS with a sign-in code goes to {testNumber} through {connection.name} (counted by its rate limits and the fraud guard like any start).</p>,
               action: 'Send the code',
               run: async () => {
-                const response = await fetch(`${settings.domain}/passwordless/start`, {
-                  method: 'POST',
-                  headers: { 'content-type': 'application/json' },
-                  body: JSON.stringify({ client_id: settings.client_id, connection: connection.name, phone_number: testNumber, send: 'code' }),
-                });
-                if (!response.ok) throw await apiErrorOf(response);
+                // As the console's client, without the operator's token: the start any application makes.
+                await ok(identityApi(settings.domain).POST('/passwordless/start', { body: { client_id: settings.client_id, connection: connection.name, phone_number: testNumber, send: 'code' } }));
               },
               done: () => setMessage(`A code was sent to ${testNumber}.`),
             });

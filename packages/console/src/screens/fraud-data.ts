@@ -1,45 +1,17 @@
-import type { Api } from '../api';
-import { seg } from '../api';
+import { type IdentityApi, itemsOf, ok, type Schema } from '../api';
 import { useLoad } from '../components/ui';
 import { useConsole } from '../context';
 
-export interface Connection {
-  id: string;
-  name: string;
-  strategy: string;
-  enabled_clients: string[];
-  options: Record<string, unknown> & {
-    sms_fraud_guard?: { mode: 'off' | 'monitor' | 'block'; min_sends: number; min_conversion: number; window_minutes: number; block_minutes: number };
-    sms_safe_list?: string[];
-    sms_prefix_digits?: number;
-    allowed_countries?: string[];
-    denied_countries?: string[];
-    template?: string;
-    syntax?: string;
-  };
+export type Connection = Schema<'ConnectionRecord'>;
+
+export type FraudBlock = Schema<'SmsFraudBlockList'>['blocks'][number];
+
+export async function smsConnections(api: IdentityApi): Promise<Connection[]> {
+  return itemsOf<Connection>(await ok(api.GET('/api/v2/connections', { params: { query: { strategy: 'sms', per_page: 100 } } })), 'connections');
 }
 
-export interface FraudBlock {
-  prefix: string;
-  blocked_until: string;
-  created_at: string;
-  sends: number;
-  verified: number;
-}
-
-/** A paged list answers an array, or an envelope naming it (include_totals). */
-export function itemsOf<T>(answer: unknown, key: string): T[] {
-  if (Array.isArray(answer)) return answer as T[];
-  const items = (answer as Record<string, unknown> | undefined)?.[key];
-  return Array.isArray(items) ? (items as T[]) : [];
-}
-
-export async function smsConnections(api: Api): Promise<Connection[]> {
-  return itemsOf<Connection>(await api.get('/connections', { strategy: 'sms', per_page: 100 }), 'connections');
-}
-
-export async function blocksOf(api: Api, connection: Connection): Promise<FraudBlock[]> {
-  return (await api.get<{ blocks: FraudBlock[] }>(`/connections/${seg(connection.id)}/sms-fraud-blocks`)).blocks;
+export async function blocksOf(api: IdentityApi, connection: Connection): Promise<FraudBlock[]> {
+  return (await ok(api.GET('/api/v2/connections/{id}/sms-fraud-blocks', { params: { path: { id: connection.id } } }))).blocks;
 }
 
 export function useBlockedPrefixes() {

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { seg } from '../api';
+import { ok } from '../api';
 import { ErrorMessage, formatDate, Loading, percent, useConfirm, useLoad, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { periodOf, smsStats, totalsByKey } from '../stats';
@@ -64,7 +64,7 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
         </p>
       ),
       action: `Unblock ${block.prefix}`,
-      run: () => api.delete(`/connections/${seg(connection.id)}/sms-fraud-blocks/${seg(block.prefix)}`),
+      run: () => ok(api.DELETE('/api/v2/connections/{id}/sms-fraud-blocks/{prefix}', { params: { path: { id: connection.id, prefix: block.prefix } } })),
       done: () => blocks.reload(),
     });
 
@@ -188,7 +188,7 @@ function ConnectionGuard({ connection, reloadConnections }: { connection: Connec
                       effect: <p>{n} will be judged by the connection's SMS policy and the fraud guard like any other number.</p>,
                       action: 'Remove',
                       danger: true,
-                      run: () => api.patch(`/connections/${seg(connection.id)}`, { options: { sms_safe_list: safeList.filter((x) => x !== n) } }),
+                      run: () => ok(api.PATCH('/api/v2/connections/{id}', { params: { path: { id: connection.id } }, body: { options: { sms_safe_list: safeList.filter((x) => x !== n) } } })),
                       done: reloadConnections,
                     })
                   }
@@ -223,7 +223,7 @@ function ModeForm({ connection, current, confirm, done }: { connection: Connecti
             </p>
           ),
           action: `Set mode to ${mode}`,
-          run: () => api.patch(`/connections/${seg(connection.id)}`, { options: { sms_fraud_guard: { mode } } }),
+          run: () => ok(api.PATCH('/api/v2/connections/{id}', { params: { path: { id: connection.id } }, body: { options: { sms_fraud_guard: { mode } } } })),
           done,
         });
       }}
@@ -256,7 +256,7 @@ function SafeListForm({ connection, safeList, confirm, done }: { connection: Con
           title: `Add ${value} to the safe list of ${connection.name}?`,
           effect: <p>{value} will always get codes on {connection.name}: no country rule, velocity limit or fraud-guard block will refuse it.</p>,
           action: 'Add to the safe list',
-          run: () => api.patch(`/connections/${seg(connection.id)}`, { options: { sms_safe_list: [...safeList, value] } }),
+          run: () => ok(api.PATCH('/api/v2/connections/{id}', { params: { path: { id: connection.id } }, body: { options: { sms_safe_list: [...safeList, value] } } })),
           done: () => {
             setNumber('');
             done();

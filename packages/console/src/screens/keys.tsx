@@ -1,17 +1,8 @@
-import { seg } from '../api';
+import { ok, type Schema } from '../api';
 import { ErrorMessage, formatDate, Loading, useConfirm, useLoad } from '../components/ui';
 import { useCan, useConsole } from '../context';
 
-interface SigningKey {
-  kid: string;
-  current?: boolean;
-  next?: boolean;
-  previous?: boolean;
-  revoked?: boolean;
-  created_at?: string;
-  current_since?: string;
-  fingerprint?: string;
-}
+type SigningKey = Schema<'SigningKeyRecord'>;
 
 function stateOf(k: SigningKey): string {
   return k.revoked ? 'revoked' : k.current ? 'current' : k.next ? 'next' : k.previous ? 'previous' : 'retired';
@@ -29,7 +20,7 @@ export function Keys() {
   const { api } = useConsole();
   const can = useCan();
   const [confirm, dialog] = useConfirm();
-  const keys = useLoad(() => api.get<SigningKey[]>('/keys/signing'), []);
+  const keys = useLoad(() => ok(api.GET('/api/v2/keys/signing')), []);
   return (
     <section aria-labelledby="keys-title">
       <h1 id="keys-title">Signing keys</h1>
@@ -48,7 +39,7 @@ export function Keys() {
                 </p>
               ),
               action: 'Rotate',
-              run: () => api.post('/keys/signing/rotate'),
+              run: () => ok(api.POST('/api/v2/keys/signing/rotate')),
               done: keys.reload,
             })
           }
@@ -103,7 +94,7 @@ export function Keys() {
                               ),
                               action: 'Revoke the key',
                               danger: true,
-                              run: () => api.put(`/keys/signing/${seg(k.kid)}/revoke`),
+                              run: () => ok(api.PUT('/api/v2/keys/signing/{kid}/revoke', { params: { path: { kid: k.kid } } })),
                               done: keys.reload,
                             })
                           }

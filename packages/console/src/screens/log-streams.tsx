@@ -1,19 +1,12 @@
 import { useState } from 'preact/hooks';
-import { seg } from '../api';
+import { ok, type Schema } from '../api';
 import { FormActions } from '../components/form';
 import { ErrorMessage, formatDate, Loading, useConfirm, useLoad, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 
-interface LogStream {
-  id: string;
-  name: string;
-  status: 'active' | 'paused' | 'suspended';
-  sink: { httpEndpoint: string; httpContentFormat?: ContentFormat; httpContentType?: string };
-  suspended_reason?: string;
-  delivery: { consecutive_failures: number; last_delivered_at?: string; last_failure?: { at: string; reason: string }; next_attempt_at?: string };
-}
+type LogStream = Schema<'LogStreamRecord'>;
 
-type ContentFormat = 'JSONLINES' | 'JSONARRAY' | 'JSONOBJECT';
+type ContentFormat = NonNullable<LogStream['sink']['httpContentFormat']>;
 /** How a batch is sent (the API's `httpContentFormat`), in words. */
 const FORMATS: Array<[ContentFormat, string]> = [
   ['JSONLINES', 'JSON lines: one event per line, a batch per request'],
@@ -33,7 +26,7 @@ export function LogStreams() {
   const { api } = useConsole();
   const can = useCan();
   const [confirm, dialog] = useConfirm();
-  const streams = useLoad(() => api.get<LogStream[]>('/log-streams'), []);
+  const streams = useLoad(() => ok(api.GET('/api/v2/log-streams')), []);
   // The stream being edited, 'new' for a new one, or none.
   const [editing, setEditing] = useState<LogStream | 'new' | undefined>();
   const setStatus = (s: LogStream, status: 'active' | 'paused') =>
@@ -46,7 +39,7 @@ export function LogStreams() {
           <p>No more events go to {s.sink.httpEndpoint} until it is resumed; events keep being recorded and are delivered on resume.</p>
         ),
       action: status === 'active' ? 'Resume' : 'Pause',
-      run: () => api.patch(`/log-streams/${seg(s.id)}`, { status }),
+      run: () => ok(api.PATCH('/api/v2/log-streams/{id}', { params: { path: { id: s.id } }, body: { status } })),
       done: streams.reload,
     });
   const remove = (s: LogStream) =>
@@ -60,7 +53,7 @@ export function LogStreams() {
       ),
       action: 'Delete the stream',
       danger: true,
-      run: () => api.delete(`/log-streams/${seg(s.id)}`),
+      run: () => ok(api.DELETE('/api/v2/log-streams/{id}', { params: { path: { id: s.id } } })),
       done: streams.reload,
     });
   return (
@@ -197,17 +190,17 @@ function StreamForm({ stream, confirm, close, done }: { stream?: LogStream; conf
           ),
           action: stream ? 'Save' : 'Create',
           run: () => {
-            const sink: Record<string, string | null> = {};
+            const sink: NonNullable<Schema<'LogStreamUpdate'>['sink']> = {};
             if (!stream || endpoint !== stream.sink.httpEndpoint) sink.httpEndpoint = endpoint;
             if (!stream || format !== (stream.sink.httpContentFormat ?? 'JSONLINES')) sink.httpContentFormat = format;
             if (!stream || contentType !== (stream.sink.httpContentType ?? DEFAULT_CONTENT_TYPE)) sink.httpContentType = contentType;
             if (removeAuthorization) sink.httpAuthorization = null;
             else if (authorization) sink.httpAuthorization = authorization;
-            if (!stream) return api.post('/log-streams', { name, type: 'http', sink });
-            const body: Record<string, unknown> = {};
+            if (!stream) return ok(api.POST('/api/v2/log-streams', { body: { name, type: 'http', sink: { ...sink, httpEndpoint: endpoint, httpAuthorization: authorization || undefined } } }));
+            const body: Schema<'LogStreamUpdate'> = {};
             if (name !== stream.name) body.name = name;
             if (Object.keys(sink).length) body.sink = sink;
-            return api.patch(`/log-streams/${seg(stream.id)}`, body);
+            return ok(api.PATCH('/api/v2/log-streams/{id}', { params: { path: { id: stream.id } }, body }));
           },
           done,
         });

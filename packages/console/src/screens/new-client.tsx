@@ -1,3 +1,4 @@
+import { ok, type Schema } from '../api';
 import { useState } from 'preact/hooks';
 import { FormActions, FormOpener } from '../components/form';
 import { useFocusOnMount, type Confirm } from '../components/ui';
@@ -12,7 +13,7 @@ export function NewClient({ confirm, created }: { confirm: Confirm; created: (cl
 function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (client: Client) => void; close: () => void }) {
   const { api } = useConsole();
   const [name, setName] = useState('');
-  const [type, setType] = useState('spa');
+  const [type, setType] = useState<Schema<'ClientCreate'>['app_type']>('spa');
   const [callbacks, setCallbacks] = useState('');
   const first = useFocusOnMount<HTMLInputElement>();
   const signsIn = type !== 'non_interactive';
@@ -23,7 +24,7 @@ function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (c
       aria-label="New application"
       onSubmit={(e) => {
         e.preventDefault();
-        const body: Record<string, unknown> = { name, app_type: type };
+        const body: Schema<'ClientCreate'> = { name, app_type: type };
         if (signsIn && lines(callbacks).length) body.callbacks = lines(callbacks);
         confirm({
           title: `Create the application ${name}?`,
@@ -37,7 +38,7 @@ function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (c
             </>
           ),
           action: 'Create',
-          run: async () => created(await api.post<Client>('/clients', body)),
+          run: async () => created(await ok(api.POST('/api/v2/clients', { body }))),
           done: close,
         });
       }}
@@ -46,7 +47,7 @@ function ClientForm({ confirm, created, close }: { confirm: Confirm; created: (c
       <label for="client-name">Name</label>
       <input ref={first} id="client-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       <label for="client-type">Type</label>
-      <select id="client-type" value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
+      <select id="client-type" value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value as Schema<'ClientCreate'>['app_type'])}>
         {APP_TYPES.map(([value, label]) => (
           <option key={value} value={value}>
             {label}

@@ -1,3 +1,4 @@
+import { ok } from '../api';
 import { useMemo, useState } from 'preact/hooks';
 import { TimeChart, Bars, type Series } from '../components/chart';
 import { ErrorMessage, Loading, percent, useLoad } from '../components/ui';
@@ -19,7 +20,7 @@ export function Overview() {
   const sms = useLoad(() => smsStats(api, period, 'country'), [period]);
   const channels = useLoad(() => smsStats(api, period, 'channel'), [period]);
   const blocks = useBlockedPrefixes();
-  const activeUsers = useLoad(() => api.get<number>('/stats/active-users'), []);
+  const activeUsers = useLoad(() => ok(api.GET('/api/v2/stats/active-users')), []);
 
   return (
     <section aria-labelledby="overview-title">

@@ -1,11 +1,10 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { seg } from '../api';
+import { itemsOf, ok } from '../api';
 import { DeleteButton, FormActions, FormOpener } from '../components/form';
 import { ErrorMessage, Loading, Notice, useConfirm, useFocusOnMount, useLoad, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { difference, inChunks, listRoles, type Permission, type ResourceServer, type Role } from './applications-data';
-import { itemsOf } from './fraud-data';
 import { ScopeChecks } from './scope-checks';
 
 /**
@@ -54,7 +53,7 @@ function RoleForm({ confirm, close, done }: { confirm: Confirm; close: () => voi
           title: `Create the role ${name}?`,
           effect: <p>A role with no permission yet: give it permissions here, then give it to users on their page.</p>,
           action: 'Create',
-          run: () => api.post('/roles', description ? { name, description } : { name }),
+          run: () => ok(api.POST('/api/v2/roles', { body: description ? { name, description } : { name } })),
           done,
         });
       }}
@@ -72,8 +71,7 @@ function RoleForm({ confirm, close, done }: { confirm: Confirm; close: () => voi
 function RoleCard({ role, apis, confirm, reload }: { role: Role; apis: ResourceServer[]; confirm: Confirm; reload: () => void }) {
   const { api } = useConsole();
   const can = useCan();
-  const path = `/roles/${seg(role.id)}`;
-  const permissions = useLoad(() => api.get<unknown>(`${path}/permissions`, { per_page: 100 }).then((a) => itemsOf<Permission>(a, 'permissions')), [role.id]);
+  const permissions = useLoad(() => ok(api.GET('/api/v2/roles/{id}/permissions', { params: { path: { id: role.id }, query: { per_page: 100 } } })).then((a) => itemsOf<Permission>(a, 'permissions')), [role.id]);
   const [editing, setEditing] = useState(false);
   const [message, setMessage] = useState('');
   const id = `role-${role.id}`;
@@ -122,7 +120,7 @@ function RoleCard({ role, apis, confirm, reload }: { role: Role; apis: ResourceS
                   renewed); an access token already issued keeps them until it expires.
                 </p>
               }
-              run={() => api.delete(path)}
+              run={() => ok(api.DELETE('/api/v2/roles/{id}', { params: { path: { id: role.id } } }))}
               done={reload}
             />
           )}
@@ -179,8 +177,8 @@ function PermissionsForm({ role, held, apis, confirm, close, done }: { role: Rol
           ),
           action: 'Save',
           run: async () => {
-            for (const chunk of inChunks(permissionsOf(added))) await api.post(`/roles/${seg(role.id)}/permissions`, { permissions: chunk });
-            for (const chunk of inChunks(permissionsOf(removed))) await api.request('DELETE', `/roles/${seg(role.id)}/permissions`, { body: { permissions: chunk } });
+            for (const chunk of inChunks(permissionsOf(added))) await ok(api.POST('/api/v2/roles/{id}/permissions', { params: { path: { id: role.id } }, body: { permissions: chunk } }));
+            for (const chunk of inChunks(permissionsOf(removed))) await ok(api.DELETE('/api/v2/roles/{id}/permissions', { params: { path: { id: role.id } }, body: { permissions: chunk } }));
           },
           done,
         });

@@ -1,20 +1,10 @@
+import type { Schema } from '../api';
 import { formatDate } from '../components/ui';
 
-export interface TenantLog {
-  log_id: string;
-  date: string;
-  type: string;
-  description: string;
-  client_name?: string;
-  connection?: string;
-  user_id?: string;
-  ip?: string;
-  phone_number?: string;
-  details?: Record<string, unknown>;
-}
+export type TenantLog = Schema<'TenantLog'>;
 
 /** Log types that mean something went wrong for the person signing in. */
-const FAILURES = new Set([
+export const FAILURES: ReadonlySet<string> = new Set([
   'fn', 'fp', 'fu', 'fs', 'f', 'sms_code_used', 'sms_code_expired', 'sms_code_exhausted', 'sms_blocked_attempt', 'limit_wc', 'sms_number_locked',
   'api_limit', 'sms_start_refused', 'fertft', 'ferrt', 'feccft', 'feacft', 'fsa', 'flo', 'passkey_enrollment_failed',
 ]);

@@ -1,33 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { seg } from '../api';
+import { itemsOf, ok, type Schema } from '../api';
+import type { Connection } from './fraud-data';
 import { ErrorMessage, formatDate, Loading, useLoad } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { href } from '../router';
 
-interface Job {
-  id: string;
-  type: 'users_import' | 'users_export';
-  status: 'pending' | 'processing' | 'completed' | 'failed';
-  created_at: string;
-  connection?: string;
-  connection_id?: string;
-  format?: 'json' | 'csv';
-  summary?: { inserted: number; updated: number; failed: number; total: number };
-  percentage_done?: number;
-  location?: string;
-  location_expires_at?: string;
-}
-
-interface RecordError {
-  user: unknown;
-  errors: Array<{ code: string; message: string; path?: string }>;
-}
-
-interface ConnectionChoice {
-  id: string;
-  name: string;
-  strategy: string;
-}
+// The console never projects (`fields`): its records are whole.
+type Job = Schema<'JobRecord'>;
 
 /** How often a job still running is read again. */
 const REFRESH_MS = 1_000;
@@ -43,7 +22,7 @@ export function UserJobs({ route }: { route: string[] }) {
 function StartJob() {
   const { api } = useConsole();
   const can = useCan();
-  const connections = useLoad(() => api.get<ConnectionChoice[]>('/connections'), []);
+  const connections = useLoad(async () => itemsOf<Connection>(await ok(api.GET('/api/v2/connections')), 'connections'), []);
   const sms = (connections.data ?? []).filter((c) => c.strategy === 'sms');
   const [error, setError] = useState<unknown>();
   const [jobId, setJobId] = useState('');
@@ -55,7 +34,8 @@ function StartJob() {
     const form = new FormData(event.currentTarget as HTMLFormElement);
     if (form.get('upsert') === null) form.set('upsert', 'false');
     try {
-      open(await api.upload<Job>('/jobs/users-imports', form));
+      // multipart/form-data: the browser sets the content type and its boundary.
+      open(await ok(api.POST('/api/v2/jobs/users-imports', { body: form as unknown as Schema<'UserImportForm'> })));
     } catch (err) {
       setError(err);
     }
@@ -66,7 +46,7 @@ function StartJob() {
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const connection = String(form.get('connection_id') ?? '');
     try {
-      open(await api.post<Job>('/jobs/users-exports', { format: form.get('format'), ...(connection ? { connection_id: connection } : {}) }));
+      open(await ok(api.POST('/api/v2/jobs/users-exports', { body: { format: String(form.get('format')) as Schema<'UserExportCreate'>['format'], ...(connection ? { connection_id: connection } : {}) } })));
     } catch (err) {
       setError(err);
     }
@@ -142,7 +122,7 @@ function StartJob() {
 
 function JobProgress({ id }: { id: string }) {
   const { api } = useConsole();
-  const job = useLoad(() => api.get<Job>(`/jobs/${seg(id)}`), [id]);
+  const job = useLoad(() => ok(api.GET('/api/v2/jobs/{id}', { params: { path: { id } } })), [id]);
   const running = job.data?.status === 'pending' || job.data?.status === 'processing';
   // Read again while it runs; a finished job stays as it is.
   useEffect(() => {
@@ -225,7 +205,7 @@ function JobProgress({ id }: { id: string }) {
 /** What an import refused, record by record, in the API's words. */
 function RefusedRecords({ id }: { id: string }) {
   const { api } = useConsole();
-  const errors = useLoad(() => api.get<RecordError[]>(`/jobs/${seg(id)}/errors`), [id]);
+  const errors = useLoad(() => ok(api.GET('/api/v2/jobs/{id}/errors', { params: { path: { id } } })), [id]);
   if (errors.error) return <ErrorMessage error={errors.error} />;
   if (!errors.data) return <Loading what="the refused records" />;
   const who = (user: unknown) => {

@@ -1,22 +1,11 @@
 import { useState } from 'preact/hooks';
-import { seg } from '../api';
+import { itemsOf, ok, type Schema } from '../api';
 import { ErrorMessage, formatDate, Loading, Notice, useConfirm, useLoad } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { href } from '../router';
-import { itemsOf } from './fraud-data';
 import { Timeline, type TenantLog } from './timeline';
 
-export interface User {
-  user_id: string;
-  name?: string;
-  phone_number?: string;
-  phone_verified?: boolean;
-  blocked?: boolean;
-  created_at?: string;
-  last_login?: string;
-  logins_count?: number;
-  identities?: Array<{ connection: string }>;
-}
+export type User = Schema<'UserRecord'>;
 
 /** What the search box holds: a phone number, a user id, or a name. */
 function queryOf(text: string): { kind: 'phone' | 'id' | 'name'; value: string } {
@@ -44,14 +33,14 @@ function FindLogin() {
     const q = queryOf(search);
     const users: User[] =
       q.kind === 'id'
-        ? [await api.get<User>(`/users/${seg(q.value)}`)]
-        : itemsOf<User>(await api.get('/users', { q: q.kind === 'phone' ? `phone_number:${quoted(q.value)}` : `name:${quoted(q.value)}`, per_page: 50 }), 'users');
+        ? [(await ok(api.GET('/api/v2/users/{id}', { params: { path: { id: q.value } } }))) as User]
+        : itemsOf<User>(await ok(api.GET('/api/v2/users', { params: { query: { q: q.kind === 'phone' ? `phone_number:${quoted(q.value)}` : `name:${quoted(q.value)}`, per_page: 50 } } })), 'users');
     // A number that never became a user has logs all the same; their failure is shown apart from the users found.
     let logs: TenantLog[] | undefined;
     let logsError: unknown;
     if (q.kind === 'phone' && can('read:logs')) {
       try {
-        logs = itemsOf<TenantLog>(await api.get('/logs', { q: `phone_number:${quoted(q.value)}`, per_page: 100, sort: 'date:-1' }), 'logs');
+        logs = itemsOf<TenantLog>(await ok(api.GET('/api/v2/logs', { params: { query: { q: `phone_number:${quoted(q.value)}`, per_page: 100, sort: 'date:-1' } } })), 'logs');
       } catch (err) {
         logsError = err;
       }
@@ -110,38 +99,20 @@ function FindLogin() {
   );
 }
 
-interface Session {
-  id: string;
-  created_at: string;
-  last_interacted_at: string;
-  expires_at: string;
-  clients: Array<{ client_id: string }>;
-  device?: { initial_ip?: string; initial_user_agent?: string };
-}
-interface Passkey {
-  id: string;
-  name: string;
-  created_at: string;
-  last_auth_at?: string;
-  credential_device_type: string;
-}
-interface Role {
-  id: string;
-  name: string;
-  description?: string;
-}
+type Session = Schema<'SessionRecord'>;
+type Passkey = Schema<'AuthenticationMethodRecord'>;
+type Role = Schema<'RoleRecord'>;
 
 function UserDetail({ userId }: { userId: string }) {
   const { api } = useConsole();
   const can = useCan();
   const [confirm, dialog] = useConfirm();
   const [message, setMessage] = useState('');
-  const path = `/users/${seg(userId)}`;
-  const user = useLoad(() => api.get<User>(path), [userId]);
-  const logs = useLoad(() => (can('read:logs') ? api.get<unknown>(`${path}/logs`, { per_page: 100, sort: 'date:-1' }).then((a) => itemsOf<TenantLog>(a, 'logs')) : Promise.resolve(undefined)), [userId]);
-  const sessions = useLoad(() => (can('read:sessions') ? api.get<unknown>(`${path}/sessions`).then((a) => itemsOf<Session>(a, 'sessions')) : Promise.resolve(undefined)), [userId]);
-  const passkeys = useLoad(() => api.get<unknown>(`${path}/authentication-methods`).then((a) => itemsOf<Passkey>(a, 'authenticators')), [userId]);
-  const roles = useLoad(() => (can('read:role_members') ? api.get<unknown>(`${path}/roles`).then((a) => itemsOf<Role>(a, 'roles')) : Promise.resolve(undefined)), [userId]);
+  const user = useLoad(async () => (await ok(api.GET('/api/v2/users/{id}', { params: { path: { id: userId } } }))) as User, [userId]);
+  const logs = useLoad(() => (can('read:logs') ? ok(api.GET('/api/v2/users/{id}/logs', { params: { path: { id: userId }, query: { per_page: 100, sort: 'date:-1' } } })).then((a) => itemsOf<TenantLog>(a, 'logs')) : Promise.resolve(undefined)), [userId]);
+  const sessions = useLoad(() => (can('read:sessions') ? ok(api.GET('/api/v2/users/{id}/sessions', { params: { path: { id: userId } } })).then((a) => itemsOf<Session>(a, 'sessions')) : Promise.resolve(undefined)), [userId]);
+  const passkeys = useLoad(() => ok(api.GET('/api/v2/users/{id}/authentication-methods', { params: { path: { id: userId } } })).then((a) => itemsOf<Passkey>(a, 'authenticators')), [userId]);
+  const roles = useLoad(() => (can('read:role_members') ? ok(api.GET('/api/v2/users/{id}/roles', { params: { path: { id: userId } } })).then((a) => itemsOf<Role>(a, 'roles')) : Promise.resolve(undefined)), [userId]);
 
   if (user.loading) return <Loading what="the user" />;
   if (user.error)
@@ -197,7 +168,7 @@ function UserDetail({ userId }: { userId: string }) {
                   title: `Unblock ${who}?`,
                   effect: <p>{who} will be able to sign in again.</p>,
                   action: 'Unblock',
-                  run: () => api.patch(path, { blocked: false }),
+                  run: () => ok(api.PATCH('/api/v2/users/{id}', { params: { path: { id: userId } }, body: { blocked: false } })),
                   done: done(`${who} is unblocked.`),
                 })
               }
@@ -214,7 +185,7 @@ function UserDetail({ userId }: { userId: string }) {
                   effect: <p>{who} will be refused at every sign-in until unblocked. Tokens already issued stay valid until they expire; revoke the sessions too to end the web sessions.</p>,
                   action: 'Block',
                   danger: true,
-                  run: () => api.patch(path, { blocked: true }),
+                  run: () => ok(api.PATCH('/api/v2/users/{id}', { params: { path: { id: userId } }, body: { blocked: true } })),
                   done: done(`${who} is blocked.`),
                 })
               }
@@ -230,7 +201,7 @@ function UserDetail({ userId }: { userId: string }) {
                 title: `Lift the brute-force blocks of ${who}?`,
                 effect: <p>Every IP address blocked for {who} after wrong codes, and a locked number, may try again at once.</p>,
                 action: 'Lift the blocks',
-                run: () => api.delete(`/user-blocks/${seg(u.user_id)}`),
+                run: () => ok(api.DELETE('/api/v2/user-blocks/{id}', { params: { path: { id: u.user_id } } })),
                 done: done(`The brute-force blocks of ${who} are lifted.`),
               })
             }
@@ -248,7 +219,7 @@ function UserDetail({ userId }: { userId: string }) {
                 effect: <p>{who} is signed out of the hosted login on every device ({sessions.data?.length ?? 'all'} sessions); their applications must sign them in again.</p>,
                 action: 'Revoke the sessions',
                 danger: true,
-                run: () => api.delete(`${path}/sessions`),
+                run: () => ok(api.DELETE('/api/v2/users/{id}/sessions', { params: { path: { id: userId } } })),
                 done: done(`The sessions of ${who} are revoked.`),
               })
             }
@@ -266,7 +237,7 @@ function UserDetail({ userId }: { userId: string }) {
                 effect: <p>The user, their refresh tokens, sessions and passkeys are deleted for good. The number may sign up again as a new user.</p>,
                 action: 'Delete the user',
                 danger: true,
-                run: () => api.delete(path),
+                run: () => ok(api.DELETE('/api/v2/users/{id}', { params: { path: { id: userId } } })),
                 done: () => {
                   location.hash = href('users');
                 },
@@ -352,7 +323,7 @@ function UserDetail({ userId }: { userId: string }) {
                             effect: <p>From their next token (at the latest when the current one is renewed), {who} no longer has the permissions of {r.name}.</p>,
                             action: `Take ${r.name}`,
                             danger: true,
-                            run: () => api.request('DELETE', `${path}/roles`, { body: { roles: [r.id] } }),
+                            run: () => ok(api.DELETE('/api/v2/users/{id}/roles', { params: { path: { id: userId } }, body: { roles: [r.id] } })),
                             done: roles.reload,
                           })
                         }
@@ -364,7 +335,7 @@ function UserDetail({ userId }: { userId: string }) {
                 ))}
               </ul>
             )}
-            {can('create:role_members') && can('read:roles') && <GiveRole userPath={path} who={who} held={roles.data} confirm={confirm} done={roles.reload} />}
+            {can('create:role_members') && can('read:roles') && <GiveRole userId={userId} who={who} held={roles.data} confirm={confirm} done={roles.reload} />}
           </>
         )}
       </section>
@@ -372,9 +343,9 @@ function UserDetail({ userId }: { userId: string }) {
   );
 }
 
-function GiveRole({ userPath, who, held, confirm, done }: { userPath: string; who: string; held: Role[]; confirm: ReturnType<typeof useConfirm>[0]; done: () => void }) {
+function GiveRole({ userId, who, held, confirm, done }: { userId: string; who: string; held: Role[]; confirm: ReturnType<typeof useConfirm>[0]; done: () => void }) {
   const { api } = useConsole();
-  const all = useLoad(() => api.get<unknown>('/roles', { per_page: 100 }).then((a) => itemsOf<Role>(a, 'roles')), []);
+  const all = useLoad(() => ok(api.GET('/api/v2/roles', { params: { query: { per_page: 100 } } })).then((a) => itemsOf<Role>(a, 'roles')), []);
   const [roleId, setRoleId] = useState('');
   const choices = (all.data ?? []).filter((r) => !held.some((h) => h.id === r.id));
   if (all.error) return <ErrorMessage error={all.error} />;
@@ -389,7 +360,7 @@ function GiveRole({ userPath, who, held, confirm, done }: { userPath: string; wh
           title: `Give ${who} the role ${chosen.name}?`,
           effect: <p>From their next sign-in or token renewal, {who} holds the permissions of {chosen.name}{chosen.description ? ` (${chosen.description})` : ''}.</p>,
           action: `Give ${chosen.name}`,
-          run: () => api.post(`${userPath}/roles`, { roles: [chosen.id] }),
+          run: () => ok(api.POST('/api/v2/users/{id}/roles', { params: { path: { id: userId } }, body: { roles: [chosen.id] } })),
           done,
         });
       }}

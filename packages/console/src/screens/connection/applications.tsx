@@ -1,22 +1,18 @@
+import { itemsOf, ok } from '../../api';
 import { useState } from 'preact/hooks';
 import { ErrorMessage, Loading, Notice, useLoad } from '../../components/ui';
 import { FieldError } from '../../components/field-error';
 import { useCan, useConsole } from '../../context';
-import { itemsOf } from '../fraud-data';
 import { usePatch, type SectionProps } from './section';
+import type { Client } from '../applications-data';
 
-interface Client {
-  client_id: string;
-  name: string;
-  app_type?: string;
-}
 
 /** `enabled_clients`: the applications that may start logins with this connection (a PATCH replaces the list). */
 export function EnabledApplications({ connection, confirm, reload, canUpdate }: SectionProps) {
   const { api, settings } = useConsole();
   const can = useCan();
   const { refusal, patch, notice, saved } = usePatch(connection, reload);
-  const clients = useLoad(async () => (can('read:clients') ? itemsOf<Client>(await api.get('/clients', { per_page: 100 }), 'clients') : []), []);
+  const clients = useLoad(async () => (can('read:clients') ? itemsOf<Client>(await ok(api.GET('/api/v2/clients', { params: { query: { per_page: 100 } } })), 'clients') : []), []);
   const [enabled, setEnabled] = useState<string[]>(connection.enabled_clients);
   const known = clients.data ?? [];
   // Enabled ids the list does not show (no read:clients, or beyond its first page) stay as they are.

@@ -2,11 +2,9 @@ import { useState } from 'preact/hooks';
 import { FieldError, refusedField } from '../../components/field-error';
 import { inputValue, usePatch, type SectionProps } from './section';
 import { SettingsForm } from './settings-form';
+import type { Connection } from '../fraud-data';
 
-interface WebOtp {
-  origin: string;
-  app_hashes?: string[];
-}
+type WebOtp = NonNullable<Connection['options']['webotp']>;
 
 const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 

@@ -1,4 +1,4 @@
-import { seg } from '../../api';
+import { ok } from '../../api';
 import { useConsole } from '../../context';
 import { href } from '../../router';
 import type { SectionProps } from './section';
@@ -12,8 +12,9 @@ export function DeleteConnection({ connection, confirm }: Pick<SectionProps, 'co
   const { api, settings, operator } = useConsole();
   const usersOf = async (): Promise<string> => {
     if (!operator.scopes.has('read:users')) return 'all its users';
-    const answer = await api.get<{ total?: number }>('/users', { q: `identities.connection:"${connection.name}"`, include_totals: true, per_page: 1 });
-    return answer.total === 1 ? 'its 1 user' : `its ${answer.total ?? 0} users`;
+    const answer = await ok(api.GET('/api/v2/users', { params: { query: { q: `identities.connection:"${connection.name}"`, include_totals: 'true', per_page: 1 } } }));
+    const total = Array.isArray(answer) ? answer.length : answer.total;
+    return total === 1 ? 'its 1 user' : `its ${total} users`;
   };
   return (
     <section class="card danger-zone" aria-labelledby="delete-title">
@@ -43,7 +44,7 @@ export function DeleteConnection({ connection, confirm }: Pick<SectionProps, 'co
               </>
             ),
             action: 'Delete the connection',
-            run: () => api.delete(`/connections/${seg(connection.id)}`),
+            run: () => ok(api.DELETE('/api/v2/connections/{id}', { params: { path: { id: connection.id } } })),
             done: () => {
               location.hash = href('connections');
             },

@@ -2,13 +2,9 @@ import { useState } from 'preact/hooks';
 import { Notice } from '../../components/ui';
 import { FieldError, refusedField } from '../../components/field-error';
 import { inputValue, usePatch, type SectionProps } from './section';
+import type { Connection } from '../fraud-data';
 
-interface StoredAuthentication {
-  method: 'bearer';
-  subject: string;
-  audience: string;
-  secret_base64_encoded?: boolean;
-}
+type StoredAuthentication = NonNullable<Connection['options']['gateway_authentication']>;
 
 /**
  * Where codes are delivered and how identity proves itself to the gateway. The secret is

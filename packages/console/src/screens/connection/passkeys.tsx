@@ -2,12 +2,9 @@ import { useState } from 'preact/hooks';
 import { FieldError, refusedField } from '../../components/field-error';
 import { inputValue, usePatch, type SectionProps } from './section';
 import { SettingsForm } from './settings-form';
+import type { Connection } from '../fraud-data';
 
-interface Passkeys {
-  enabled: boolean;
-  offer_after_sms_logins: number;
-  user_verification: 'required' | 'preferred';
-}
+type Passkeys = NonNullable<Connection['options']['passkeys']>;
 
 /** packages/contracts PASSKEYS_OFF: what a connection without the setting has. */
 const OFF: Passkeys = { enabled: false, offer_after_sms_logins: 3, user_verification: 'required' };

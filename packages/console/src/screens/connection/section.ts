@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { seg } from '../../api';
+import { ok } from '../../api';
 import type { Confirmation } from '../../components/ui';
 import { useConsole } from '../../context';
 import type { Connection } from '../fraud-data';
@@ -31,7 +31,7 @@ export function usePatch(
   const [notice, setNotice] = useState('');
   const patch = async (body: Record<string, unknown>) => {
     try {
-      const answer = await api.patch<UpdatedConnection>(`/connections/${seg(connection.id)}`, body);
+      const answer = await ok(api.PATCH('/api/v2/connections/{id}', { params: { path: { id: connection.id } }, body: body }));
       setRefusal(undefined);
       return answer;
     } catch (err) {
