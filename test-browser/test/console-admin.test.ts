@@ -209,7 +209,7 @@ describeWithChromium('the operator console in a real browser, as an Admin', () =
     await create.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'backup-sms', exact: true }).waitFor();
     const backup = (await suite.api.listConnections()).find((c) => c.name === 'backup-sms')!;
-    expect(backup.options.template).toBe('Your sign-in code is @@password@@');
+    expect(backup.options.template).toBe('Your @@application.name@@ verification code is: @@password@@');
     expect(backup.options.gateway_url).toBe('https://sms-gateway.example.com/sms');
     expect(backup.options.gateway_authentication).toMatchObject({ method: 'bearer', subject: 'smsauth-identity', audience: 'sms-gateway' });
     expect(JSON.stringify(backup)).not.toContain('a-gateway-secret-for-the-test');

@@ -69,13 +69,17 @@ export function Connections({ route }: { route: string[] }) {
   );
 }
 
+/** contracts' DEFAULT_MESSAGE_TEMPLATE, word for word (test/connections.test.ts holds them equal). */
+export const SHIPPED_MESSAGE_TEMPLATE = 'Your @@application.name@@ verification code is: @@password@@';
+
 function NewConnection() {
   const { api } = useConsole();
   const [confirm, dialog] = useConfirm();
   const [name, setName] = useState('');
   const [gatewayUrl, setGatewayUrl] = useState('');
-  // The API requires a template (md_with_macros: it must contain @@password@@).
-  const [newTemplate, setNewTemplate] = useState('Your sign-in code is @@password@@');
+  // The API requires a template (md_with_macros: it must contain @@password@@). Kept as shipped,
+  // the connection sends the built-in message in the user's language (docs/sms-templates.md).
+  const [newTemplate, setNewTemplate] = useState(SHIPPED_MESSAGE_TEMPLATE);
   const [subject, setSubject] = useState('');
   const [audience, setAudience] = useState('');
   const [secret, setSecret] = useState('');
