@@ -49,7 +49,7 @@ export const BrandingUpdateSchema = z.strictObject({
     .strictObject({
       primary: ColourSchema.nullable()
         .optional()
-        .describe('The hosted pages\' buttons and links: `#rrggbb` or `#rgb` (shown as lower-case `#rrggbb`); null removes it. The button text is white or near-black, whichever keeps WCAG AA contrast.'),
+        .describe('The hosted pages\' buttons and links: `#rrggbb` or `#rgb` (shown as lower-case `#rrggbb`); null removes it.'),
       page_background: ColourSchema.nullable()
         .optional()
         .describe(
