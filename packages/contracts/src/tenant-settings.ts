@@ -41,6 +41,8 @@ export const inertTenantSettingsFields = {
     .describe(`${INERT} /v2/logout checks returnTo against the client's allowed_logout_urls only.`),
   sandbox_version: z.string().max(16).describe(INERT),
   legacy_sandbox_version: z.string().max(16).describe(INERT),
+  sandbox_versions_available: z.array(z.string().max(16)).max(20).describe(`${INERT} (Auth0 shows it; its exports carry it.)`),
+  universal_login: z.record(z.string(), z.unknown()).describe(`${INERT} Auth0's older Universal Login colours; the pages take theirs from /api/v2/branding.`),
   default_redirection_uri: z.union([z.literal(''), HttpsUrlSchema]).describe(`${INERT} An https: URL or empty.`),
   flags: FlagsSchema,
   change_password: z.record(z.string(), z.unknown()).nullable().describe(INERT),

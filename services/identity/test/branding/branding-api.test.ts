@@ -158,6 +158,35 @@ describeOnEachDatabase('/api/v2/branding, /api/v2/prompts and /api/v2/tenants/se
       expect(again.body.enabled_locales).toEqual(['fr', 'en', 'ar']);
     });
 
+    it('accepts a tenant.json as auth0-deploy-cli exports it from an Auth0 tenant (lifetimes as the tool sends them, in minutes) and shows every setting back', async () => {
+      const fromAuth0 = {
+        allowed_logout_urls: ['https://transfers.example.com'],
+        default_directory: '',
+        enabled_locales: ['en', 'es'],
+        flags: { enable_client_connections: false, revoke_refresh_token_grant: false, disable_clickjack_protection_headers: false },
+        friendly_name: 'Transfers',
+        picture_url: '',
+        sandbox_version: '18',
+        sandbox_versions_available: ['18', '16'],
+        support_email: '',
+        support_url: '',
+        universal_login: { colors: { primary: '#0059d6', page_background: '#000000' } },
+        oidc_logout: { rp_logout_end_session_endpoint_discovery: true },
+        sessions: { oidc_logout_prompt_enabled: false },
+        session_cookie: { mode: 'persistent' },
+        customize_mfa_in_postlogin_action: false,
+        resource_parameter_profile: 'audience',
+        session_lifetime_in_minutes: 10_080,
+        idle_session_lifetime_in_minutes: 4_320,
+        ephemeral_session_lifetime_in_minutes: 4_320,
+        idle_ephemeral_session_lifetime_in_minutes: 1_440,
+      };
+      const res = await h.management('patch', '/tenants/settings', fromAuth0).expect(200);
+      const { session_lifetime_in_minutes: _s, idle_session_lifetime_in_minutes: _i, ephemeral_session_lifetime_in_minutes: _e, idle_ephemeral_session_lifetime_in_minutes: _ie, flags, ...shown } = fromAuth0;
+      expect(res.body).toMatchObject({ ...shown, session_lifetime: 168, idle_session_lifetime: 72, ephemeral_session_lifetime: 72, idle_ephemeral_session_lifetime: 24 });
+      expect(res.body.flags).toMatchObject(flags);
+    });
+
     it.each([
       ['a language the pages do not speak', { enabled_locales: ['en', 'tlh'] }, /enabled_locales\.1: the hosted pages speak these languages only/],
       ['a language listed twice', { enabled_locales: ['en', 'fr', 'en'] }, /lists a language twice/],
