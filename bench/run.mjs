@@ -9,7 +9,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['airport', 'airport-cold', 'm2m', 'code-exchange', 'login', 'login-logs', 'gateway', 'soak', 'users', 'sms-fraud', 'stats', 'user-import'];
+const BENCHMARKS = ['airport', 'airport-cold', 'm2m', 'code-exchange', 'login', 'login-logs', 'gateway', 'soak', 'users', 'sms-fraud', 'stats', 'user-import', 'memory'];
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 function parseArgs(argv) {

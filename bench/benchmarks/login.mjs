@@ -4,9 +4,11 @@
 // With PostgreSQL, the floor (lib/floor-login.mjs: the same wire flow in bare Express, one SQL
 // statement per call) runs the same loops with the same driver, so the CPU a login costs here
 // is shown next to the least any implementation of the flow costs on the same machine.
+import { loadavg } from 'node:os';
 import { startFloorStack } from '../lib/floor-stack.mjs';
 import { cryptoRate, loginRun } from '../lib/load.mjs';
-import { startBenchStack } from '../lib/stack.mjs';
+import { postgresDatabaseOf } from '../lib/services.mjs';
+import { startBenchStack, startBetterAuthStack } from '../lib/stack.mjs';
 import { keyMaterialFromToken, postJson } from '../lib/tokens.mjs';
 import { median, printTable } from '../lib/table.mjs';
 
@@ -21,6 +23,7 @@ export function databases() {
 }
 
 export function loginSpec(s) {
+  if (s.flow === 'better-auth') return { flow: s.flow, authUrl: s.authUrl, gatewayUrl: s.gatewayUrl, outboxToken: s.outboxToken };
   return { authUrl: s.authUrl, gatewayUrl: s.gatewayUrl, outboxToken: s.outboxToken, clientId: s.tenant.demoClientId, connection: s.tenant.connectionName };
 }
 
@@ -38,26 +41,45 @@ export function cpuPerLogin(runs, { identity = 'identity', gateway = 'sms-delive
   const gatewayMs = sum((run) => run.rss[gateway].cpuMs);
   const driverMs = sum((run) => run.driverCpuMs);
   const machineMs = sum((run) => run.machineBusyMs);
+  const postgresMs = sum((run) => run.postgresCpuMs);
   return {
+    // The primary figure: what the login costs the machine it is served from (the services and
+    // PostgreSQL), without the load generator and whatever else runs.
+    servedMs: per(identityMs + gatewayMs + postgresMs),
     identityMs: per(identityMs),
     gatewayMs: per(gatewayMs),
+    postgresMs: per(postgresMs),
     driverMs: per(driverMs),
-    restMs: per(machineMs - identityMs - gatewayMs - driverMs),
+    restMs: per(machineMs - identityMs - gatewayMs - postgresMs - driverMs),
     totalMs: per(machineMs),
   };
 }
 
 /**
- * The configurations, in run order: `postgres/1`, `floor` (with PostgreSQL), `pglite/1`, `postgres/2`.
- * `BENCH_LOGIN_CONFIGS=postgres/1,floor` runs only those (database/identity workers, or floor), for A/B runs.
+ * The configurations, in run order: `postgres/1`, `better-auth`, `floor` (with PostgreSQL),
+ * `better-auth+record`, `pglite/1`, `postgres/2`. The peer (lib/peer-better-auth.mjs) is what a
+ * TypeScript team would run instead; `+record` gives it the per-request record ours keeps.
+ * `BENCH_LOGIN_CONFIGS=postgres/1,better-auth` runs only those, for A/B runs.
  */
 export function configurations() {
   const list = databases().map((database) => ({ name: `${database}/1`, stack: 'ours', database, workers: 1 }));
   if (list.some((c) => c.database === 'postgres')) {
-    list.splice(1, 0, { name: 'floor', stack: 'floor', database: 'postgres', workers: 1 });
+    list.splice(
+      1,
+      0,
+      { name: 'better-auth', stack: 'better-auth', database: 'postgres', workers: 1 },
+      { name: 'floor', stack: 'floor', database: 'postgres', workers: 1 },
+      { name: 'better-auth+record', stack: 'better-auth', record: true, database: 'postgres', workers: 1 },
+    );
     list.push({ name: 'postgres/2', stack: 'ours', database: 'postgres', workers: 2 });
   }
   return list;
+}
+
+function startStack(config) {
+  if (config.stack === 'floor') return startFloorStack();
+  if (config.stack === 'better-auth') return startBetterAuthStack({ record: config.record }).then((s) => ({ ...s, flow: 'better-auth' }));
+  return startBenchStack({ database: config.database, identityEnv: { WEB_CONCURRENCY: String(config.workers) } });
 }
 
 export function selectConfigurations(all, wanted = process.env.BENCH_LOGIN_CONFIGS) {
@@ -79,8 +101,14 @@ async function oneLogin(spec) {
 
 /** Starts one configuration's services and times RS256 signing with its key's size. */
 async function startTarget(config, ctx) {
-  const s = config.stack === 'floor' ? await startFloorStack() : await startBenchStack({ database: config.database, identityEnv: { WEB_CONCURRENCY: String(config.workers) } });
+  const s = await startStack(config);
   try {
+    // The peer's keys are its own business (its jwt plugin makes them on first use): its rows
+    // carry no sign rate or efficiency, only what a login costs.
+    if (config.stack === 'better-auth') {
+      if (ctx.warmupSec) await loginRun({ ...loginSpec(s), concurrency: 4, durationSec: ctx.warmupSec }, { workDir: s.dir });
+      return { config, s, sign: undefined, runs: [] };
+    }
     const token =
       config.stack === 'floor'
         ? (await oneLogin(loginSpec(s))).id_token
@@ -99,11 +127,12 @@ async function startTarget(config, ctx) {
 async function measure(target, ctx, round) {
   const { config, s } = target;
   const watch = [s.identity, s.gateway];
-  ctx.log(`login ${config.name}${round ? ` round ${round}` : ''} (${config.stack}, ${config.database}, ${config.workers} identity worker(s)): sign ${Math.round(target.sign.perSecond)}/s; peak (closed loop, ${ctx.connections} at once)`);
-  const peak = await loginRun({ ...loginSpec(s), concurrency: ctx.connections, durationSec: ctx.durationSec }, { workDir: s.dir, watch });
+  const database = postgresDatabaseOf(s.databaseUrl);
+  ctx.log(`login ${config.name}${round ? ` round ${round}` : ''} (${config.stack}, ${config.database}, ${config.workers} identity worker(s)): sign ${target.sign ? `${Math.round(target.sign.perSecond)}/s` : 'not timed'}; peak (closed loop, ${ctx.connections} at once)`);
+  const peak = await loginRun({ ...loginSpec(s), concurrency: ctx.connections, durationSec: ctx.durationSec }, { workDir: s.dir, watch, database });
   const halfRate = Math.max(1, peak.loginsPerSec / 2);
   ctx.log(`login ${config.name}: ${peak.loginsPerSec.toFixed(1)}/s peak; open loop at ${halfRate.toFixed(1)}/s`);
-  const half = await loginRun({ ...loginSpec(s), rate: halfRate, durationSec: ctx.durationSec }, { workDir: s.dir, watch });
+  const half = await loginRun({ ...loginSpec(s), rate: halfRate, durationSec: ctx.durationSec }, { workDir: s.dir, watch, database });
   target.runs.push({ round, peak, half, halfRate });
 }
 
@@ -111,7 +140,7 @@ function summarize({ config, s, sign, runs }) {
   const names = { identity: s.identity.name, gateway: s.gateway.name };
   const peakLoginsPerSec = median(runs.map((r) => r.peak.loginsPerSec));
   const perLogin = runs[0].peak.signaturesPerLogin;
-  const efficiency = peakLoginsPerSec / (sign.perSecond / perLogin);
+  const efficiency = sign ? peakLoginsPerSec / (sign.perSecond / perLogin) : null;
   const ours1 = config.stack === 'ours' && config.database === 'postgres' && config.workers === 1;
   const rssPeak = (name) => Math.max(...runs.flatMap((r) => [r.peak.rss[name].peakMb, r.half.rss[name].peakMb]));
   return {
@@ -127,7 +156,7 @@ function summarize({ config, s, sign, runs }) {
       halfRate: median(runs.map((r) => r.halfRate)),
       halfP50Ms: median(runs.map((r) => r.half.p50Ms)),
       halfP99Ms: median(runs.map((r) => r.half.p99Ms)),
-      signPerSec: sign.perSecond,
+      signPerSec: sign?.perSecond ?? null,
       signaturesPerLogin: perLogin,
       efficiency,
       efficiencyMet: ours1 ? efficiency >= 0.35 : undefined,
@@ -148,7 +177,7 @@ function summarize({ config, s, sign, runs }) {
  */
 export async function run(ctx) {
   const chosen = selectConfigurations(configurations());
-  const rounds = ctx.smoke ? 1 : Number(process.env.BENCH_LOGIN_ROUNDS ?? 1);
+  const rounds = ctx.smoke ? 1 : Number(process.env.BENCH_LOGIN_ROUNDS ?? ctx.rounds);
   const targets = [];
   try {
     if (rounds <= 1) {
@@ -180,11 +209,39 @@ export async function run(ctx) {
   const floorCpu = cpu.find((c) => c.config === 'floor');
   const floorComparison = oursCpu && floorCpu ? compareWithFloor(oursCpu, floorCpu, rows) : undefined;
   if (floorComparison) printTable('login: ours (postgres/1) vs the floor, same run: machine CPU per login at the peak (ms)', floorComparison.parts);
+  const comparison = compareRounds(summaries, ctx.connections, rounds);
+  if (comparison) console.log(`\n${comparison.line}`);
   const one = rows.find((r) => r.config === 'postgres/1');
   const two = rows.find((r) => r.config === 'postgres/2');
   const scaling = one && two ? two.peakLoginsPerSec / one.peakLoginsPerSec : undefined;
   if (scaling) printTable('login: WEB_CONCURRENCY=2 scaling on PostgreSQL', [{ oneWorker: one.peakLoginsPerSec, twoWorkers: two.peakLoginsPerSec, scaling }]);
-  return { summary: rows, cpuPerLogin: cpu, runs: summaries.flatMap((x) => x.runs), rounds, floor: floorComparison, webConcurrency2Scaling: scaling };
+  return { summary: rows, cpuPerLogin: cpu, runs: summaries.flatMap((x) => x.runs), rounds, floor: floorComparison, comparison, webConcurrency2Scaling: scaling };
+}
+
+// Ours against the peer and the floor: logins per CPU second of the machine serving them (the
+// services and PostgreSQL), ours over theirs, in each round (each round measures every side on
+// the same machine, alternated), and the median of those ratios. Targets: issue 49.
+const TARGETS = { 'better-auth': 1.2, 'better-auth+record': 1.2, floor: 1 / 1.5 };
+
+export function compareRounds(summaries, connections, rounds) {
+  const served = (config, round) => summaries.find((x) => x.row.config === config)?.runs.find((r) => r.round === round)?.servedMs;
+  const ratios = {};
+  for (const peer of Object.keys(TARGETS)) {
+    const perRound = [];
+    for (let round = 1; round <= rounds; round += 1) {
+      const ours = served('postgres/1', round);
+      const theirs = served(peer, round);
+      if (ours && theirs) perRound.push(theirs / ours);
+    }
+    if (perRound.length) ratios[peer] = { median: Math.round(median(perRound) * 100) / 100, perRound: perRound.map((r) => Math.round(r * 100) / 100), target: Math.round(TARGETS[peer] * 100) / 100 };
+  }
+  if (!ratios['better-auth'] && !ratios.floor) return undefined;
+  const part = (name, label) => (ratios[name] ? `${label}=${ratios[name].median}` : `${label}=n/a`);
+  const line =
+    `login ${part('better-auth', 'ours/better-auth')} ${part('floor', 'ours/floor')} ${part('better-auth+record', 'ours/better-auth+record')}` +
+    ` (logins per CPU second of services + PostgreSQL, ours over theirs, median of ${rounds} alternated round(s) at ${connections} concurrent;` +
+    ` targets: better-auth >= ${TARGETS['better-auth']}, floor >= ${TARGETS.floor.toFixed(2)}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`;
+  return { ratios, line };
 }
 
 /** Ours next to the floor, part by part, with the ratio of each. */

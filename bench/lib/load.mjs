@@ -30,16 +30,16 @@ export function runJsonChild(script, args, { env } = {}) {
  * One autocannon run in its own process; RSS of `watch` processes sampled meanwhile.
  * Fails when any response was not 2xx (a benchmark of errors measures nothing).
  */
-export async function autocannonRun(spec, { workDir, watch = [], allowNon2xx = false } = {}) {
+export async function autocannonRun(spec, { workDir, watch = [], allowNon2xx = false, database } = {}) {
   const file = join(workDir, `spec-${process.hrtime.bigint()}.json`);
   writeFileSync(file, JSON.stringify(spec));
-  const sampler = sampleRss(watch);
+  const sampler = sampleRss(watch, 500, database);
   let result;
   try {
     result = await runJsonChild('autocannon-child.mjs', [file]);
   } finally {
     const sampled = sampler.stop();
-    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs };
+    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs, postgresCpuMs: sampled.postgresCpuMs };
   }
   if (!allowNon2xx && (result.non2xx > 0 || result.errors > 0)) {
     const states = watch.map((p) => `${p.name}: ${p.child.exitCode === null && p.child.signalCode === null ? 'running' : `exited (${p.child.exitCode ?? p.child.signalCode})`}, log ${p.logFile}:\n${tailOf(p.logFile)}`);
@@ -57,22 +57,33 @@ export function cpuUsPerRequest(result, name) {
   return typeof cpuMs === 'number' ? Math.round((cpuMs * 1000) / (result.total + (result.warmupTotal ?? 0))) : null;
 }
 
+/**
+ * CPU time (µs) per request of the process `name` and of PostgreSQL together: what serving the
+ * request cost the machine where part of the work is the database's (a peer that writes to
+ * PostgreSQL against ours on its embedded database, say).
+ */
+export function servedCpuUsPerRequest(result, name) {
+  const cpuMs = result.rss[name]?.cpuMs;
+  if (typeof cpuMs !== 'number' || typeof result.postgresCpuMs !== 'number') return null;
+  return Math.round(((cpuMs + result.postgresCpuMs) * 1000) / (result.total + (result.warmupTotal ?? 0)));
+}
+
 /** RS256 sign or verify rate of node:crypto on one core (a child process, nothing else running in it). */
 export function cryptoRate(operation, { workDir, keyFile, durationMs }) {
   return runJsonChild('crypto-rate-child.mjs', [operation, keyFile, String(durationMs)]);
 }
 
 /** One run of the login driver (its own process); RSS of `watch` sampled meanwhile. */
-export async function loginRun(spec, { workDir, watch = [], rssIntervalMs = 500 } = {}) {
+export async function loginRun(spec, { workDir, watch = [], rssIntervalMs = 500, database } = {}) {
   const file = join(workDir, `login-${process.hrtime.bigint()}.json`);
   writeFileSync(file, JSON.stringify(spec));
-  const sampler = sampleRss(watch, rssIntervalMs);
+  const sampler = sampleRss(watch, rssIntervalMs, database);
   let result;
   try {
     result = await runJsonChild('login-driver.mjs', [file]);
   } finally {
     const sampled = sampler.stop();
-    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs };
+    result = { ...(result ?? {}), rss: sampled.processes, machineBusyMs: sampled.machineBusyMs, postgresCpuMs: sampled.postgresCpuMs };
   }
   if (result.errors > 0) throw new Error(`${result.errors} logins failed; first: ${result.firstError}`);
   return result;

@@ -1,7 +1,7 @@
 // The login benchmark's load generator, in its own process. A login is three calls on two
 // hosts, which autocannon cannot chain: POST /passwordless/start -> GET the gateway's outbox
-// for the code -> POST /oauth/ro. argv: <spec.json> with {authUrl, gatewayUrl, outboxToken,
-// clientId, connection, durationSec, concurrency} (closed loop: each worker starts its next
+// for the code -> POST /oauth/ro (spec.flow 'better-auth': the peer's calls, betterAuthLogin).
+// argv: <spec.json> with {flow, authUrl, gatewayUrl, outboxToken, clientId, connection, durationSec, concurrency, logins?} (closed loop: each worker starts its next
 // login when the last finished) or {..., rate} (open loop: logins start on a fixed schedule and
 // latency counts from the scheduled start, so a stall is not hidden). Every login uses a new
 // phone number (the per-number start limit would refuse repeats).
@@ -22,29 +22,58 @@ function call(url, method, body, headers = {}) {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode, text }));
+      res.on('end', () => resolve({ status: res.statusCode, text, cookies: res.headers['set-cookie'] ?? [] }));
     });
     req.on('error', reject);
     req.end(payload);
   });
 }
 
-async function login() {
-  const phone = `+1415${2_000_000 + ((firstNumber + counter++) % 8_000_000)}`;
-  const start = await call(`${spec.authUrl}/passwordless/start`, 'POST', { client_id: spec.clientId, connection: spec.connection, phone_number: phone, send: 'code', authParams: { scope: 'openid' } });
-  if (start.status !== 200) throw new Error(`start answered ${start.status}: ${start.text}`);
-  let code;
-  for (let attempt = 0; !code && attempt < 50; attempt++) {
+/** The code the gateway's outbox holds for `phone` (the delivery may land just after the start answered). */
+async function codeFor(phone) {
+  for (let attempt = 0; attempt < 50; attempt++) {
     const outbox = await call(`${spec.gatewayUrl}/outbox/messages?recipient=${encodeURIComponent(phone)}`, 'GET', undefined, { authorization: `Bearer ${spec.outboxToken}` });
     if (outbox.status !== 200) throw new Error(`outbox answered ${outbox.status}: ${outbox.text}`);
-    code = JSON.parse(outbox.text)[0]?.body.match(/\b(\d{4,10})\b/)?.[1];
-    if (!code) await new Promise((r) => setTimeout(r, 20));
+    const code = JSON.parse(outbox.text)[0]?.body.match(/\b(\d{4,10})\b/)?.[1];
+    if (code) return code;
+    await new Promise((r) => setTimeout(r, 20));
   }
-  if (!code) throw new Error(`no code for ${phone} in the outbox`);
+  throw new Error(`no code for ${phone} in the outbox`);
+}
+
+/** Ours: POST /passwordless/start, the code from the outbox, POST /oauth/ro (ID and access token). */
+async function smsauthLogin(phone) {
+  const start = await call(`${spec.authUrl}/passwordless/start`, 'POST', { client_id: spec.clientId, connection: spec.connection, phone_number: phone, send: 'code', authParams: { scope: 'openid' } });
+  if (start.status !== 200) throw new Error(`start answered ${start.status}: ${start.text}`);
+  const code = await codeFor(phone);
   const ro = await call(`${spec.authUrl}/oauth/ro`, 'POST', { client_id: spec.clientId, connection: spec.connection, grant_type: 'password', username: phone, password: code, scope: 'openid', device: 'bench' });
   if (ro.status !== 200) throw new Error(`/oauth/ro answered ${ro.status}: ${ro.text}`);
   const tokens = JSON.parse(ro.text);
   return Object.values(tokens).filter((v) => typeof v === 'string' && v.split('.').length === 3).length;
+}
+
+/**
+ * better-auth's phone-number plugin: POST send-otp, the code from the outbox, POST verify (a
+ * session, its cookie), then GET /api/auth/token (the jwt plugin's RS256 token for an API).
+ */
+async function betterAuthLogin(phone) {
+  const origin = { origin: spec.authUrl };
+  const sent = await call(`${spec.authUrl}/api/auth/phone-number/send-otp`, 'POST', { phoneNumber: phone }, origin);
+  if (sent.status !== 200) throw new Error(`send-otp answered ${sent.status}: ${sent.text}`);
+  const code = await codeFor(phone);
+  const verified = await call(`${spec.authUrl}/api/auth/phone-number/verify`, 'POST', { phoneNumber: phone, code }, origin);
+  if (verified.status !== 200) throw new Error(`verify answered ${verified.status}: ${verified.text}`);
+  const cookie = verified.cookies.map((c) => c.split(';')[0]).join('; ');
+  const token = await call(`${spec.authUrl}/api/auth/token`, 'GET', undefined, { ...origin, cookie });
+  if (token.status !== 200) throw new Error(`/api/auth/token answered ${token.status}: ${token.text}`);
+  return JSON.parse(token.text).token.split('.').length === 3 ? 1 : 0;
+}
+
+const flows = { smsauth: smsauthLogin, 'better-auth': betterAuthLogin };
+const flow = flows[spec.flow ?? 'smsauth'];
+
+function login() {
+  return flow(`+1415${2_000_000 + ((firstNumber + counter++) % 8_000_000)}`);
 }
 
 const latencies = [];
@@ -77,9 +106,12 @@ if (spec.rate) {
   }
   await Promise.all(inFlight);
 } else {
+  // spec.logins: stop once that many logins have started (the memory benchmark's fixed load).
+  let begun = 0;
+  const more = () => performance.now() < endAt && (!spec.logins || begun++ < spec.logins);
   await Promise.all(
     Array.from({ length: spec.concurrency }, async () => {
-      while (performance.now() < endAt) await timed(performance.now());
+      while (more()) await timed(performance.now());
     }),
   );
 }

@@ -8,10 +8,16 @@
 // (getValueAndPayload of the jwt format returns no payload, so save() calls no adapter).
 // Logging: oidc-provider logs only through `debug`, off unless DEBUG names it (the launcher
 // sets DEBUG to nothing).
-// env: PORT, PEER_CLIENT_ID, PEER_CLIENT_SECRET, PEER_AUDIENCE, PEER_SCOPE.
+// PEER_RECORD=1 (with DATABASE_URL): the record ours keeps per token, added as a user of the peer
+// would: an audit row INSERTed into PostgreSQL and awaited before the answer (a Koa middleware
+// after the token endpoint succeeded, where its `grant.success` event fires), and the
+// per-request record of lib/request-record.mjs (request id, access line, duration histogram).
+// env: PORT, PEER_CLIENT_ID, PEER_CLIENT_SECRET, PEER_AUDIENCE, PEER_SCOPE, PEER_RECORD, DATABASE_URL.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import Provider from 'oidc-provider';
+import { requestRecord } from './request-record.mjs';
 
 const port = Number(process.env.PORT);
 const issuer = `http://127.0.0.1:${port}`;
@@ -55,6 +61,21 @@ const provider = new Provider(issuer, {
 });
 provider.on('server_error', (_ctx, err) => console.error('server_error', err));
 
+const withRecord = process.env.PEER_RECORD === '1';
+let pool;
+if (withRecord) {
+  const { Pool } = createRequire(new URL('../../services/identity/package.json', import.meta.url))('pg');
+  pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  await pool.query('CREATE TABLE IF NOT EXISTS peer_token_audit (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), client_id text NOT NULL, audience text, ip text, user_agent text)');
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path === '/token' && ctx.status === 200) {
+      await pool.query('INSERT INTO peer_token_audit (client_id, audience, ip, user_agent) VALUES ($1, $2, $3, $4)', [ctx.oidc?.client?.clientId ?? null, audience, ctx.ip, ctx.get('user-agent') || null]);
+    }
+  });
+}
+const { record } = withRecord ? requestRecord() : { record: (_req, _res, next) => next() };
+
 // /readyz for the launcher; everything else is the provider's Koa app.
 const callback = provider.callback();
 const server = createServer((req, res) => {
@@ -62,8 +83,8 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     return;
   }
-  callback(req, res);
+  record(req, res, () => callback(req, res));
 });
 server.keepAliveTimeout = 65_000;
 server.listen(port, '127.0.0.1');
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () => server.close(() => (pool ? pool.end() : Promise.resolve()).then(() => process.exit(0))));

@@ -108,14 +108,49 @@ export function machineBusyMs() {
 }
 
 /**
+ * CPU time so far of the PostgreSQL backends serving `database` (told by their process title,
+ * BACKEND_TITLE), in ms: the database's share of the work,
+ * which belongs to neither side's process tree. Other databases' clients (a test suite running
+ * meanwhile) are not counted. A backend that exits takes its time with it; the services keep
+ * pooled connections through a run. 0 without a database name (PGlite: in the service's process).
+ */
+export function postgresCpuMs(database) {
+  if (!database) return 0;
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (BACKEND_TITLE.exec(title)?.[1] !== database) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+// "postgres: [cluster name: ]<user> <database> <client> <state>" (Debian names the cluster "15/main").
+const BACKEND_TITLE = /^postgres: (?:\S+: )?\S+ (\S+) /;
+
+/** The database name of a postgres:// URL; undefined for anything else (PGlite). */
+export function postgresDatabaseOf(url) {
+  return typeof url === 'string' && /^postgres(ql)?:/.test(url) ? decodeURIComponent(new URL(url).pathname.slice(1)) : undefined;
+}
+
+/**
  * Samples RSS of the named processes every intervalMs until stopped; returns, per name, the
  * peak and last RSS and the CPU time it used meanwhile, plus the machine's busy CPU time (what
- * the processes not watched, such as PostgreSQL and the load generator, used is the rest).
+ * the processes not watched, such as PostgreSQL and the load generator, used is the rest) and
+ * the CPU time of the PostgreSQL backends serving `database` (postgresCpuMs).
  */
-export function sampleRss(processes, intervalMs = 500) {
+export function sampleRss(processes, intervalMs = 500, database = undefined) {
   const samples = Object.fromEntries(processes.map((p) => [p.name, []]));
   const cpuAtStart = Object.fromEntries(processes.map((p) => [p.name, cpuMs(p.child.pid)]));
   const machineAtStart = machineBusyMs();
+  const postgresAtStart = postgresCpuMs(database);
   const take = () => {
     for (const p of processes) if (p.child.exitCode === null) samples[p.name].push(rssMb(p.child.pid));
   };
@@ -132,7 +167,7 @@ export function sampleRss(processes, intervalMs = 500) {
           return [name, { peakMb: round(Math.max(...values)), lastMb: round(values.at(-1)), cpuMs: cpu, samples: values.map(round) }];
         }),
       );
-      return { processes: perProcess, machineBusyMs: machineBusyMs() - machineAtStart };
+      return { processes: perProcess, machineBusyMs: machineBusyMs() - machineAtStart, postgresCpuMs: postgresCpuMs(database) - postgresAtStart };
     },
   };
 }

@@ -55,19 +55,7 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
     };
     let identity = await startProcess(identityOptions);
     started.push(identity);
-    const gateway = await startProcess({
-      name: 'sms-delivery-gateway',
-      port: gatewayPort,
-      logDir: dir,
-      env: {
-        ...common(),
-        SMS_PROVIDER: 'outbox',
-        OUTBOX_TOKEN: outboxToken,
-        GATEWAY_AUTH_SECRET: gatewayAuthSecret,
-        GATEWAY_AUTH_AUDIENCE: deliveryUrl,
-        GATEWAY_AUTH_SUBJECT: GATEWAY_SUBJECT,
-      },
-    });
+    const gateway = await startOutboxGateway({ port: gatewayPort, logDir: dir, outboxToken, gatewayAuthSecret });
     started.push(gateway);
     const tenant = await stack.seedDemoTenant({
       authUrl,
@@ -105,6 +93,67 @@ export async function startBenchStack({ database = 'pglite', airport = false, ai
     return result;
   } catch (err) {
     await cleanup();
+    throw err;
+  }
+}
+
+/**
+ * The delivery gateway with the outbox provider (codes are read back from its outbox) and bearer
+ * authentication: a sender must sign an HS256 JWT with `gatewayAuthSecret` for `<url>/sms`.
+ */
+export function startOutboxGateway({ port, logDir, outboxToken, gatewayAuthSecret }) {
+  const deliveryUrl = `http://127.0.0.1:${port}/sms`;
+  return startProcess({
+    name: 'sms-delivery-gateway',
+    port,
+    logDir,
+    env: {
+      ...common(),
+      SMS_PROVIDER: 'outbox',
+      OUTBOX_TOKEN: outboxToken,
+      GATEWAY_AUTH_SECRET: gatewayAuthSecret,
+      GATEWAY_AUTH_AUDIENCE: deliveryUrl,
+      GATEWAY_AUTH_SUBJECT: GATEWAY_SUBJECT,
+    },
+  });
+}
+
+/**
+ * The login benchmark's peer stack: better-auth with its phone-number plugin
+ * (lib/peer-better-auth.mjs) on a PostgreSQL database of its own, delivering through our gateway
+ * exactly as identity does. `record`: with the per-request record ours keeps (BETTER_AUTH_RECORD).
+ */
+export async function startBetterAuthStack({ record = false } = {}) {
+  const dir = workDir('smsauth-better-auth-');
+  const owned = ownedResources(dir);
+  try {
+    const db = (owned.db = await createBenchDatabase());
+    if (!db) throw new Error('the better-auth peer needs TEST_DATABASE_URL or BENCH_DATABASE_URL');
+    const [peerPort, gatewayPort] = await Promise.all([stack.freePort(), stack.freePort()]);
+    const outboxToken = secret(24);
+    const gatewayAuthSecret = secret(32);
+    const gateway = await startOutboxGateway({ port: gatewayPort, logDir: dir, outboxToken, gatewayAuthSecret });
+    owned.started.push(gateway);
+    const deliveryUrl = `${gateway.url}/sms`;
+    const peer = await startProcess({
+      name: record ? 'better-auth-record' : 'better-auth',
+      script: join(repoRoot, 'bench', 'lib', 'peer-better-auth.mjs'),
+      port: peerPort,
+      logDir: dir,
+      env: {
+        NODE_ENV: 'production',
+        DATABASE_URL: db.url,
+        DELIVERY_URL: deliveryUrl,
+        GATEWAY_AUTH_SECRET: gatewayAuthSecret,
+        GATEWAY_AUTH_AUDIENCE: deliveryUrl,
+        GATEWAY_AUTH_SUBJECT: GATEWAY_SUBJECT,
+        ...(record ? { BETTER_AUTH_RECORD: '1' } : {}),
+      },
+    });
+    owned.started.push(peer);
+    return { dir, authUrl: peer.url, gatewayUrl: gateway.url, outboxToken, identity: peer, gateway, databaseUrl: db.url, stop: owned.stop };
+  } catch (err) {
+    await owned.stop();
     throw err;
   }
 }

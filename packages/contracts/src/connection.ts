@@ -17,12 +17,19 @@ export const ConnectionNameSchema = z
 /** Only http(s): other schemes (file:, ftp:, gopher:...) are an SSRF foothold. */
 const GatewayUrlSchema = z.url({ protocol: z.regexes.httpProtocol, message: 'must be an http: or https: URL' });
 
+/**
+ * The template smsauth ships (the seed tenant, deploy/tenant.example.json, the console's new
+ * connection). A connection whose syntax is md_with_macros and whose template is this text, word
+ * for word, sends the default messages in the user's language instead (docs/sms-templates.md).
+ */
+export const DEFAULT_MESSAGE_TEMPLATE = 'Your @@application.name@@ verification code is: @@password@@';
+
 /** What the template must contain is checked per syntax (checkTemplateForSyntax). */
 const TemplateSchema = z
   .string()
   .min(1)
   .describe(
-    'The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits.',
+    `The SMS text. syntax md_with_macros (the default): must contain the @@password@@ macro; the shipped default "${DEFAULT_MESSAGE_TEMPLATE}" sends the built-in message in the user's language (32 languages) instead. syntax liquid: must output the code ({{ code }} or {{ password }}), be at most 4096 characters and parse; its sample render must fit the limits.`,
   )
   // The part of the rule that needs no other field: one of the two ways of carrying the code.
   .meta({ pattern: '@@password@@|\\{\\{-?\\s*(?:code|password)\\b' });

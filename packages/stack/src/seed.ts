@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
+import { DEFAULT_MESSAGE_TEMPLATE, PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
 import { ManagementClient, requestJson, type ClientRecord, type ClientSettings } from './management-client';
 
 /** Where the demo tenant's connection delivers, and how it proves itself to the gateway. */
@@ -85,7 +85,7 @@ export function demoConnectionOptions(options: DemoTenantOptions, gatewaySecret:
     gateway_url: options.gatewayDeliveryUrl,
     from: '+14155550100',
     syntax: 'md_with_macros',
-    template: 'Your @@application.name@@ verification code is: @@password@@',
+    template: DEFAULT_MESSAGE_TEMPLATE,
     totp: { time_step: 300, length: 6 },
     brute_force_protection: true,
     disable_signup: false,

@@ -26,6 +26,7 @@ import { DegradableIdempotency, DegradableMessageStatusStore } from './domain/de
 import { IdempotencyStore, SharedIdempotencyStore, type Idempotency } from './domain/idempotency';
 import { createIpAllowList } from './domain/ip-allow-list';
 import { MessageStatusService } from './domain/message-statuses';
+import { RECEIPT_TOKEN_PARAMETER } from './domain/receipt-url-token';
 import { ChannelRoutes } from './domain/routing';
 import { createSharedStoreMetrics, SharedStoreState } from './domain/shared-store-state';
 import type { SmsProvider } from './domain/sms-provider';
@@ -109,7 +110,7 @@ export function buildApp({ config, logger, clock = systemClock, http = axios.cre
     lifecycle,
     keepRawBody: true,
     trustProxy: config.TRUST_PROXY,
-    redactQueryParams: ['recipient'],
+    redactQueryParams: ['recipient', RECEIPT_TOKEN_PARAMETER],
     // The development outbox page reloads its list every few seconds: a reader, not an event.
     debugPaths: ['/outbox'],
     routes: (app) => {

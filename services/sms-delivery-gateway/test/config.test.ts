@@ -87,7 +87,7 @@ describe('sms-delivery-gateway configuration', () => {
   });
 
   it('refuses an unknown SMS_PROVIDER', () => {
-    expect(problemsOf({ SMS_PROVIDER: 'carrier-pigeon' })).toEqual(['SMS_PROVIDER: must be one of outbox, twilio, webhook, vonage, telnyx']);
+    expect(problemsOf({ SMS_PROVIDER: 'carrier-pigeon' })).toEqual(['SMS_PROVIDER: must be one of outbox, twilio, webhook, vonage, telnyx, plivo, sinch, infobip']);
   });
 
   it('requires SMS_PROVIDER to be chosen explicitly in production', () => {

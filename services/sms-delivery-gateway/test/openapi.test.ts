@@ -65,7 +65,22 @@ describe('GET /openapi.json: tags and the receipt signatures', () => {
   it('names the signature header each provider signs its receipts with', async () => {
     const document = (await request(buildGateway({ GATEWAY_PUBLIC_URL: 'https://gw.example.com' }).app).get('/openapi.json')).body;
     const headers = (document.paths['/receipts/{provider}/{id}'].post.parameters as Array<{ name: string; in: string }>).filter((p) => p.in === 'header');
-    expect(headers.map((header) => header.name)).toEqual(['X-Twilio-Signature', 'Webhook-Signature', 'Telnyx-Signature-Ed25519', 'Telnyx-Timestamp']);
+    expect(headers.map((header) => header.name)).toEqual([
+      'X-Twilio-Signature',
+      'Webhook-Signature',
+      'Telnyx-Signature-Ed25519',
+      'Telnyx-Timestamp',
+      'X-Plivo-Signature-V3',
+      'X-Plivo-Signature-Ma-V3',
+      'X-Plivo-Signature-V3-Nonce',
+      'X-Sinch-Webhook-Signature',
+      'X-Sinch-Webhook-Signature-Nonce',
+      'X-Sinch-Webhook-Signature-Timestamp',
+      'X-Sinch-Webhook-Signature-Algorithm',
+    ]);
+    // Sinch and Infobip receipts carry the gateway's token in their URL instead (or as well).
+    const query = (document.paths['/receipts/{provider}/{id}'].post.parameters as Array<{ name: string; in: string }>).filter((p) => p.in === 'query');
+    expect(query.map((parameter) => parameter.name)).toEqual(['receipt_token']);
   });
 });
 

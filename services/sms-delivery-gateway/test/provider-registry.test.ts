@@ -4,7 +4,7 @@ import { PROVIDERS, PROVIDER_NAMES, PROVIDER_SECRETS, providerSettingsShape } fr
 
 describe('provider registry', () => {
   it('lists each provider once, by its SMS_PROVIDER name', () => {
-    expect(PROVIDER_NAMES).toEqual(['outbox', 'twilio', 'webhook', 'vonage', 'telnyx']);
+    expect(PROVIDER_NAMES).toEqual(['outbox', 'twilio', 'webhook', 'vonage', 'telnyx', 'plivo', 'sinch', 'infobip']);
     expect(new Set(PROVIDER_NAMES).size).toBe(PROVIDERS.length);
   });
 

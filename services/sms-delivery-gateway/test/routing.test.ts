@@ -33,7 +33,7 @@ describe('SMS_ROUTES configuration', () => {
 
   it('refuses a route naming a provider that is not configured', () => {
     expect(problemsOf({ SMS_ROUTES: '{"+49":["regional"]}' })).toEqual([
-      'SMS_ROUTES: route "+49" names provider "regional", which is neither outbox, twilio, webhook, vonage, telnyx nor an SMS_PROVIDER_INSTANCES name',
+      'SMS_ROUTES: route "+49" names provider "regional", which is neither outbox, twilio, webhook, vonage, telnyx, plivo, sinch, infobip nor an SMS_PROVIDER_INSTANCES name',
     ]);
   });
 
@@ -55,7 +55,7 @@ describe('SMS_ROUTES configuration', () => {
     ).toEqual([
       'SMS_PROVIDER_INSTANCES: "a".WEBHOOK_URL: must be an http(s) URL',
       'SMS_PROVIDER_INSTANCES: "b".TWILIO_ACCOUNT_SID: is required for a twilio provider',
-      'SMS_PROVIDER_INSTANCES: "c".provider: must be one of outbox, twilio, webhook, vonage, telnyx',
+      'SMS_PROVIDER_INSTANCES: "c".provider: must be one of outbox, twilio, webhook, vonage, telnyx, plivo, sinch, infobip',
     ]);
   });
 

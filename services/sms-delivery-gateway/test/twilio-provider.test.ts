@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
+import { startProvider } from './support/providers';
 import { INVALID_TO, TWILIO_SID, TWILIO_TOKEN, startFakeTwilio, type FakeTwilio } from './support/fake-twilio';
 
 const MESSAGING_SERVICE_SID = `MG${'abcdef0123456789'.repeat(2)}`;
@@ -72,6 +73,39 @@ describe('twilio provider', () => {
     expect(JSON.stringify(res.body)).not.toContain(wrongToken);
     expect(logs.text()).not.toContain(wrongToken);
     expect(logs.text()).not.toContain(Buffer.from(`${TWILIO_SID}:${wrongToken}`).toString('base64'));
+  });
+
+  it('fails over to the next provider when Twilio refuses the account’s credentials (401), as Vonage, Telnyx and the others do', async () => {
+    const backup = await startProvider();
+    try {
+      const { app, metrics, logs } = buildGateway({
+        ...twilioEnv({ TWILIO_AUTH_TOKEN: 'wrong-twilio-token-fedcba9876543210' }),
+        SMS_PROVIDER_INSTANCES: JSON.stringify({ backup: { provider: 'webhook', WEBHOOK_URL: backup.url() } }),
+        SMS_ROUTES: JSON.stringify({ default: ['twilio', 'backup'] }),
+      });
+      expect((await request(app).post('/sms').send(deliveryBody())).status).toBe(200);
+      expect(backup.requests).toHaveLength(1);
+      expect(await metricValue(metrics, 'sms_failovers_total', { from: 'twilio', to: 'backup' })).toBe(1);
+      expect(logs.entries().find((entry) => entry.msg === 'sms delivered')?.attempts).toEqual([
+        { provider: 'twilio', outcome: 'failed', http_status: 401 },
+        { provider: 'backup', outcome: 'accepted' },
+      ]);
+      // A refused message (invalid To, 21211) is still not handed to the next provider.
+      backup.reset();
+      const refused = await request(
+        buildGateway({
+          ...twilioEnv(),
+          SMS_PROVIDER_INSTANCES: JSON.stringify({ backup: { provider: 'webhook', WEBHOOK_URL: backup.url() } }),
+          SMS_ROUTES: JSON.stringify({ default: ['twilio', 'backup'] }),
+        }).app,
+      )
+        .post('/sms')
+        .send(deliveryBody({ recipient: INVALID_TO }));
+      expect(refused.status).toBe(500);
+      expect(backup.requests).toHaveLength(0);
+    } finally {
+      await backup.close();
+    }
   });
 
   it('answers 500 provider_error when Twilio does not answer within TWILIO_TIMEOUT_MS', async () => {

@@ -133,9 +133,9 @@ describeOnEachDatabase('delivery channels', (database) => {
     expect(await verified()).toBe(before + 1);
   });
 
-  it('speaks English when the user’s language has no phrase book', async () => {
+  it('speaks the number’s country’s language, English for a British number, when the user’s language is not bundled', async () => {
     const setup = await h.loginSetup({ channels: CHANNELS });
-    await start(setup, GB(3), { channel: 'voice' }, 'nl-NL');
+    await start(setup, GB(3), { channel: 'voice' }, 'sw-KE');
     const call = deliveriesTo(GB(3))[0]!.body;
     expect(call.language).toBe('en-US');
     expect(call.body).toMatch(/^Your Flow App code is: (\d, ){5}\d\. Again, your code is: (\d, ){5}\d\.$/);

@@ -6,13 +6,27 @@ import { telnyxProvider } from './telnyx';
 import { twilioProvider } from './twilio';
 import { vonageProvider } from './vonage';
 import { webhookProvider } from './webhook';
+// Plivo, Sinch and Infobip (issue 46).
+import { infobipProvider } from './infobip';
+import { plivoProvider } from './plivo';
+import { sinchProvider } from './sinch';
 
 /**
  * Every provider, in the order their variables appear in the environment schema and their
  * rules are checked. Adding one = a module exporting a ProviderDefinition (defineProvider)
  * and a line here; config.ts, app.ts and the routes never change.
  */
-export const PROVIDERS = [outboxProvider, twilioProvider, webhookProvider, vonageProvider, telnyxProvider] as const;
+export const PROVIDERS = [
+  outboxProvider,
+  twilioProvider,
+  webhookProvider,
+  vonageProvider,
+  telnyxProvider,
+  // Plivo, Sinch and Infobip (issue 46).
+  plivoProvider,
+  sinchProvider,
+  infobipProvider,
+] as const;
 
 type Providers = typeof PROVIDERS;
 type AnyProvider = Providers[number];

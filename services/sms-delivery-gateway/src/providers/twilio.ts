@@ -134,7 +134,11 @@ function createTwilioSender(settings: ProviderSettings<typeof settingsSchema>, d
       code !== undefined
         ? `Twilio error ${code} (HTTP ${response.status}): ${reason}`
         : `Twilio answered HTTP ${response.status}: ${reason}`;
-    throw fail(description, { status: response.status, ...(code !== undefined ? { code } : {}) });
+    // A refused login (HTTP 401, Twilio error 20003) is this account's problem, not the
+    // message's: another provider has its own credentials, so it fails over as Vonage's
+    // status 4 and Telnyx's 10009 do.
+    const authenticationFailed = response.status === 401 || String(code) === '20003';
+    throw fail(description, { status: response.status, ...(code !== undefined ? { code } : {}), ...(authenticationFailed ? { transient: true } : {}) });
   }
 
   return {

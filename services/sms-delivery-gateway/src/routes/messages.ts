@@ -45,6 +45,13 @@ const ReceiptSignatureHeadersSchema = z.object({
   'Webhook-Signature': z.string().optional(),
   'Telnyx-Signature-Ed25519': z.string().optional(),
   'Telnyx-Timestamp': z.string().optional(),
+  'X-Plivo-Signature-V3': z.string().optional(),
+  'X-Plivo-Signature-Ma-V3': z.string().optional(),
+  'X-Plivo-Signature-V3-Nonce': z.string().optional(),
+  'X-Sinch-Webhook-Signature': z.string().optional(),
+  'X-Sinch-Webhook-Signature-Nonce': z.string().optional(),
+  'X-Sinch-Webhook-Signature-Timestamp': z.string().optional(),
+  'X-Sinch-Webhook-Signature-Algorithm': z.string().optional(),
 });
 
 /**
@@ -60,8 +67,13 @@ export function receiptOperation(messageStatuses: MessageStatusService, publicUr
     tags: [RECEIPTS_TAG],
     summary: 'A provider’s signed delivery receipt for one message (the URL each message was sent with)',
     description:
-      'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`. vonage: the SMS API delivery receipt, form-encoded or JSON, with its `sig` parameter (VONAGE_SIGNATURE_SECRET, VONAGE_SIGNATURE_METHOD) and a `timestamp` within 5 minutes. telnyx: Telnyx’s JSON message webhook, verified with Telnyx-Signature-Ed25519 and Telnyx-Timestamp (within 5 minutes).',
+      'twilio: Twilio’s form-encoded status callback, verified with X-Twilio-Signature. webhook: a WebhookReceipt JSON body with `Webhook-Signature: sha256=<hex HMAC-SHA256 of the body keyed with WEBHOOK_CALLBACK_SECRET>`. vonage: the SMS API delivery receipt, form-encoded or JSON, with its `sig` parameter (VONAGE_SIGNATURE_SECRET, VONAGE_SIGNATURE_METHOD) and a `timestamp` within 5 minutes. telnyx: Telnyx’s JSON message webhook, verified with Telnyx-Signature-Ed25519 and Telnyx-Timestamp (within 5 minutes). plivo: Plivo’s form-encoded status callback, verified with X-Plivo-Signature-V3 or X-Plivo-Signature-Ma-V3 and the nonce. sinch: a JSON recipient delivery report, with the URL’s `receipt_token` and, with SINCH_CALLBACK_SECRET, X-Sinch-Webhook-Signature. infobip: a JSON delivery report (`results`), with the URL’s `receipt_token` (Infobip signs none).',
     params: z.object({ provider: z.string(), id: z.string() }),
+    query: z.object({ receipt_token: z.string().optional() }),
+    queryDescriptions: {
+      receipt_token:
+        'providers sinch and infobip: the token the gateway put in the receipt URL it gave the provider (HMAC of the message keyed with its API credential). Required for their receipts.',
+    },
     headers: ReceiptSignatureHeadersSchema,
     headerDescriptions: {
       'X-Twilio-Signature':
@@ -70,6 +82,16 @@ export function receiptOperation(messageStatuses: MessageStatusService, publicUr
       'Telnyx-Signature-Ed25519':
         'provider telnyx: base64 Ed25519 signature of `{Telnyx-Timestamp}|{raw body}`, verified with TELNYX_PUBLIC_KEY. Required for telnyx receipts.',
       'Telnyx-Timestamp': 'provider telnyx: Unix seconds when Telnyx signed the webhook; more than 5 minutes away from now is refused. Required for telnyx receipts.',
+      'X-Plivo-Signature-V3':
+        'provider plivo: base64 HMAC-SHA256 keyed with PLIVO_AUTH_TOKEN over the receipt URL, the sorted form fields and the nonce (several may be given, comma-separated). Required for plivo receipts.',
+      'X-Plivo-Signature-Ma-V3':
+        'provider plivo: the same signature made with the main account’s Auth Token (what Plivo’s messaging callbacks carry); one of it or X-Plivo-Signature-V3 must verify with PLIVO_AUTH_TOKEN.',
+      'X-Plivo-Signature-V3-Nonce': 'provider plivo: the nonce the signatures cover. Required for plivo receipts.',
+      'X-Sinch-Webhook-Signature':
+        'provider sinch, with SINCH_CALLBACK_SECRET: base64 HMAC over `{raw body}.{nonce}.{timestamp}` keyed with the secret. Required then.',
+      'X-Sinch-Webhook-Signature-Nonce': 'provider sinch, with SINCH_CALLBACK_SECRET: the nonce the signature covers.',
+      'X-Sinch-Webhook-Signature-Timestamp': 'provider sinch, with SINCH_CALLBACK_SECRET: Unix seconds; more than 5 minutes away from now is refused.',
+      'X-Sinch-Webhook-Signature-Algorithm': 'provider sinch: `HmacSHA256` (when absent) or `HmacSHA512`.',
     },
     rawBody: {
       content: {

@@ -48,7 +48,7 @@ describe('the SMS delivery gateway against its own OpenAPI document (fuzz)', () 
         deliveryToken: { authorization: `Bearer ${token}` },
         outboxToken: { authorization: 'Bearer outbox-token-for-the-fuzz-suite' },
       },
-      knownValues: { id: [messageId], provider: ['outbox', 'twilio', 'webhook', 'vonage', 'telnyx'] },
+      knownValues: { id: [messageId], provider: ['outbox', 'twilio', 'webhook', 'vonage', 'telnyx', 'plivo', 'sinch', 'infobip'] },
     });
     console.log(`gateway fuzz: answers by status ${JSON.stringify(statuses)}`);
     if (findings.length) throw new Error(fuzzReport(findings, seed));

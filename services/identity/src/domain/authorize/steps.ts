@@ -47,6 +47,8 @@ export interface Caller {
   ip: string;
   userAgent: string | undefined;
   requestLanguage: string | null;
+  /** The page's language: the code's default message speaks it (StartCall.pageLanguage). */
+  pageLanguage?: string | undefined;
 }
 
 /**

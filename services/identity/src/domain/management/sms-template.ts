@@ -13,7 +13,9 @@ import {
 } from '@smsauth/contracts';
 import type { IdentityStore } from '../../store';
 import { LiquidTemplateError } from '../passwordless/liquid-template';
+import { chooseMessageLanguage } from '../passwordless/message-language';
 import { messageBody, type MessageVariables } from '../passwordless/sms-message';
+import { canonicalPhoneNumber } from '../phone/canonical-number';
 import { countSmsSegments } from '../passwordless/sms-segments';
 import { invalidField, notFound, validationFailed } from './validation';
 
@@ -25,16 +27,20 @@ function sampleCode(length: number): string {
 export const SAMPLE_PHONE_NUMBER = '+14155550100';
 export const SAMPLE_APPLICATION_NAME = 'My App';
 
-function sampleVariables(options: ConnectionOptions, overrides: Partial<MessageVariables> = {}): MessageVariables {
-  return {
+/** The sample variables, with the default messages' language chosen as a start would choose it (request_language, else the number's country). */
+function sampleVariables(options: ConnectionOptions, overrides: Partial<Omit<MessageVariables, 'messageLanguage'>> = {}): MessageVariables {
+  const variables = {
     code: sampleCode(options.totp.length),
     phoneNumber: SAMPLE_PHONE_NUMBER,
     applicationName: SAMPLE_APPLICATION_NAME,
     connectionName: options.name,
     requestLanguage: null,
-    send: 'code',
+    send: 'code' as const,
     ...overrides,
   };
+  const number = canonicalPhoneNumber(variables.phoneNumber);
+  const country = number.ok ? number.number.country : undefined;
+  return { ...variables, messageLanguage: chooseMessageLanguage({ requestLanguage: variables.requestLanguage, country }).language };
 }
 
 /** The message with these variables; a Liquid problem is a 400 naming `options.template` and the line. */

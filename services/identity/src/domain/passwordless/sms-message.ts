@@ -1,6 +1,7 @@
-import { ErrorCodes, SmsProviderErrorDescriptions, type ConnectionOptions, type DeliveryChannel, type DeliveryRequest } from '@smsauth/contracts';
+import { ErrorCodes, SmsProviderErrorDescriptions, type ConnectionOptions, type DeliveryChannel, type DeliveryRequest, type LoginLanguage } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import type { StoredClient, StoredConnection } from '../../store';
+import { defaultSms, defaultWhatsAppMessage, usesDefaultMessages } from './default-messages';
 import { withDomainBoundCode } from './domain-bound-code';
 import { GatewayTokenError, signGatewayToken } from './gateway-token';
 import { LiquidTemplateError, renderLiquidTemplate, type LiquidMessageVariables } from './liquid-template';
@@ -22,15 +23,19 @@ export function gatewayToken(connection: StoredConnection, now: Date): string | 
   }
 }
 
-/** What a message may say; the Liquid names are Auth0's. */
-export type MessageVariables = LiquidMessageVariables;
+/** What a message may say (the Liquid names are Auth0's), and the language of the default messages (chooseMessageLanguage). */
+export type MessageVariables = LiquidMessageVariables & { messageLanguage: LoginLanguage };
 
 /**
- * The text of the SMS: the template in its syntax (`md_with_macros`, the default, exactly
- * as before; or `liquid`), then the domain-bound lines when the connection has `webotp`.
+ * The text of the SMS: the default message in `messageLanguage` when the connection keeps the
+ * shipped template (usesDefaultMessages), else the template in its syntax (`md_with_macros`,
+ * exactly as before; or `liquid`); then the domain-bound lines when the connection has `webotp`.
  * Throws LiquidTemplateError when a Liquid template cannot be rendered.
  */
 export function messageBody(options: Pick<ConnectionOptions, 'syntax' | 'template' | 'webotp'>, variables: MessageVariables): string {
+  if (usesDefaultMessages(options)) {
+    return defaultSms(variables.messageLanguage, { code: variables.code, applicationName: variables.applicationName }, options.webotp);
+  }
   const text =
     options.syntax === 'liquid'
       ? renderLiquidTemplate(options.template, variables)
@@ -49,43 +54,23 @@ export function unrenderableTemplateError(err: LiquidTemplateError): HttpError {
 
 /**
  * The delivery request body (spec 2.2): the rendered message, the sender, and the caller when
- * forward_req_info. Per channel: `sms` is the connection's template exactly as before (and the
- * request carries no `channel`, so an older gateway reads it as it always did); `whatsapp` is
- * the same template without the SMS-only domain-bound lines, with the code's digits for a
- * WhatsApp authentication template; `voice` is the spoken text (voiceMessage), its language and
- * the digits.
+ * forward_req_info. Per channel: `sms` is messageBody (and the request carries no `channel`, so
+ * an older gateway reads it as it always did); `whatsapp` is the default WhatsApp text in the
+ * message language (with that `language`) when the connection keeps the shipped template, else
+ * the template without the SMS-only domain-bound lines, with the code's digits for a WhatsApp
+ * authentication template; `voice` is the spoken text (voiceMessage), its language and the digits.
  */
 export function deliveryPayload(
   connection: StoredConnection,
   client: StoredClient,
   phoneNumber: string,
   code: string,
-  caller: { ip: string; userAgent: string | undefined; requestLanguage: string | null; send: 'code' | 'link' },
+  caller: { ip: string; userAgent: string | undefined; requestLanguage: string | null; messageLanguage: LoginLanguage; send: 'code' | 'link' },
   channel: DeliveryChannel = 'sms',
 ): DeliveryRequest {
   const { options } = connection;
   const forward = options.forward_req_info === true || options.forward_req_info === 'true';
-  let body: string;
-  let language: string | undefined;
-  if (channel === 'voice') {
-    const spoken = voiceMessage(code, client.name, caller.requestLanguage);
-    body = spoken.text;
-    language = spoken.language;
-  } else {
-    try {
-      body = messageBody(channel === 'whatsapp' ? { syntax: options.syntax, template: options.template } : options, {
-        code,
-        phoneNumber,
-        applicationName: client.name,
-        connectionName: connection.name,
-        requestLanguage: caller.requestLanguage,
-        send: caller.send,
-      });
-    } catch (err) {
-      if (err instanceof LiquidTemplateError) throw unrenderableTemplateError(err);
-      throw err;
-    }
-  }
+  const { body, language } = channelMessage(connection, client, phoneNumber, code, caller, channel);
   return {
     recipient: phoneNumber,
     body,
@@ -93,4 +78,38 @@ export function deliveryPayload(
     ...(forward ? { req: { ip: caller.ip, ...(caller.userAgent ? { 'user-agent': caller.userAgent } : {}) } } : {}),
     ...(channel === 'sms' ? {} : { channel, code, ...(language ? { language } : {}) }),
   };
+}
+
+/** The channel's text, and its language when smsauth wrote it (a tenant's template says nothing of its language). */
+function channelMessage(
+  connection: StoredConnection,
+  client: StoredClient,
+  phoneNumber: string,
+  code: string,
+  caller: { requestLanguage: string | null; messageLanguage: LoginLanguage; send: 'code' | 'link' },
+  channel: DeliveryChannel,
+): { body: string; language?: string } {
+  const { options } = connection;
+  if (channel === 'voice') {
+    const spoken = voiceMessage(code, client.name, caller.messageLanguage, caller.requestLanguage);
+    return { body: spoken.text, language: spoken.language };
+  }
+  if (channel === 'whatsapp' && usesDefaultMessages(options)) {
+    return { body: defaultWhatsAppMessage(caller.messageLanguage, { code, applicationName: client.name }), language: caller.messageLanguage };
+  }
+  try {
+    const body = messageBody(channel === 'whatsapp' ? { syntax: options.syntax, template: options.template } : options, {
+      code,
+      phoneNumber,
+      applicationName: client.name,
+      connectionName: connection.name,
+      requestLanguage: caller.requestLanguage,
+      messageLanguage: caller.messageLanguage,
+      send: caller.send,
+    });
+    return { body };
+  } catch (err) {
+    if (err instanceof LiquidTemplateError) throw unrenderableTemplateError(err);
+    throw err;
+  }
 }

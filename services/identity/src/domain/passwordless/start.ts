@@ -23,6 +23,7 @@ import { decideRateLimit, rateLimitedError, rateLimitWindow, type RateLimitHeade
 import { codeExpiresAt } from './code-state';
 import { computeOtp, generateOtpSecret } from './otp';
 import { channelPlan } from './channels';
+import { chooseMessageLanguage } from './message-language';
 import { SmsProviderError, type SmsGateway } from './sms-gateway';
 import { deliveryPayload, gatewayToken } from './sms-message';
 import { countryLabel, type SmsMetrics } from './sms-metrics';
@@ -51,6 +52,11 @@ export interface StartCall {
   userAgent: string | undefined;
   /** `x-request-language`, else the best `accept-language` entry, else null. */
   requestLanguage: string | null;
+  /**
+   * The hosted login page's language, when the start comes from the page: the default messages
+   * speak it before request_language and the number's country (chooseMessageLanguage).
+   */
+  pageLanguage?: string | undefined;
   /** Receives the rate-limit headers as soon as they are known (success and every later error). */
   setHeaders(headers: RateLimitHeaders): void;
   /**
@@ -381,11 +387,12 @@ async function deliverByFirstChannelThatTakes(
   code: string,
 ): Promise<{ channel: DeliveryChannel; messageId?: string }> {
   const { request, client, connection, number, now, channels } = start;
+  const { language: messageLanguage } = chooseMessageLanguage({ pageLanguage: call.pageLanguage, requestLanguage: call.requestLanguage, country: number.country });
   for (const [index, channel] of channels.entries()) {
     try {
       const { messageId } = await deps.smsGateway.deliverSms({
         gatewayUrl: connection.options.gateway_url,
-        payload: deliveryPayload(connection, client, number.e164, code, { ...call, send: request.send }, channel),
+        payload: deliveryPayload(connection, client, number.e164, code, { ...call, messageLanguage, send: request.send }, channel),
         authToken: gatewayToken(connection, now),
         idempotencyKey: index === 0 ? startId : `${startId}.${channel}`,
       });

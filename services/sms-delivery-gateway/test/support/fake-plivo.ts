@@ -1,0 +1,81 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { RecordingServer } from '@smsauth/test-support';
+
+export const PLIVO_AUTH_ID = 'MAXXXXXXXXXXXXXXXXXX';
+export const PLIVO_AUTH_TOKEN = 'plivo-auth-token-0123456789abcdef';
+
+export interface PlivoRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  json: Record<string, unknown>;
+}
+
+/** An error Plivo answers: HTTP status and its `error` text. */
+export interface PlivoErrorAnswer {
+  status: number;
+  error: string;
+}
+
+export interface FakePlivo {
+  baseUrl: string;
+  requests: PlivoRequest[];
+  answerWith: PlivoErrorAnswer | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * A small imitation of Plivo's Messages API (`POST /v1/Account/{auth_id}/Message/`), answering
+ * as its documentation shows: 401 without the right basic auth, the error the test chooses,
+ * else 202 `{api_id, message: "message(s) queued", message_uuid: [uuid]}`.
+ */
+export async function startFakePlivo(): Promise<FakePlivo> {
+  const requests: PlivoRequest[] = [];
+  const fake: FakePlivo = { baseUrl: '', requests, answerWith: undefined, close: async () => undefined };
+  const server = await RecordingServer.start({
+    responder: (req, res, recorded) => {
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(recorded.body) as Record<string, unknown>;
+      } catch {
+        // Recorded as {}.
+      }
+      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, json });
+      const reply = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      const apiId = randomUUID();
+      if (recorded.method !== 'POST' || recorded.path !== `/v1/Account/${PLIVO_AUTH_ID}/Message/`) {
+        reply(404, { api_id: apiId, error: 'not found' });
+        return;
+      }
+      if (req.headers.authorization !== `Basic ${Buffer.from(`${PLIVO_AUTH_ID}:${PLIVO_AUTH_TOKEN}`).toString('base64')}`) {
+        reply(401, { api_id: apiId, error: 'authentication failed' });
+        return;
+      }
+      if (fake.answerWith !== undefined) {
+        reply(fake.answerWith.status, { api_id: apiId, error: fake.answerWith.error });
+        return;
+      }
+      reply(202, { api_id: apiId, message: 'message(s) queued', message_uuid: [randomUUID()] });
+    },
+  });
+  fake.baseUrl = server.origin;
+  fake.close = () => server.close();
+  return fake;
+}
+
+/**
+ * Signs a status callback as Plivo documents V3 for a POST to a URL without a query: the URL,
+ * `?`, each parameter sorted by name as `namevalue`, `.`, the nonce; HMAC-SHA256, base64.
+ * Written out here from the documentation, not with the gateway's code, so both are checked.
+ */
+export function signLikePlivo(authToken: string, url: string, form: Record<string, string>, nonce: string): string {
+  const posted = Object.keys(form)
+    .sort()
+    .map((key) => `${key}${form[key]}`)
+    .join('');
+  return createHmac('sha256', authToken).update(`${url}?${posted}.${nonce}`).digest('base64');
+}
