@@ -21,7 +21,7 @@ const run = promisify(execFile);
 const A0DEPLOY = join(dirname(require.resolve('auth0-deploy-cli/package.json')), 'lib', 'index.js');
 
 /** The tool's resource types that identity has (docs/auth0-deploy-cli.md says why not the others). */
-export const DEPLOY_CLI_RESOURCE_TYPES = ['clients', 'connections', 'resourceServers', 'clientGrants', 'roles', 'logStreams'];
+export const DEPLOY_CLI_RESOURCE_TYPES = ['clients', 'connections', 'resourceServers', 'clientGrants', 'roles', 'logStreams', 'tenant', 'branding', 'prompts'];
 
 export type DeployFormat = 'directory' | 'yaml';
 
@@ -201,6 +201,34 @@ function readWithPaths(location: string): { model: TenantModel; paths: Map<Recor
     model: { clients: ofType('clients'), connections: ofType('connections'), resourceServers: ofType('resourceServers'), clientGrants: ofType('clientGrants'), roles: ofType('roles') },
     paths,
   };
+}
+
+/** The tenant's settings, brand and custom texts of an export: `tenant`, `branding` and `prompts.customText` as the tool names them. */
+export interface TenantSingletons {
+  tenant: Record<string, unknown>;
+  branding: Record<string, unknown>;
+  customText: Record<string, Record<string, Record<string, Record<string, string>>>>;
+}
+
+/** Where the directory format keeps them. */
+const SINGLETON_FILES = { tenant: 'tenant.json', branding: 'branding/branding.json', customText: 'prompts/custom-text.json' } as const;
+
+/** The tenant settings, branding and custom texts of an export (directory or tenant.yaml). */
+export function readSingletons(location: string): TenantSingletons {
+  if (location.endsWith('.yaml')) {
+    const document = parseYaml(readFileSync(location, 'utf8')) as { tenant?: object; branding?: object; prompts?: { customText?: object } };
+    return { tenant: { ...document.tenant }, branding: { ...document.branding }, customText: { ...document.prompts?.customText } } as TenantSingletons;
+  }
+  const files = readExport(location);
+  const read = (path: string) => JSON.parse(files.get(path) ?? '{}') as Record<string, never>;
+  return { tenant: read(SINGLETON_FILES.tenant), branding: read(SINGLETON_FILES.branding), customText: read(SINGLETON_FILES.customText) };
+}
+
+/** Edits the tenant settings, branding and custom texts of a directory export as a user does (each file rewritten). */
+export function editSingletons(location: string, edit: (singletons: TenantSingletons) => void): void {
+  const singletons = readSingletons(location);
+  edit(singletons);
+  for (const [key, path] of Object.entries(SINGLETON_FILES)) writeExportFile(location, path, singletons[key as keyof TenantSingletons]);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ManagementClient, readCodeFromOutbox, requestJson } from '@smsauth/stack';
 import { randomPhone } from '../src/fixtures';
-import { editExport, launchDeployTenant, readExport, readModel, type DeployFormat, type DeployTenant, type TenantModel } from '../src/deploy-cli';
+import { editExport, editSingletons, launchDeployTenant, readExport, readModel, readSingletons, type DeployFormat, type DeployTenant, type TenantModel, type TenantSingletons } from '../src/deploy-cli';
 
 // auth0-deploy-cli (pinned in package.json), run as its users run it, against a stack of its own:
 // export, import of that export, export again; then an import of edited files; and a client file
@@ -17,7 +17,16 @@ beforeAll(async () => {
   admin = new ManagementClient(tenant.stack.urls.authUrl, tenant.stack.adminClientId, tenant.stack.adminClientSecret);
   // A role of the tenant's own, without permissions yet: the edited files give it one.
   await admin.call('POST', '/roles', { name: 'Dispatcher', description: 'Books airport transfers' });
+  // The tenant's language, brand and a text. One language: the tool reads every prompt's text in each enabled language at
+  // its fixed pace of 8 requests a second (about 5 s per language and export).
+  await admin.call('PATCH', '/tenants/settings', TENANT_SETTINGS);
+  await admin.call('PATCH', '/branding', BRANDING);
+  await admin.call('PUT', '/prompts/login-passwordless/custom-text/en', CUSTOM_TEXT_EN);
 });
+
+const TENANT_SETTINGS = { enabled_locales: ['en'], friendly_name: 'Airport Transfers', support_email: 'help@transfers.example.com' };
+const BRANDING = { colors: { primary: '#0059d6', page_background: '#f4f4f8' }, logo_url: 'https://transfers.example.com/logo.png' };
+const CUSTOM_TEXT_EN = { 'login-passwordless-sms-otp': { title: 'Your transfer code', buttonText: 'Continue' } };
 afterAll(() => tenant?.stop());
 
 const byName = (records: Array<Record<string, unknown>>, name: string) => {
@@ -70,7 +79,16 @@ function changesFor(apiAudience: string) {
     model.clientGrants.push({ ...grant });
     byName(model.roles, 'Dispatcher').permissions = [{ ...permission }];
   };
-  return { fieldApp, reportingApp, grant, template, apply };
+  // French instead of English, a new colour, the texts in French (the English ones stay stored: the tool never deletes).
+  const tenantSettings = { enabled_locales: ['fr'], friendly_name: 'Transferts aéroport' };
+  const branding = { ...BRANDING, colors: { ...BRANDING.colors, primary: '#aa3300' } };
+  const logoutTextFr = { 'logout-complete': { title: 'Vous êtes déconnecté' } };
+  const applySingletons = (singletons: TenantSingletons): void => {
+    Object.assign(singletons.tenant, tenantSettings);
+    singletons.branding = structuredClone(branding);
+    singletons.customText = { fr: { 'login-passwordless': { 'login-passwordless-sms-otp': { title: 'Votre code' } }, logout: structuredClone(logoutTextFr) } };
+  };
+  return { fieldApp, reportingApp, grant, template, apply, tenantSettings, branding, logoutTextFr, applySingletons };
 }
 
 /**
@@ -100,19 +118,27 @@ describe.each<DeployFormat>(['directory', 'yaml'])('auth0-deploy-cli, %s format'
     const options = byName(readModel(first).connections, 'sms').options as { gateway_authentication: Record<string, unknown> };
     expect(options.gateway_authentication).toMatchObject({ method: 'bearer', subject: expect.any(String) });
     expect(options.gateway_authentication).not.toHaveProperty('secret');
+    // The tenant's settings, brand and texts are in the files (the session lifetimes in force, in hours).
+    const { tenant: settings, branding, customText } = readSingletons(first);
+    expect(settings).toMatchObject({ ...TENANT_SETTINGS, session_lifetime: 168, idle_session_lifetime: 72 });
+    // The tool's YAML writes the branding templates it found (none: there is no custom domain) as an empty list.
+    expect(branding).toEqual(format === 'yaml' ? { ...BRANDING, templates: [] } : BRANDING);
+    expect(customText).toEqual({ en: { 'login-passwordless': CUSTOM_TEXT_EN } });
   });
 });
 
 // Edits in one format (the directory's, through the Node API): the YAML round trip above already
 // proves that format reads and writes every record; each import costs the tool seconds of schema work.
 describe('auth0-deploy-cli, edited files', () => {
-  it('lands edited files (a template, applications, an Auth0 client file, a grant, role permissions) and nothing else moves; the connection still delivers', async () => {
+  it('lands edited files (a template, applications, an Auth0 client file, a grant, role permissions, languages, brand, a text) and nothing else moves; the connection still delivers', async () => {
     const exported = await tenant.exportTenant('directory');
     const changes = changesFor(tenant.stack.apiAudience);
     editExport(exported, changes.apply);
+    editSingletons(exported, changes.applySingletons);
     await tenant.importTenant(exported);
 
-    const after = readModel(await tenant.exportTenant('directory'));
+    const afterExport = await tenant.exportTenant('directory');
+    const after = readModel(afterExport);
     const expected = readModel(exported);
     // The Auth0 client's settings come back as the file had them, but for those that can only be off
     // and the older name cross_origin_auth (shown as cross_origin_authentication), which are not shown.
@@ -129,6 +155,11 @@ describe('auth0-deploy-cli, edited files', () => {
       Object.assign(byName(expected.clients, name), byName(after.clients, name));
     }
     expect(inOneOrder(after)).toEqual(inOneOrder(expected));
+    // The edited languages, brand and texts landed, and the next export shows them as the files had them.
+    expect(readSingletons(afterExport)).toEqual(readSingletons(exported));
+    expect(await admin.call('GET', '/tenants/settings')).toMatchObject(changes.tenantSettings);
+    expect(await admin.call('GET', '/branding')).toEqual(changes.branding);
+    expect(await admin.call('GET', '/prompts/logout/custom-text/fr')).toEqual(changes.logoutTextFr);
 
     // Through the management API too: the grant and the permission are in force.
     const reporting = (await admin.listClients()).find((c) => c.name === changes.reportingApp.name)!;

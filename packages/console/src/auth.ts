@@ -18,6 +18,8 @@ export const CONSOLE_SCOPES = [
   ...RESOURCES.flatMap((resource) => ['create', 'read', 'update', 'delete'].map((action) => `${action}:${resource}`)),
   'read:logs',
   'read:stats',
+  // The hosted pages' brand, texts and languages (Auth0's singletons: read and update only).
+  ...['branding', 'prompts', 'tenant_settings'].flatMap((resource) => [`read:${resource}`, `update:${resource}`]),
 ];
 
 export async function loadSettings(): Promise<ConsoleSettings> {

@@ -23,3 +23,5 @@ export * from './rbac';
 export * from './stats';
 export * from './user-jobs';
 export * from './login-languages';
+export * from './branding';
+export * from './tenant-settings';

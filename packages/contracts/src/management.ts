@@ -30,6 +30,13 @@ export const MANAGEMENT_SCOPES: readonly string[] = [
   'read:logs',
   // Figures computed from what the service records; nothing to write.
   'read:stats',
+  // Singletons of the tenant (Auth0's names): read and update only.
+  'read:branding',
+  'update:branding',
+  'read:prompts',
+  'update:prompts',
+  'read:tenant_settings',
+  'update:tenant_settings',
 ];
 
 /** The legacy resource-owner grant (`POST /oauth/ro`), named as in the reference product. */

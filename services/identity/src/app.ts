@@ -49,12 +49,15 @@ import { managementOperations, managementRouter, managementRoutesOf } from './ro
 import { openApiRouter } from './routes/openapi';
 import { identityOperations, identityRouter } from './routes/operations';
 import type { IdentityStore } from './store';
+import { StoreLoginAppearance } from './domain/branding/store-appearance';
 
 /** The API version the OpenAPI document states (the package version). */
 const IDENTITY_VERSION = '0.1.0';
 
 /** How long a replica holds a user job without committing a batch before another may take it over. */
 const USER_JOB_LEASE_SECONDS = 60;
+/** How long a replica shows the brand, languages and texts it read before reading them again (another replica's write shows within this). */
+const LOGIN_APPEARANCE_TTL_MS = 5_000;
 
 export interface AppDependencies {
   config: Config;
@@ -238,6 +241,9 @@ export function buildApp(deps: AppDependencies): IdentityApp {
       app.use(CORS_PATHS, corsForWebOrigins(store));
       app.use(CORS_CREDENTIALED_PATHS, corsForWebOrigins(store, ['POST'], { credentials: true }));
       app.use('/api/v2', corsForWebOrigins(store, MANAGEMENT_CORS_METHODS));
+      const sessions = { idleSeconds: config.SESSION_IDLE_LIFETIME_SECONDS, absoluteSeconds: config.SESSION_ABSOLUTE_LIFETIME_SECONDS };
+      // Read on every page render: kept briefly per replica, forgotten on this replica's writes.
+      const appearance = new StoreLoginAppearance(store, clock, LOGIN_APPEARANCE_TTL_MS);
       const operations = identityOperations({
         wellKnown: { keyRing, grants, authUrl: config.AUTH_URL, issuer },
         start,
@@ -247,17 +253,18 @@ export function buildApp(deps: AppDependencies): IdentityApp {
           start,
           codeExchange,
           secureCookies,
-          sessions: { idleSeconds: config.SESSION_IDLE_LIFETIME_SECONDS, absoluteSeconds: config.SESSION_ABSOLUTE_LIFETIME_SECONDS },
+          sessions,
           codeLifetimeSeconds: config.AUTHORIZATION_CODE_LIFETIME_SECONDS,
           metrics: webLoginMetrics,
           relyingParty: relyingPartyOf(config.AUTH_URL),
           passkeyMetrics: createPasskeyMetrics(metrics),
           issuer,
+          appearance,
         },
         codeExchange,
         token: { grants, managementAudience: managementAudienceOf(config) },
         revoke: { store, clock, clientAuthenticator },
-        logout: { store, clock, verifier, secureCookies, issuer },
+        logout: { store, clock, verifier, secureCookies, issuer, appearance },
         userinfo: { store, verifier, clock },
         userExports: { store, clock },
         crossOrigin: { codeExchange, issuer, secureCookies },
@@ -273,6 +280,8 @@ export function buildApp(deps: AppDependencies): IdentityApp {
         authUrl: config.AUTH_URL,
         connectionRules: connectionRulesOf(config, deps.resolveHost),
         logStreamRules: { checkSinkUrl: gatewayUrlCheck(config.GATEWAY_URL_POLICY, deps.resolveHost, 'sink.httpEndpoint') },
+        sessions,
+        appearanceChanged: () => appearance.invalidate(),
       };
       const declaredManagement = managementOperations(managementDependencies);
       const management = managementRouter(managementDependencies, declaredManagement);

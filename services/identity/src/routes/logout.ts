@@ -2,11 +2,12 @@ import { LogoutQuerySchema, OidcLogoutQuerySchema } from '@smsauth/contracts';
 import { defineOperation, htmlPage, mountOperations, redirectResponse, textResponse, type Operation } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
 import { logoutOutcome, oidcLogoutOutcome, type FrontChannelLogout, type LogoutDependencies, type LogoutOutcome } from '../domain/oauth/logout';
+import type { LoginAppearanceSource } from '../domain/branding/login-appearance';
 import { clearSessionCookie, sessionCookie } from './authorize/http';
 import { errorPage, FRONT_CHANNEL_LOGOUT_SCRIPT_SOURCE, frontChannelLogoutPage } from './authorize/views';
 import { NO_BODY_ERRORS } from './management/responses';
 
-export type LogoutRouteDependencies = LogoutDependencies & { secureCookies: boolean };
+export type LogoutRouteDependencies = LogoutDependencies & { secureCookies: boolean; appearance?: LoginAppearanceSource };
 
 /**
  * `GET /v2/logout?client_id=…&returnTo=…` (Auth0's) and `GET /oidc/logout` (OpenID Connect

@@ -30,6 +30,9 @@ import { logStreamsRepo } from './repos/log-streams';
 import { userBlocksRepo } from './repos/user-blocks';
 import { usersRepo } from './repos/users';
 import { userJobsRepo } from './repos/user-jobs';
+import { brandingRepo } from './repos/branding';
+import { promptCustomTextsRepo } from './repos/prompt-custom-texts';
+import { tenantSettingsRepo } from './repos/tenant-settings';
 import { openSqlClient, type SqlClient, type SqlClientOptions, type SqlExecutor } from './sql-client';
 import { invalidatingExecutor, M2mLookupCache } from './m2m-lookup-cache';
 
@@ -81,6 +84,12 @@ export interface IdentityStore {
   readonly logStreams: ReturnType<typeof logStreamsRepo>;
   /** Bulk user import and export jobs, their leases, refused records and export files. */
   readonly userJobs: ReturnType<typeof userJobsRepo>;
+  /** The tenant's settings: enabled languages, Auth0's tenant and prompt settings (one row). */
+  readonly tenantSettings: ReturnType<typeof tenantSettingsRepo>;
+  /** The tenant's brand: logo, favicon, font, colours (one row). */
+  readonly branding: ReturnType<typeof brandingRepo>;
+  /** The hosted pages' custom texts, by prompt and language. */
+  readonly promptCustomTexts: ReturnType<typeof promptCustomTextsRepo>;
   /** Runs `fn` with a store bound to one transaction (nested calls join the outer one). */
   transaction<T>(fn: (tx: IdentityStore) => Promise<T>): Promise<T>;
   /** Serialises a critical section across instances; call inside transaction(), released at its end. */
@@ -169,6 +178,9 @@ function bindStore(
     tenantLogs: tenantLogsRepo(db, cipher, { recordTenantLogs: recording, groupCommit: transaction !== undefined }),
     logStreams: logStreamsRepo(db, cipher),
     userJobs: userJobsRepo(db),
+    tenantSettings: tenantSettingsRepo(db),
+    branding: brandingRepo(db),
+    promptCustomTexts: promptCustomTextsRepo(db),
     loginStats: loginStatsRepo(db),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
@@ -315,4 +327,7 @@ export type { StoredPasskey, StoredWebAuthnChallenge, StoredPendingOffer } from 
 export type { StoredClientCredential } from './repos/client-credentials';
 export type { TenantLogRecord, StoredTenantLog, TenantLogCondition, TenantLogField, TenantLogSearch, DateBound } from './repos/tenant-logs';
 export type { LogStreamCursor, PendingLogRecord, StoredLogStream, StoredLogStreamSink } from './repos/log-streams';
+export type { StoredTenantSettings, TenantSettingsChanges } from './repos/tenant-settings';
+export { EMPTY_BRANDING, type StoredBranding } from './repos/branding';
+export type { StoredScreenTexts } from './repos/prompt-custom-texts';
 export { JobLeaseLostError, type StoredUserJob, type StoredJobError, type UserJobStatus, type UserJobType } from './repos/user-jobs';

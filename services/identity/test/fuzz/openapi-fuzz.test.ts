@@ -112,6 +112,16 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
     answer: /token_dialect: access_token_authz needs enforce_policies/,
     reason: 'a rule across fields, stated in the field description',
   },
+  {
+    operation: 'PUT /api/v2/prompts/{prompt}/custom-text/{language}',
+    answer: /is not a screen of the [\w-]+ prompt/,
+    reason: "a rule across the path and the body (each prompt's screens), stated in the body's description",
+  },
+  {
+    operation: 'PATCH /api/v2/tenants/settings',
+    answer: /(session_lifetime|idle_session_lifetime)(_in_minutes)?: must be [\d.]+ \((hours|minutes)\): the service's|_in_minutes: not with /,
+    reason: "state (the configured session lifetimes, which GET shows) and a field with its minutes form given together, stated in the field descriptions",
+  },
 ];
 
 describe('identity against its own OpenAPI document (fuzz)', () => {

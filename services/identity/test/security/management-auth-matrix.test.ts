@@ -29,6 +29,10 @@ import {
   UserBlocksResponseSchema,
   UserRecordSchema,
   SessionRecordSchema,
+  BrandingSchema,
+  CustomTextSchema,
+  PromptSettingsSchema,
+  TenantSettingsSchema,
 } from '@smsauth/contracts';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
@@ -437,6 +441,15 @@ describe('management API auth matrix', () => {
     'GET /log-streams/:id': async () => ({ url: `/log-streams/${(await createLogStream()).id}`, status: 200, schema: LogStreamRecordSchema }),
     'PATCH /log-streams/:id': async () => ({ url: `/log-streams/${(await createLogStream()).id}`, body: { status: 'paused' }, status: 200, schema: LogStreamRecordSchema }),
     'DELETE /log-streams/:id': async () => ({ url: `/log-streams/${(await createLogStream()).id}`, status: 204 }),
+    'GET /branding': async () => ({ url: '/branding', status: 200, schema: BrandingSchema }),
+    'PATCH /branding': async () => ({ url: '/branding', body: { colors: { primary: '#0059d6' } }, status: 200, schema: BrandingSchema }),
+    'GET /prompts': async () => ({ url: '/prompts', status: 200, schema: PromptSettingsSchema }),
+    'PATCH /prompts': async () => ({ url: '/prompts', body: { identifier_first: true }, status: 200, schema: PromptSettingsSchema }),
+    'GET /prompts/:prompt/custom-text/:language': async () => ({ url: '/prompts/logout/custom-text/en', status: 200, schema: CustomTextSchema }),
+    'PUT /prompts/:prompt/custom-text/:language': async () => ({ url: '/prompts/logout/custom-text/en', body: { logout: { title: 'Bye' } }, status: 200, schema: CustomTextSchema }),
+    'GET /prompts/:prompt/partials': async () => ({ url: '/prompts/login-passwordless/partials', status: 200, schema: z.strictObject({}) }),
+    'GET /tenants/settings': async () => ({ url: '/tenants/settings', status: 200, schema: TenantSettingsSchema }),
+    'PATCH /tenants/settings': async () => ({ url: '/tenants/settings', body: { friendly_name: 'Matrix' }, status: 200, schema: TenantSettingsSchema }),
     'PUT /keys/signing/:kid/revoke': async () => {
       const before = (await signingKeys()).find((k) => k.current)!;
       await admin('post', '/keys/signing/rotate');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { Router, type Request, type Response } from 'express';
 import { errorResponse, type AuthorizationResponse } from '../../domain/authorize/response';
 import type { SessionLifetimes } from '../../domain/authorize/session';
+import type { LoginAppearanceSource } from '../../domain/branding/login-appearance';
 import type { WebLoginMetrics } from '../../domain/authorize/web-login-metrics';
 import { authorizeFromSession } from '../../domain/authorize/single-sign-on';
 import { exchangeCodeForSignIn, sendLoginCode, transactionError, type Caller, type SignInDependencies } from '../../domain/authorize/steps';
@@ -100,6 +101,7 @@ export interface AuthorizeRouterDependencies {
   passkeyMetrics: PasskeyMetrics;
   /** The issuer (`{AUTH_URL}/`): every authorization response carries it as `iss` (RFC 9207). */
   issuer: string;
+  appearance?: LoginAppearanceSource;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;

@@ -1,5 +1,6 @@
 import type { Clock } from '@smsauth/service-kit';
 import type { Request, Response } from 'express';
+import type { SessionLifetimes } from '../../domain/authorize/session';
 import type * as connections from '../../domain/management/connections';
 import type * as logStreams from '../../domain/log-streams/management';
 import { managementWriteRecord, recordedManagementWrite, targetOfRecord, type ManagementCallContext, type WriteTarget } from '../../domain/logs/management-events';
@@ -20,6 +21,10 @@ export interface ManagementDependencies {
   authUrl: string;
   connectionRules: connections.ConnectionRules;
   logStreamRules: logStreams.LogStreamRules;
+  /** SESSION_ABSOLUTE_LIFETIME_SECONDS / SESSION_IDLE_LIFETIME_SECONDS: shown by /tenants/settings. */
+  sessions: SessionLifetimes;
+  /** Called after a write to the brand, texts or languages: the hosted pages' appearance cache forgets. */
+  appearanceChanged?: () => void;
 }
 
 /** Who called which route: the tenant log record of a write names it. */

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { validationFailed } from '../../domain/management/validation';
 import { authenticateManagementCaller, requiredScopeOf, requireScope } from './auth';
 import { authenticationMethodOperations } from './authentication-methods';
+import { brandingOperations } from './branding';
 import { clientGrantOperations } from './client-grants';
 import { clientOperations } from './clients';
 import { connectionOperations } from './connections';
@@ -42,6 +43,7 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
     ...signingKeyOperations(deps),
     ...logStreamOperations(deps, write),
     ...jobOperations(deps, write),
+    ...brandingOperations(deps, write),
   ];
 }
 
