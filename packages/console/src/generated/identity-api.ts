@@ -35,6 +35,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the hosted pages' brand (Auth0's shape; {} while nothing is set) */
+        get: operations["getApiV2Branding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set the hosted pages' logo, favicon, font and colours (fields given replace, null removes) */
+        patch: operations["patchApiV2Branding"];
+        trace?: never;
+    };
     "/api/v2/client-grants": {
         parameters: {
             query?: never;
@@ -476,6 +494,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/prompts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the prompt settings (Auth0's; stored and shown, none acts) */
+        get: operations["getApiV2Prompts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set the prompt settings (Auth0's; stored and shown, none acts) */
+        patch: operations["patchApiV2Prompts"];
+        trace?: never;
+    };
+    "/api/v2/prompts/{prompt}/custom-text/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a prompt's custom texts in a language ({} when none, and for Auth0's prompts the pages do not have) */
+        get: operations["getApiV2PromptsPromptCustomTextLanguage"];
+        /** Replace a prompt's custom texts in a language ({} removes them) */
+        put: operations["putApiV2PromptsPromptCustomTextLanguage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/prompts/{prompt}/partials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a prompt's partials: always {} (the pages take none) */
+        get: operations["getApiV2PromptsPromptPartials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/resource-servers": {
         parameters: {
             query?: never;
@@ -654,6 +725,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v2/tenants/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the tenant settings: the pages' languages, the session lifetimes in force, the stored Auth0 settings */
+        get: operations["getApiV2TenantsSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set the tenant settings (enabled_locales acts; session lifetimes must be the configured ones; the other Auth0 settings are stored and shown) */
+        patch: operations["patchApiV2TenantsSettings"];
         trace?: never;
     };
     "/api/v2/user-blocks": {
@@ -1385,6 +1474,36 @@ export interface components {
             /** @constant */
             type: "passkey";
             user_agent?: string;
+        };
+        Branding: {
+            colors?: {
+                /** @description Behind the card, `#rrggbb`. */
+                page_background?: string;
+                /** @description Buttons and links, `#rrggbb`. */
+                primary?: string;
+            };
+            favicon_url?: string;
+            font?: {
+                url?: string;
+            };
+            logo_url?: string;
+        };
+        BrandingUpdate: {
+            /** @description null removes both colours. */
+            colors?: {
+                /** @description Behind the card: `#rrggbb` or `#rgb` (shown as lower-case `#rrggbb`); null removes it. Auth0's gradient object ({type: linear-gradient, start, end, angle_deg}) is refused: the pages paint a solid background. */
+                page_background?: string | null;
+                /** @description The hosted pages' buttons and links: `#rrggbb` or `#rgb` (shown as lower-case `#rrggbb`); null removes it. */
+                primary?: string | null;
+            } | null;
+            /** @description The pages' icon; an https: URL (anything else is refused), null removes it. */
+            favicon_url?: string | null;
+            font?: {
+                /** @description A font file (woff2, woff, ttf: not a stylesheet, as at Auth0) used before the system fonts; an https: URL, null removes it. */
+                url?: string | null;
+            } | null;
+            /** @description Shown above the page title; an https: URL (anything else is refused), null removes it. */
+            logo_url?: string | null;
         };
         ClientCreate: {
             /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. (Auth0's SAML, WS-Fed and other add-ons) */
@@ -2517,6 +2636,84 @@ export interface components {
                 } | null;
             };
         };
+        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+        CustomText: {
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "channel-choice"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            common?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            error?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "login-passwordless-sms-otp"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            logout?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "logout-aborted"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "logout-complete"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "passkey-offer"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "phone-number"?: {
+                [key: string]: string;
+            };
+        };
+        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+        CustomTextRecord: {
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "channel-choice"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            common?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            error?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "login-passwordless-sms-otp"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            logout?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "logout-aborted"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "logout-complete"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "passkey-offer"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "phone-number"?: {
+                [key: string]: string;
+            };
+        };
         DailyStat: {
             created_at: string;
             date: string;
@@ -2770,6 +2967,25 @@ export interface components {
                 permission_name: string;
                 resource_server_identifier: string;
             }[];
+        };
+        /** @description Always {}: identity's pages take no partials (Auth0 keeps them for tenants with a custom domain). */
+        PromptPartials: Record<string, never>;
+        PromptSettings: {
+            identifier_first: boolean;
+            /** @enum {string} */
+            universal_login_experience: "new" | "classic";
+            webauthn_platform_first_factor: boolean;
+        };
+        PromptSettingsUpdate: {
+            /** @description Stored and shown, nothing acts on it: the hosted login always asks for the phone number first (null: false). */
+            identifier_first?: boolean | null;
+            /**
+             * @description Stored and shown, nothing acts on it: identity has one hosted login, which asks for the phone number first whichever is set.
+             * @enum {string}
+             */
+            universal_login_experience?: "new" | "classic";
+            /** @description Stored and shown, nothing acts on it: passkeys are offered and used as the connection's passkey settings say (null: false). */
+            webauthn_platform_first_factor?: boolean | null;
         };
         RefreshTokenRequest: {
             client_assertion?: string;
@@ -3078,6 +3294,141 @@ export interface components {
             user_agent?: string;
             user_id?: string;
         };
+        /** @description The effective languages and session lifetimes, and the stored Auth0 settings (see PATCH). */
+        TenantSettings: {
+            default_audience: string;
+            /** @description The languages the hosted pages may speak, the first the default; every bundled language while none were set. */
+            enabled_locales: string[];
+            /** @description Hours (SESSION_IDLE_LIFETIME_SECONDS). */
+            idle_session_lifetime: number;
+            /** @description Hours (SESSION_ABSOLUTE_LIFETIME_SECONDS). */
+            session_lifetime: number;
+        } & {
+            [key: string]: unknown;
+        };
+        TenantSettingsUpdate: {
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            allow_organization_name_in_authentication_api?: boolean | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. /v2/logout checks returnTo against the client's allowed_logout_urls only. */
+            allowed_logout_urls?: string[];
+            /** @description Stored and shown: identity adds iss to every authorization response whatever it says. */
+            authorization_response_iss_parameter_supported?: boolean | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            change_password?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Accepted only as false: identity does not fetch client metadata from a client_id URL.
+             * @constant
+             */
+            client_id_metadata_document_supported?: false;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            customize_mfa_in_postlogin_action?: boolean | null;
+            /**
+             * @description Accepted only as "": identity has no tenant-wide default audience; a token request names its audience.
+             * @constant
+             */
+            default_audience?: "";
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. (identity has no password grant.) */
+            default_directory?: string;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. An https: URL or empty. */
+            default_redirection_uri?: "" | string;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            default_token_quota?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            device_flow?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            enable_ai_guide?: boolean;
+            /** @description The languages the hosted pages may speak, the first being the default: each one of en, ar, cs, da, de, el, es, fa, fi, fr, he, hi, hu, id, it, ja, ko, nb, nl, pl, pt-BR, pt-PT, ro, ru, sv, th, tr, uk, ur, vi, zh-CN, zh-TW, none twice. */
+            enabled_locales?: ("en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW")[];
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. Hours; identity's sessions are never ephemeral (shown in hours). */
+            ephemeral_session_lifetime?: number;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. ephemeral_session_lifetime in minutes (stored, shown in hours). */
+            ephemeral_session_lifetime_in_minutes?: number;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            error_page?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. Each flag true or false; require_pushed_authorization_requests only false. */
+            flags?: {
+                /**
+                 * @description Accepted only as false: identity has no pushed authorization requests (PAR).
+                 * @constant
+                 */
+                require_pushed_authorization_requests?: false;
+            } & {
+                [key: string]: boolean;
+            };
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            friendly_name?: string;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            guardian_mfa_page?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. Hours; identity's sessions are never ephemeral (shown in hours). */
+            idle_ephemeral_session_lifetime?: number;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. idle_ephemeral_session_lifetime in minutes (stored, shown in hours). */
+            idle_ephemeral_session_lifetime_in_minutes?: number;
+            /** @description Hours a login session may go unused; must equal the service's own lifetime (shown by GET): it is set by the service's configuration, so a file carrying the exported value imports unchanged and a different one is refused (SESSION_IDLE_LIFETIME_SECONDS). Not with idle_session_lifetime_in_minutes. */
+            idle_session_lifetime?: number;
+            /** @description idle_session_lifetime in minutes (auth0-deploy-cli sends this); must equal the service's own lifetime (shown by GET): it is set by the service's configuration, so a file carrying the exported value imports unchanged and a different one is refused. Not with idle_session_lifetime. */
+            idle_session_lifetime_in_minutes?: number;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            include_session_metadata_in_tenant_logs?: boolean;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            legacy_sandbox_version?: string;
+            /** @description Accepted only with enable_endpoint_aliases false (or null): identity has no mTLS endpoints. */
+            mtls?: {
+                /** @constant */
+                enable_endpoint_aliases?: false;
+            } | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            oidc_logout?: {
+                [key: string]: unknown;
+            };
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            phone_consolidated_experience?: boolean;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. An https: URL or empty. */
+            picture_url?: "" | string;
+            /** @description Accepted only as false or null: identity has no pushed authorization requests (PAR). */
+            pushed_authorization_requests_supported?: false | null;
+            /**
+             * @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it.
+             * @enum {string}
+             */
+            resource_parameter_profile?: "audience" | "compatibility";
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            sandbox_version?: string;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. (Auth0 shows it; its exports carry it.) */
+            sandbox_versions_available?: string[];
+            /** @description Accepted only as {mode: persistent} or null: the session cookie carries Max-Age, SESSION_ABSOLUTE_LIFETIME_SECONDS. */
+            session_cookie?: {
+                /** @constant */
+                mode: "persistent";
+            } | null;
+            /** @description Hours a login session lasts, at most; must equal the service's own lifetime (shown by GET): it is set by the service's configuration, so a file carrying the exported value imports unchanged and a different one is refused (SESSION_ABSOLUTE_LIFETIME_SECONDS). Not with session_lifetime_in_minutes. */
+            session_lifetime?: number;
+            /** @description session_lifetime in minutes (auth0-deploy-cli sends this); must equal the service's own lifetime (shown by GET): it is set by the service's configuration, so a file carrying the exported value imports unchanged and a different one is refused. Not with session_lifetime. */
+            session_lifetime_in_minutes?: number;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            sessions?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
+            skip_non_verifiable_callback_uri_confirmation_prompt?: boolean | null;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. An email address or empty. */
+            support_email?: "" | string;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. An https: URL or empty. */
+            support_url?: "" | string;
+            /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. Auth0's older Universal Login colours; the pages take theirs from /api/v2/branding. */
+            universal_login?: {
+                [key: string]: unknown;
+            };
+        };
         UserBlocksResponse: {
             blocked_for: {
                 connection?: string;
@@ -3318,6 +3669,194 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "invalid_request";
+                    };
+                };
+            };
+        };
+    };
+    getApiV2Branding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description Text no service accepts, refused before the operation runs: a NUL character or an unpaired UTF-16 surrogate in the path, the query or the body, or a path segment that is not valid percent-encoding of UTF-8; `details` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    patchApiV2Branding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandingUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Request body over the size limit. `error`: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported request body encoding. `error`: `invalid_request`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
                     };
                 };
             };
@@ -7591,6 +8130,475 @@ export interface operations {
             };
         };
     };
+    getApiV2Prompts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptSettings"];
+                };
+            };
+            /** @description Text no service accepts, refused before the operation runs: a NUL character or an unpaired UTF-16 surrogate in the path, the query or the body, or a path segment that is not valid percent-encoding of UTF-8; `details` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    patchApiV2Prompts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptSettings"];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Request body over the size limit. `error`: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported request body encoding. `error`: `invalid_request`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiV2PromptsPromptCustomTextLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A language of the hosted pages (LOGIN_LANGUAGES). */
+                language: "en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW";
+                /** @description One of Auth0's prompt names or smsauth; those without texts here answer {}. */
+                prompt: "login" | "login-id" | "login-password" | "login-passwordless" | "login-email-verification" | "signup" | "signup-id" | "signup-password" | "phone-identifier-enrollment" | "phone-identifier-challenge" | "email-identifier-challenge" | "reset-password" | "custom-form" | "consent" | "customized-consent" | "logout" | "mfa-push" | "mfa-otp" | "mfa-voice" | "mfa-phone" | "mfa-webauthn" | "mfa-sms" | "mfa-email" | "mfa-recovery-code" | "mfa" | "status" | "device-flow" | "email-verification" | "email-otp-challenge" | "organizations" | "invitation" | "common" | "captcha" | "passkeys" | "brute-force-protection" | "smsauth";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomTextRecord"];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    putApiV2PromptsPromptCustomTextLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A language of the hosted pages (LOGIN_LANGUAGES; others are refused). */
+                language: "en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW";
+                /** @description A prompt whose texts the hosted pages show: login-passwordless, logout, common or smsauth (others are refused). */
+                prompt: "login-passwordless" | "logout" | "common" | "smsauth";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomText"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomTextRecord"];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Request body over the size limit. `error`: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported request body encoding. `error`: `invalid_request`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiV2PromptsPromptPartials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                prompt: "login" | "login-id" | "login-password" | "login-passwordless" | "login-email-verification" | "signup" | "signup-id" | "signup-password" | "phone-identifier-enrollment" | "phone-identifier-challenge" | "email-identifier-challenge" | "reset-password" | "custom-form" | "consent" | "customized-consent" | "logout" | "mfa-push" | "mfa-otp" | "mfa-voice" | "mfa-phone" | "mfa-webauthn" | "mfa-sms" | "mfa-email" | "mfa-recovery-code" | "mfa" | "status" | "device-flow" | "email-verification" | "email-otp-challenge" | "organizations" | "invitation" | "common" | "captcha" | "passkeys" | "brute-force-protection" | "smsauth";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptPartials"];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     getApiV2ResourceServers: {
         parameters: {
             query?: {
@@ -9652,6 +10660,194 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiV2TenantsSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettings"];
+                };
+            };
+            /** @description Text no service accepts, refused before the operation runs: a NUL character or an unpaired UTF-16 surrogate in the path, the query or the body, or a path segment that is not valid percent-encoding of UTF-8; `details` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    patchApiV2TenantsSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettings"];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Request body over the size limit. `error`: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported request body encoding. `error`: `invalid_request`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
                     };
                 };
             };
