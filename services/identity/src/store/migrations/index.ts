@@ -22,6 +22,7 @@ import * as auth0ClientSettings from './023-auth0-client-settings';
 import * as requestedClaims from './024-requested-claims';
 import * as logoutNotifications from './025-logout-notifications';
 import * as crossOriginAuthentication from './026-cross-origin-authentication';
+import * as loginLanguage from './027-login-language';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -79,4 +80,5 @@ export const migrations: readonly Migration[] = [
   { version: 24, name: 'requested-claims', sql: requestedClaims.sql },
   { version: 25, name: 'logout-notifications', sql: logoutNotifications.sql },
   { version: 26, name: 'cross-origin-authentication', sql: crossOriginAuthentication.sql },
+  { version: 27, name: 'login-language', sql: loginLanguage.sql },
 ];

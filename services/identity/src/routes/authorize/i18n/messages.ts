@@ -17,11 +17,19 @@ export type MessageArgs = Readonly<Record<string, string | number>>;
 
 const bundles = new Map<LoginLanguage, Readonly<Record<string, string>>>();
 
-/** The bundled texts of one language (read once, then kept). */
+/**
+ * The bundled texts of one language (read once, then kept). A file missing from a build is
+ * English rather than a broken page; the translation check (test/i18n) keeps every file whole.
+ */
 export function bundledMessages(language: LoginLanguage): Readonly<Record<string, string>> {
   let bundle = bundles.get(language);
   if (!bundle) {
-    bundle = JSON.parse(readFileSync(join(LOGIN_LOCALES_DIRECTORY, `${language}.json`), 'utf8')) as Record<string, string>;
+    try {
+      bundle = JSON.parse(readFileSync(join(LOGIN_LOCALES_DIRECTORY, `${language}.json`), 'utf8')) as Record<string, string>;
+    } catch (err) {
+      if (language === DEFAULT_LOGIN_LANGUAGE || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      bundle = {};
+    }
     bundles.set(language, bundle);
   }
   return bundle;
@@ -35,7 +43,8 @@ function compile(language: string, message: string): IntlMessageFormat | null {
   if (!compiled.has(cacheKey)) {
     let format: IntlMessageFormat | null;
     try {
-      format = new IntlMessageFormat(message, language);
+      // Tags are text like any other (a tenant's `<b>` is shown, escaped, never markup).
+      format = new IntlMessageFormat(message, language, undefined, { ignoreTag: true });
     } catch {
       format = null;
     }
@@ -77,6 +86,15 @@ export class Translator {
       }
     }
     return key;
+  }
+
+  /** A country's name in this language (its code when the runtime has none). */
+  regionName(code: string): string {
+    try {
+      return new Intl.DisplayNames([this.language, 'en'], { type: 'region', fallback: 'code' }).of(code) ?? code;
+    } catch {
+      return code;
+    }
   }
 
   text(key: MessageKey, args: MessageArgs = {}): string {
