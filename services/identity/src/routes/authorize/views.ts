@@ -129,10 +129,12 @@ export interface PhoneView {
   passkeyError?: PageMessage;
 }
 
-/** A plain `<select>` (no script): national numbers are read for the chosen country. The calling code stays left to right. */
+/** A plain `<select>` (no script): national numbers are read for the chosen country. */
 function countrySelect(t: Translator, view: PhoneView): string {
+  // An <option> holds text only: in a right-to-left page the calling code is isolated left to right by Unicode marks (LRI … PDI).
+  const callingCode = (code: string) => (t.dir === 'rtl' ? `\u2066+${escapeHtml(code)}\u2069` : `+${escapeHtml(code)}`);
   const options = view.countries
-    .map((c) => `<option value="${escapeHtml(c.code)}"${c.code === view.country ? ' selected' : ''}>${escapeHtml(c.name)} (\u2066+${escapeHtml(c.callingCode)}\u2069)</option>`)
+    .map((c) => `<option value="${escapeHtml(c.code)}"${c.code === view.country ? ' selected' : ''}>${escapeHtml(c.name)} (${callingCode(c.callingCode)})</option>`)
     .join('\n');
   return `<label for="country">${t.html('smsauth.phone.countryLabel')}</label>
 <select id="country" name="country" autocomplete="country">
@@ -182,7 +184,7 @@ ${hiddenFields(form)}
 ${countrySelect(t, view)}
 <label for="phone_number">${t.html('login-id.login-id.phonePlaceholder')}</label>
 <p class="hint" id="phone-hint">${t.html('smsauth.phone.hint', {}, { example1: ltr(PHONE_EXAMPLES[0]), example2: ltr(PHONE_EXAMPLES[1]) })}</p>
-<input id="phone_number" name="phone_number" type="tel" dir="ltr" autocomplete="${autocomplete}" inputmode="tel" required autofocus
+<input id="phone_number" name="phone_number" type="tel" autocomplete="${autocomplete}" inputmode="tel" dir="ltr" required autofocus
   aria-describedby="${describedBy}"${view.error ? ' aria-invalid="true"' : ''} value="${escapeHtml(view.phoneNumber ?? '')}">
 <button type="submit">${t.html('login-id.login-id.buttonText')}</button>
 </form>

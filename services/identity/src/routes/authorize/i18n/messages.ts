@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_LOGIN_LANGUAGE, LOGIN_LANGUAGES, RIGHT_TO_LEFT_LANGUAGES, type LoginLanguage } from '@smsauth/contracts';
-import { escapeHtml } from '@smsauth/service-kit';
 import { IntlMessageFormat } from 'intl-messageformat';
 
 /**
@@ -55,6 +54,14 @@ function compile(language: string, message: string): IntlMessageFormat | null {
   return compiled.get(cacheKey)!;
 }
 
+/**
+ * Text for HTML content and double-quoted attributes: `&`, `<`, `>` and `"` escaped; an
+ * apostrophe ("Don't") is safe there and stays as written.
+ */
+function escapeText(value: string): string {
+  return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
 /** Marks an argument's slot so markup can be put in after the text around it was escaped. */
 const slot = (index: number) => `\u0001${index}\u0002`;
 
@@ -104,7 +111,7 @@ export class Translator {
   html(key: MessageKey, args: MessageArgs = {}, markup: Readonly<Record<string, string>> = {}): string {
     const names = Object.keys(markup);
     const slotted = Object.fromEntries(names.map((name, index) => [name, slot(index)]));
-    let out = escapeHtml(this.format(key, { ...args, ...slotted }));
+    let out = escapeText(this.format(key, { ...args, ...slotted }));
     names.forEach((name, index) => {
       out = out.split(slot(index)).join(markup[name]!);
     });
