@@ -24,10 +24,11 @@ export function parseCookies(header: string | undefined): Record<string, string>
 /**
  * A whole server-rendered page. `title` is escaped; `head` and `body` are HTML the caller built
  * (with every interpolated value escaped). No referrer leaves the page: URLs may carry state.
+ * `lang` (a BCP 47 tag, English by default) and `dir` (`rtl` for Arabic, Hebrew...) go on `<html>`.
  */
-export function htmlPage(page: { title: string; head?: string; body: string }): string {
+export function htmlPage(page: { title: string; head?: string; body: string; lang?: string; dir?: 'ltr' | 'rtl' }): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(page.lang ?? 'en')}"${page.dir ? ` dir="${page.dir}"` : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -935,12 +935,32 @@ export interface paths {
         };
         /**
          * Start a sign-in (code flow with PKCE, or implicit): answered from the login session, or the phone-number page
-         * @description response_type code (PKCE S256 required for public clients; plain refused), token, id_token or token id_token. response_mode query, fragment, form_post or web_message. prompt=none answers without a page (login_required without a usable session); prompt=login always asks for the SMS; max_age forbids an older session. login_hint prefills the number; ui_locales and unknown parameters (auth0Client, ...) are ignored. A live login session of the connection signs in to any client without an SMS.
+         * @description response_type code (PKCE S256 required for public clients; plain refused), token, id_token or token id_token. response_mode query, fragment, form_post or web_message. prompt=none answers without a page (login_required without a usable session); prompt=login always asks for the SMS; max_age forbids an older session. login_hint prefills the number. ui_locales chooses the language of the pages (the first of its tags the tenant has enabled), before the browser's Accept-Language and the tenant's default; the login keeps it. Unknown parameters (auth0Client, ...) are ignored. A live login session of the connection signs in to any client without an SMS.
          */
         get: operations["authorize"];
         put?: never;
         /** Start a sign-in with the parameters in a form body (OpenID Connect Core §3.1.2.1): as GET /authorize */
         post: operations["authorizeByPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/authorize/brand.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's brand as a style sheet: primary colour, page background and font, text colours adapted for WCAG AA
+         * @description The pages link it as `/authorize/brand.css?v=<fingerprint of the branding>`, so a change of the branding is a new URL; the query is not read.
+         */
+        get: operations["authorizeBrandStyles"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -976,6 +996,23 @@ export interface paths {
         put?: never;
         /** Check the code, start the login session (cookie `smsauth_session`) and answer the client */
         post: operations["authorizeCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/authorize/language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The language switcher of the pages: the transaction speaks the chosen language from now on */
+        post: operations["authorizeLanguage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13235,7 +13272,7 @@ export interface operations {
                     /** @description Space-separated; must include openid when response_type includes id_token (default `openid`). */
                     scope?: string;
                     state?: string;
-                    /** @description Accepted and ignored (the page follows the tenant's languages and the browser). */
+                    /** @description Space-separated BCP 47 tags, most preferred first: the pages speak the first one the tenant has enabled (`pt` finds `pt-BR`, `zh-Hant` finds `zh-TW`); none enabled: the browser's Accept-Language, then the tenant's default. The login keeps the language chosen. */
                     ui_locales?: string;
                 };
             };
@@ -13314,6 +13351,38 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    authorizeBrandStyles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSS. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            /** @description Text no service accepts, refused before the operation runs: a NUL character or an unpaired UTF-16 surrogate in the path, the query or the body, or a path segment that is not valid percent-encoding of UTF-8; `details` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
                 };
             };
         };
@@ -13548,6 +13617,111 @@ export interface operations {
                 content?: never;
             };
             /** @description Or, for a transaction that already signed its user in: to the client's initiate_login_uri. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error page (bad request, unknown client or callback, unknown or expired transaction), or the form again with the problem. Text no service accepts, refused before the operation runs: a NUL character or an unpaired UTF-16 surrogate in the path, the query or the body, or a path segment that is not valid percent-encoding of UTF-8; `details` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description Sign-up disabled, or the transaction cookie or CSRF token does not match. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limit, resend cool-down or brute-force block. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Generic error page. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The SMS gateway failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database unreachable (with `Retry-After: 5`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    authorizeLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The CSRF token of the page. */
+                    csrf_token: string;
+                    /**
+                     * @description One of the tenant's enabled languages (else a 400 page).
+                     * @enum {string}
+                     */
+                    language: "en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW";
+                    /**
+                     * @description The page of the transaction to show again in that language.
+                     * @enum {string}
+                     */
+                    return_to: "phone" | "code" | "offer";
+                    /** @description The transaction id of the page. */
+                    transaction: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Or, for a transaction that already signed its user in: the "You are signed in" page linking to the application. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the page of the transaction named by return_to. Or, for a transaction that already signed its user in: to the client's initiate_login_uri. */
             303: {
                 headers: {
                     Location?: string;
@@ -14896,7 +15070,7 @@ export interface operations {
                     /** @description Space-separated; must include openid when response_type includes id_token (default `openid`). */
                     scope?: string;
                     state?: string;
-                    /** @description Accepted and ignored (the page follows the tenant's languages and the browser). */
+                    /** @description Space-separated BCP 47 tags, most preferred first: the pages speak the first one the tenant has enabled (`pt` finds `pt-BR`, `zh-Hant` finds `zh-TW`); none enabled: the browser's Accept-Language, then the tenant's default. The login keeps the language chosen. */
                     ui_locales?: string;
                 };
             };
@@ -15402,7 +15576,7 @@ export interface operations {
                 post_logout_redirect_uri?: string;
                 /** @description Added to the query of post_logout_redirect_uri. */
                 state?: string;
-                /** @description Accepted and ignored. */
+                /** @description The language of the signed-out page: the first of these tags the tenant has enabled (else the browser's, else the tenant's default). */
                 ui_locales?: string;
             };
             header?: never;

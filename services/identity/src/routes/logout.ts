@@ -1,13 +1,18 @@
 import { LogoutQuerySchema, OidcLogoutQuerySchema } from '@smsauth/contracts';
-import { defineOperation, htmlPage, mountOperations, redirectResponse, textResponse, type Operation } from '@smsauth/service-kit';
+import { defineOperation, mountOperations, redirectResponse, textResponse, type Operation } from '@smsauth/service-kit';
 import { Router, type Request, type Response } from 'express';
 import { logoutOutcome, oidcLogoutOutcome, type FrontChannelLogout, type LogoutDependencies, type LogoutOutcome } from '../domain/oauth/logout';
+import { clearSessionCookie, sendPage, sessionCookie } from './authorize/http';
 import type { LoginAppearanceSource } from '../domain/branding/login-appearance';
-import { clearSessionCookie, sessionCookie } from './authorize/http';
-import { errorPage, FRONT_CHANNEL_LOGOUT_SCRIPT_SOURCE, frontChannelLogoutPage } from './authorize/views';
+import { appearanceOf, pageChrome, type RenderedChrome } from './authorize/chrome';
+import { errorPage, FRONT_CHANNEL_LOGOUT_SCRIPT_SOURCE, frontChannelLogoutPage, signedOutPage } from './authorize/views';
 import { NO_BODY_ERRORS } from './management/responses';
 
-export type LogoutRouteDependencies = LogoutDependencies & { secureCookies: boolean; appearance?: LoginAppearanceSource };
+export type LogoutRouteDependencies = LogoutDependencies & {
+  secureCookies: boolean;
+  /** The tenant's brand, languages and custom text for the pages; default: none set. */
+  appearance?: LoginAppearanceSource;
+};
 
 /**
  * `GET /v2/logout?client_id=…&returnTo=…` (Auth0's) and `GET /oidc/logout` (OpenID Connect
@@ -16,13 +21,20 @@ export type LogoutRouteDependencies = LogoutDependencies & { secureCookies: bool
  * reads the query with the published schemas and refuses with an error page (never JSON).
  */
 export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
-  const answer = (res: Response, outcome: LogoutOutcome) => {
+  const appearance = appearanceOf(deps.appearance);
+  /** The pages speak `ui_locales` (of /oidc/logout), else the browser's language the tenant has enabled. */
+  const chromeOf = (req: Request) => pageChrome(appearance, req, { uiLocales: typeof req.query.ui_locales === 'string' ? req.query.ui_locales : undefined });
+  const answer = async (req: Request, res: Response, outcome: LogoutOutcome) => {
+    if (outcome.kind === 'refused') {
+      const { chrome, sources } = await chromeOf(req);
+      return sendPage(res, 400, errorPage(chrome, outcome.page), undefined, undefined, sources);
+    }
     res.set('Cache-Control', 'no-store');
-    if (outcome.kind === 'refused') return void res.status(400).type('html').send(errorPage('invalid_request', outcome.description));
     clearSessionCookie(res, deps.secureCookies);
-    if (outcome.frontChannel) return frontChannelAnswer(res, outcome.frontChannel, outcome.kind === 'redirect' ? outcome.location : undefined);
-    if (outcome.kind === 'redirect') return res.redirect(302, outcome.location);
-    res.status(200).type('html').send(htmlPage({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are signed out.</p>' }));
+    if (outcome.kind === 'redirect' && !outcome.frontChannel) return res.redirect(302, outcome.location);
+    const rendered = await chromeOf(req);
+    if (outcome.frontChannel) return frontChannelAnswer(res, rendered, outcome.frontChannel, outcome.kind === 'redirect' ? outcome.location : undefined);
+    sendPage(res, 200, signedOutPage(rendered.chrome), undefined, undefined, rendered.sources);
   };
   const caller = (req: Request) => ({ sessionSecret: sessionCookie(req), ip: req.ip ?? '', userAgent: req.headers['user-agent'] });
   const tags = ['Authentication'];
@@ -48,7 +60,7 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
         '400': textResponse('returnTo is not an allowed logout URL of the client (or the client is unknown), or a parameter is repeated: an error page.'),
         ...NO_BODY_ERRORS,
       },
-      handle: async ({ req, res }) => answer(res, await logoutOutcome(deps, req.query, caller(req))),
+      handle: async ({ req, res }) => answer(req, res, await logoutOutcome(deps, req.query, caller(req))),
     }),
     defineOperation({
       method: 'get',
@@ -65,7 +77,7 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
         post_logout_redirect_uri: 'One of the client\'s allowed_logout_urls (exact match); needs client_id or id_token_hint to name the client.',
         state: 'Added to the query of post_logout_redirect_uri.',
         logout_hint: 'Accepted and ignored.',
-        ui_locales: 'Accepted and ignored.',
+        ui_locales: 'The language of the signed-out page: the first of these tags the tenant has enabled (else the browser\'s, else the tenant\'s default).',
       },
       validation: 'handler',
       responses: {
@@ -78,7 +90,7 @@ export function logoutOperations(deps: LogoutRouteDependencies): Operation[] {
         ),
         ...NO_BODY_ERRORS,
       },
-      handle: async ({ req, res }) => answer(res, await oidcLogoutOutcome(deps, req.query, caller(req))),
+      handle: async ({ req, res }) => answer(req, res, await oidcLogoutOutcome(deps, req.query, caller(req))),
     }),
   ];
 }
@@ -93,14 +105,15 @@ function frameSources(frames: readonly FrontChannelLogout[]): string {
  * Logout), which goes on to the return URL once they have loaded: 200 rather than the 302.
  * Its CSP allows framing those origins and its one script, nothing else.
  */
-function frontChannelAnswer(res: Response, frames: readonly FrontChannelLogout[], continueTo: string | undefined): void {
+function frontChannelAnswer(res: Response, { chrome, sources }: RenderedChrome, frames: readonly FrontChannelLogout[], continueTo: string | undefined): void {
+  const fonts = sources.font.length > 0 ? `; font-src ${sources.font.join(' ')}` : '';
   res.set({
-    'Content-Security-Policy': `default-src 'none'; style-src 'self'; img-src 'self'; frame-src ${frameSources(frames)}; script-src ${FRONT_CHANNEL_LOGOUT_SCRIPT_SOURCE}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy': `default-src 'none'; style-src ${["'self'", ...sources.style].join(' ')}; img-src ${["'self'", ...sources.img].join(' ')}${fonts}; frame-src ${frameSources(frames)}; script-src ${FRONT_CHANNEL_LOGOUT_SCRIPT_SOURCE}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   });
-  res.status(200).type('html').send(frontChannelLogoutPage(frames, continueTo));
+  res.status(200).type('html').send(frontChannelLogoutPage(chrome, frames, continueTo));
 }
 
 export function logoutRouter(deps: LogoutRouteDependencies, operations = logoutOperations(deps)): Router {

@@ -34,7 +34,7 @@ describeOnEachDatabase('hosted login (/authorize)', (database) => {
   describe('success', () => {
     it('sends a code, then redirects with an ID token and an access token for the audience in the fragment', async () => {
       const { session, phone, code } = await atCodeStep({ audience: API, scope: 'openid phone read:flights offline_access' });
-      expect(session.last!.text).toContain(`We sent a 6-digit code by text message (SMS) to your number ending in <strong>${phone.slice(-4)}</strong>.`);
+      expect(session.last!.text).toContain(`We sent a 6-digit code by text message (SMS) to your number ending in <strong><bdi dir="ltr">${phone.slice(-4)}</bdi></strong>.`);
 
       const res = await session.submitCode(code);
       expect(res.status).toBe(302);
@@ -233,7 +233,7 @@ describeOnEachDatabase('hosted login (/authorize)', (database) => {
       expect(back.text).toContain('Mobile phone number');
       h.clock.advance(30);
       const other = h.caller().phone;
-      expect((await session.submitPhone(other)).text).toContain(`your number ending in <strong>${other.slice(-4)}</strong>`);
+      expect((await session.submitPhone(other)).text).toContain(`your number ending in <strong><bdi dir="ltr">${other.slice(-4)}</bdi></strong>`);
       expect(h.codeSentTo(other)).toMatch(/^\d{6}$/);
     });
 

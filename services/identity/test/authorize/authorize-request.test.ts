@@ -186,7 +186,7 @@ describe('GET /authorize', () => {
     it('shows the phone step: a labelled tel input with autocomplete=tel and a country hint', async () => {
       const res = await open(authorizeQuery(setup));
       expect(res.status).toBe(200);
-      expect(res.text).toContain('<html lang="en">');
+      expect(res.text).toContain('<html lang="en" dir="ltr">');
       expect(res.text).toContain('<h1>Sign in to Flow App</h1>');
       expect(res.text).toContain('<label for="phone_number">Mobile phone number</label>');
       expect(res.text).toMatch(/<input id="phone_number" name="phone_number" type="tel" autocomplete="tel"[^>]*aria-describedby="phone-hint"/);

@@ -41,7 +41,7 @@ describeOnEachDatabase('choosing the channel on the hosted login', (database) =>
   it('offers each allowed channel after the wait, calls on "Call me instead", says so, and the spoken code signs in', async () => {
     const { session, phone } = await atCodeStep(withVoice);
     const page = session.last!.text;
-    expect(page).toContain(`We sent a 6-digit code by text message (SMS) to your number ending in <strong>${phone.slice(-4)}</strong>.`);
+    expect(page).toContain(`We sent a 6-digit code by text message (SMS) to your number ending in <strong><bdi dir="ltr">${phone.slice(-4)}</bdi></strong>.`);
     // During the wait each button has a disabled twin; the real ones are submit buttons naming their channel.
     expect([...page.matchAll(/<button type="submit" name="channel" value="(\w+)"[^>]*>([^<]+)</g)].map((m) => [m[1], m[2]])).toEqual([
       ['sms', 'Send again'],
@@ -54,7 +54,7 @@ describeOnEachDatabase('choosing the channel on the hosted login', (database) =>
     const resent = await session.post('/authorize/resend', { channel: 'voice' });
     expect(resent.status).toBe(303);
     const codePage = await session.get(resent.headers.location!.split('?')[0]!, Object.fromEntries(new URLSearchParams(resent.headers.location!.split('?')[1])));
-    expect(codePage.text).toContain(`We are calling your number ending in <strong>${phone.slice(-4)}</strong> to read you a 6-digit code.`);
+    expect(codePage.text).toContain(`We are calling your number ending in <strong><bdi dir="ltr">${phone.slice(-4)}</bdi></strong> to read you a 6-digit code.`);
     // The voice channel's button is now "Send again", and the others offer themselves.
     expect([...codePage.text.matchAll(/name="channel" value="(\w+)"[^>]*>([^<]+)</g)].map((m) => m[2])).toEqual([
       'Send again',

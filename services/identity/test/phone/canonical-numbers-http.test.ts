@@ -57,7 +57,7 @@ describeOnEachDatabase('canonical phone numbers over HTTP', (database) => {
 
       const { session } = await openLogin();
       expect((await session.submitPhone('(415) 555-2671', 'US')).status).toBe(200);
-      expect(session.last!.text).toContain('We sent a 6-digit code by text message (SMS) to your number ending in <strong>2671</strong>.');
+      expect(session.last!.text).toContain('We sent a 6-digit code by text message (SMS) to your number ending in <strong><bdi dir="ltr">2671</bdi></strong>.');
       const done = await session.submitCode(h.codeSentTo('+14155552671'));
       expect(done.status).toBe(302);
       const ids = [first.body.id_token, otp.body.id_token, fragmentOf(done.headers.location).id_token] as string[];

@@ -1,4 +1,5 @@
 import { ErrorCodes, PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
+import { PAGE_ERRORS, type PageErrorText } from './page-message';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient, StoredConnection, StoredResourceServer } from '../../store';
 import { splitScope, userAudience } from '../oauth/user-tokens';
@@ -25,13 +26,18 @@ export const MAX_PARAMETER_LENGTH = 2048;
  * the redirect_uri is unknown or unproven, or the browser's transaction is unusable.
  */
 export class AuthorizePageError extends Error {
+  /** The page's title and description by code, rendered in the page's language. */
+  readonly text: PageErrorText;
+
   constructor(
     readonly status: number,
     readonly title: string,
     readonly description: string,
+    text?: PageErrorText,
   ) {
     super(description);
     this.name = 'AuthorizePageError';
+    this.text = text ?? PAGE_ERRORS.serverError();
   }
 }
 
@@ -204,11 +210,11 @@ export async function resolveClientAndRedirect(
   repeated: readonly string[],
 ): Promise<{ client: StoredClient; redirectUri: string }> {
   for (const name of ['client_id', 'redirect_uri'] as const) {
-    if (repeated.includes(name)) throw new AuthorizePageError(400, 'Invalid request', `The parameter ${name} was given more than once.`);
-    if (!params[name]) throw new AuthorizePageError(400, 'Invalid request', `The parameter ${name} is missing.`);
+    if (repeated.includes(name)) throw new AuthorizePageError(400, 'Invalid request', `The parameter ${name} was given more than once.`, PAGE_ERRORS.repeatedParameter(name));
+    if (!params[name]) throw new AuthorizePageError(400, 'Invalid request', `The parameter ${name} is missing.`, PAGE_ERRORS.missingParameter(name));
   }
   const client = await store.clients.findById(params.client_id!);
-  if (!client) throw new AuthorizePageError(400, 'Unknown application', 'No application is registered with this client_id.');
+  if (!client) throw new AuthorizePageError(400, 'Unknown application', 'No application is registered with this client_id.', PAGE_ERRORS.unknownClient());
   const redirectUri = params.redirect_uri!;
   if (params.response_mode === 'web_message') {
     // The response is posted to the redirect_uri's origin, not navigated to: that origin must be a registered web origin.
@@ -218,6 +224,7 @@ export async function resolveClientAndRedirect(
         400,
         'Origin not allowed',
         `The origin of the redirect_uri is not one of the web origins registered for ${client.name}. Add it to the application's web_origins.`,
+        PAGE_ERRORS.originNotAllowed(client.name),
       );
     }
     if (client.web_origins.includes(redirectUri.replace(/\/$/, '')) || client.callbacks.includes(redirectUri)) return { client, redirectUri };
@@ -228,10 +235,11 @@ export async function resolveClientAndRedirect(
       400,
       'Callback URL mismatch',
       `The redirect_uri is not one of the callback URLs registered for ${client.name}. Add it to the application's callbacks.`,
+      PAGE_ERRORS.callbackMismatch(client.name),
     );
   }
   if (redirectUri.includes('#')) {
-    throw new AuthorizePageError(400, 'Invalid request', 'The redirect_uri must not contain a fragment (RFC 6749 §3.1.2).');
+    throw new AuthorizePageError(400, 'Invalid request', 'The redirect_uri must not contain a fragment (RFC 6749 §3.1.2).', PAGE_ERRORS.redirectUriFragment());
   }
   return { client, redirectUri };
 }

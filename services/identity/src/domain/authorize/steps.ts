@@ -1,4 +1,5 @@
 import { ErrorCodes, type DeliveryChannel } from '@smsauth/contracts';
+import type { PageMessage } from './page-message';
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAuthorizeTransaction } from '../../store';
 import type { PasswordlessExchangeDependencies } from '../oauth/passwordless-exchange';
@@ -15,11 +16,11 @@ import { completeTransaction, parametersOf, resendCooldownSeconds } from './tran
 import { passkeyOfferDue } from '../passkeys/offer';
 import { passkeySettingsOf } from '../passkeys/settings';
 
-/** A step the user can retry: the page is shown again with `message`. */
+/** A step the user can retry: the page is shown again with `message` (in the page's language). */
 export interface StepRefusal {
   ok: false;
   status: number;
-  message: string;
+  message: PageMessage;
 }
 
 /**
@@ -66,32 +67,40 @@ export function normaliseCodeInput(input: string): string {
   return input.replace(/[\s-]/g, '');
 }
 
-export const MESSAGES = {
-  phoneMissing: 'Enter your mobile phone number.',
-  badPhone: 'Enter the number with its country code, starting with + (for example +1 415 555 0100).',
-  chooseCountry: 'Choose your country, or enter the number with its country code, starting with + (for example +1 415 555 0100).',
-  unknownCountryCode: 'No country has the code at the start of that number. Check the digits right after the +.',
-  phoneTooShort: 'That number is too short. Check it and try again.',
-  phoneTooLong: 'That number is too long. Check it and try again.',
-  phoneNotValid: (where: string | undefined) => `That is not a valid phone number${where ? ` for ${where}` : ''}. Check it and the country.`,
-  signupDisabled: 'This phone number cannot sign in to this application.',
-  notConfigured: 'Sign-in by text message is not available for this application any more.',
-  sendFailed: 'We could not send the text message. Try again in a moment.',
-  channelUnavailable: 'That way of sending the code is not available for this number. Choose another one.',
-  codeMissing: 'Enter the code from the text message.',
-  wrongCode: 'That code is not right. Check the text message and try again.',
-  expiredCode: 'This code has expired. Request a new code.',
-  exhaustedCode: 'Too many wrong codes. Request a new code.',
-  blocked: 'Too many failed attempts: signing in with this number is blocked for now. Try again later.',
-  noCodeYet: 'Request a code first.',
-  rateLimited: (retryAfterSeconds: number | undefined) =>
-    `Too many codes were requested. Try again in ${retryAfterSeconds ? waitText(retryAfterSeconds) : 'a while'}.`,
-  cooldown: (seconds: number) => `Please wait ${seconds} seconds before requesting another code.`,
-} as const;
+/** An example of a number with its country code, as the errors show it (left to right on the page). */
+export const PHONE_EXAMPLE = '+1 415 555 0100';
 
-function waitText(seconds: number): string {
-  return seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
-}
+const error = (key: string, args?: PageMessage['args']): PageMessage => ({ key: `smsauth.errors.${key}`, ...(args ? { args } : {}) });
+const codeScreen = (key: string): PageMessage => ({ key: `login-passwordless.login-passwordless-sms-otp.${key}` });
+
+/** What the pages say about each refusal, by code: keys of the translation files (see page-message.ts). */
+export const MESSAGES = {
+  phoneMissing: error('phoneMissing'),
+  badPhone: error('badPhone', { example: PHONE_EXAMPLE }),
+  chooseCountry: error('chooseCountry', { example: PHONE_EXAMPLE }),
+  unknownCountryCode: error('unknownCountryCode'),
+  phoneTooShort: error('phoneTooShort'),
+  phoneTooLong: error('phoneTooLong'),
+  /** `country`: the ISO code the number was read for; the page names it in its language. */
+  phoneNotValid: (country: string | undefined) => (country ? error('phoneNotValidForCountry', { country }) : error('phoneNotValid')),
+  signupDisabled: error('signupDisabled'),
+  notConfigured: error('notConfigured'),
+  sendFailed: error('sendFailed'),
+  channelUnavailable: error('channelUnavailable'),
+  codeMissing: error('codeMissing'),
+  wrongCode: codeScreen('invalid-code'),
+  expiredCode: codeScreen('invalid-expired-code'),
+  exhaustedCode: error('exhaustedCode'),
+  blocked: error('blocked'),
+  noCodeYet: error('noCodeYet'),
+  rateLimited: (retryAfterSeconds: number | undefined) =>
+    !retryAfterSeconds
+      ? error('rateLimited')
+      : retryAfterSeconds < 90
+        ? error('rateLimitedSeconds', { seconds: retryAfterSeconds })
+        : error('rateLimitedMinutes', { minutes: Math.ceil(retryAfterSeconds / 60) }),
+  cooldown: (seconds: number) => error('cooldown', { seconds }),
+} as const;
 
 /** What the person typing should do about a number canonicalPhoneNumber refused. */
 export function phoneInputRefusal(result: Extract<CanonicalPhoneNumberResult, { ok: false }>, country: string | undefined, typed = ''): StepRefusal {
@@ -102,7 +111,7 @@ export function phoneInputRefusal(result: Extract<CanonicalPhoneNumberResult, { 
       case 'too_long':
         return MESSAGES.phoneTooLong;
       case 'not_valid_for_country':
-        return MESSAGES.phoneNotValid(country && new Intl.DisplayNames(['en'], { type: 'region' }).of(country));
+        return MESSAGES.phoneNotValid(country || undefined);
       case 'invalid_country':
         // "+999 123 4567": the person did start with +, so "start with +" would not help them.
         return typed.startsWith('+') ? MESSAGES.unknownCountryCode : country ? MESSAGES.badPhone : MESSAGES.chooseCountry;
@@ -180,6 +189,9 @@ export async function sendLoginCode(
         ...(input.channel ? { channel: input.channel } : {}),
       },
       ...caller,
+      // The language the pages of this login speak (chosen at /authorize, kept by the
+      // transaction) is the one the default message speaks too.
+      pageLanguage: caller.pageLanguage ?? transaction.ui_language ?? undefined,
       setHeaders: () => undefined,
       clientAuthentication: 'hosted-login',
     }));

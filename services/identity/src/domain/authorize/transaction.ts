@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { PAGE_ERRORS } from './page-message';
 import type { IdentityStore, StoredAuthorizeTransaction, StoredConnection } from '../../store';
 import { AuthorizePageError, SignInCompletedError, type AuthorizeParameters, type AuthorizeRequest } from './request';
 
@@ -52,6 +53,8 @@ export async function beginTransaction(
   request: AuthorizeRequest,
   params: AuthorizeParameters,
   now: Date,
+  /** The language its pages speak (kept for every page of the login). */
+  language: string | null = null,
 ): Promise<BegunTransaction> {
   const bindingSecret = randomBytes(32).toString('base64url');
   const transaction: StoredAuthorizeTransaction = {
@@ -74,6 +77,7 @@ export async function beginTransaction(
     acr_values: params.acr_values ?? null,
     phone_number: null,
     code_sent_at: null,
+    ui_language: language,
     created_at: now,
     expires_at: new Date(now.getTime() + TRANSACTION_TTL_SECONDS * 1000),
   };
@@ -111,13 +115,14 @@ export interface TransactionProof {
 }
 
 const expired = () =>
-  new AuthorizePageError(400, 'This sign-in has expired', 'This sign-in page is no longer valid. Go back to the application and sign in again.');
+  new AuthorizePageError(400, 'This sign-in has expired', 'This sign-in page is no longer valid. Go back to the application and sign in again.', PAGE_ERRORS.expired());
 
 const forged = () =>
   new AuthorizePageError(
     403,
     'Request refused',
     'This request did not come from the sign-in page opened in this browser (or cookies are disabled). Go back to the application and sign in again.',
+    PAGE_ERRORS.forged(),
   );
 
 /**

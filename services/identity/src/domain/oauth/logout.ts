@@ -1,4 +1,5 @@
 import { LogoutQuerySchema, OidcLogoutQuerySchema } from '@smsauth/contracts';
+import { PAGE_ERRORS, type PageErrorText } from '../authorize/page-message';
 import type { Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredClient } from '../../store';
 import { endLoginSession } from '../authorize/session';
@@ -8,7 +9,8 @@ import type { TokenVerifier } from '../tokens/verifier';
 export type LogoutOutcome =
   | { kind: 'redirect'; location: string; frontChannel?: FrontChannelLogout[] }
   | { kind: 'logged_out'; frontChannel?: FrontChannelLogout[] }
-  | { kind: 'refused'; description: string };
+  /** `page`: the error page's text by code (in the page's language); `description` for the log. */
+  | { kind: 'refused'; description: string; page: PageErrorText };
 
 /** A client to sign out in the browser (OpenID Connect Front-Channel Logout): its URL, framed by the logout page. */
 export interface FrontChannelLogout {
@@ -80,10 +82,10 @@ async function settle(deps: LogoutDependencies, outcome: LogoutOutcome, client: 
  */
 export async function logoutOutcome(deps: LogoutDependencies, query: unknown, caller: LogoutCaller): Promise<LogoutOutcome> {
   const parsed = LogoutQuerySchema.safeParse(query);
-  if (!parsed.success) return settle(deps, { kind: 'refused', description: 'client_id and returnTo must each be given at most once.' }, undefined, caller);
+  if (!parsed.success) return settle(deps, { kind: 'refused', description: 'client_id and returnTo must each be given at most once.', page: PAGE_ERRORS.logoutRefused('logoutRepeatedParameter') }, undefined, caller);
   const { client_id: clientId, returnTo } = parsed.data;
   const client = clientId ? await deps.store.clients.findById(clientId) : undefined;
-  if (clientId && !client) return settle(deps, { kind: 'refused', description: `Unknown client: ${clientId}` }, undefined, caller);
+  if (clientId && !client) return settle(deps, { kind: 'refused', description: `Unknown client: ${clientId}`, page: PAGE_ERRORS.logoutRefused('logoutUnknownClient', { clientId }) }, undefined, caller);
   if (returnTo === undefined) {
     const first = client?.allowed_logout_urls[0];
     return settle(deps, first ? { kind: 'redirect', location: first } : { kind: 'logged_out' }, client, caller);
@@ -94,6 +96,7 @@ export async function logoutOutcome(deps: LogoutDependencies, query: unknown, ca
     {
       kind: 'refused',
       description: `The "returnTo" querystring parameter "${returnTo}" is not defined as a valid URL in "Allowed Logout URLs" (the client's allowed_logout_urls).`,
+      page: PAGE_ERRORS.logoutRefused('logoutReturnToNotAllowed', { returnTo }),
     },
     client,
     caller,
@@ -117,7 +120,7 @@ function withState(uri: string, state: string | undefined): string {
  */
 export async function oidcLogoutOutcome(deps: LogoutDependencies, query: unknown, caller: LogoutCaller): Promise<LogoutOutcome> {
   const parsed = OidcLogoutQuerySchema.safeParse(query);
-  if (!parsed.success) return settle(deps, { kind: 'refused', description: 'Each logout parameter may be given at most once.' }, undefined, caller);
+  if (!parsed.success) return settle(deps, { kind: 'refused', description: 'Each logout parameter may be given at most once.', page: PAGE_ERRORS.logoutRefused('logoutRepeatedParameter') }, undefined, caller);
   const { id_token_hint: hint, client_id: namedClient, post_logout_redirect_uri: returnTo, state } = parsed.data;
   let hintClient: string | undefined;
   if (hint) {
@@ -125,23 +128,23 @@ export async function oidcLogoutOutcome(deps: LogoutDependencies, query: unknown
       const claims = await deps.verifier.verify(hint, undefined, { ignoreExpiration: true });
       hintClient = typeof claims.aud === 'string' ? claims.aud : Array.isArray(claims.aud) ? claims.aud[0] : undefined;
     } catch {
-      return settle(deps, { kind: 'refused', description: 'The id_token_hint is not an ID token issued here.' }, undefined, caller);
+      return settle(deps, { kind: 'refused', description: 'The id_token_hint is not an ID token issued here.', page: PAGE_ERRORS.logoutRefused('logoutHintNotIssuedHere') }, undefined, caller);
     }
   }
   if (namedClient && hintClient && namedClient !== hintClient) {
-    return settle(deps, { kind: 'refused', description: 'The client_id does not match the audience of the id_token_hint.' }, undefined, caller);
+    return settle(deps, { kind: 'refused', description: 'The client_id does not match the audience of the id_token_hint.', page: PAGE_ERRORS.logoutRefused('logoutHintMismatch') }, undefined, caller);
   }
   const clientId = namedClient ?? hintClient;
   const client = clientId ? await deps.store.clients.findById(clientId) : undefined;
-  if (clientId && !client) return settle(deps, { kind: 'refused', description: `Unknown client: ${clientId}` }, undefined, caller);
+  if (clientId && !client) return settle(deps, { kind: 'refused', description: `Unknown client: ${clientId}`, page: PAGE_ERRORS.logoutRefused('logoutUnknownClient', { clientId }) }, undefined, caller);
   if (returnTo === undefined) return settle(deps, { kind: 'logged_out' }, client, caller);
   if (!client) {
-    return settle(deps, { kind: 'refused', description: 'post_logout_redirect_uri needs client_id or id_token_hint to name the client whose list it must be in.' }, undefined, caller);
+    return settle(deps, { kind: 'refused', description: 'post_logout_redirect_uri needs client_id or id_token_hint to name the client whose list it must be in.', page: PAGE_ERRORS.logoutRefused('logoutClientNotNamed') }, undefined, caller);
   }
   if (!client.allowed_logout_urls.includes(returnTo)) {
     return settle(
       deps,
-      { kind: 'refused', description: `The post_logout_redirect_uri "${returnTo}" is not one of the client's allowed_logout_urls.` },
+      { kind: 'refused', description: `The post_logout_redirect_uri "${returnTo}" is not one of the client's allowed_logout_urls.`, page: PAGE_ERRORS.logoutRefused('logoutPostLogoutUriNotAllowed', { returnTo }) },
       client,
       caller,
     );

@@ -1,4 +1,5 @@
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { PAGE_ERRORS, type PageMessage } from '../authorize/page-message';
 import type { IdentityStore, StoredAuthorizeTransaction, StoredUser } from '../../store';
 import { completeAuthorization } from '../authorize/complete';
 import { AuthorizePageError, resolveAuthorizeRequest, type AuthorizeRequest } from '../authorize/request';
@@ -24,10 +25,9 @@ export interface PasskeySignInDependencies extends SignInDependencies {
 }
 
 export const PASSKEY_MESSAGES = {
-  refused: 'That passkey could not sign you in. Try again, or get a code by text message instead.',
-  unavailable: 'Passkeys are not available for this application. Get a code by text message instead.',
-  notCreated: 'The passkey was not created. Try again, or continue without one.',
-} as const;
+  refused: { key: 'smsauth.errors.passkeyRefused' },
+  notCreated: { key: 'smsauth.errors.passkeyNotCreated' },
+} as const satisfies Record<string, PageMessage>;
 
 /** The browser the request comes from. */
 export interface PasskeyCaller {
@@ -50,9 +50,9 @@ function logContext(request: AuthorizeRequest, caller: PasskeyCaller, user?: Sto
   };
 }
 
-const unavailable = () => new AuthorizePageError(404, 'Passkeys are not available', PASSKEY_MESSAGES.unavailable);
+const unavailable = () => new AuthorizePageError(404, 'Passkeys are not available', 'Passkeys are not available for this application. Get a code by text message instead.', PAGE_ERRORS.passkeysUnavailable());
 const offerEnded = () =>
-  new AuthorizePageError(400, 'This sign-in has expired', 'This sign-in page is no longer valid. Go back to the application and sign in again.');
+  new AuthorizePageError(400, 'This sign-in has expired', 'This sign-in page is no longer valid. Go back to the application and sign in again.', PAGE_ERRORS.expired());
 
 /** The request of a transaction whose connection has passkeys on (else a 404 page). */
 async function passkeyRequest(store: IdentityStore, transaction: StoredAuthorizeTransaction) {

@@ -5,22 +5,30 @@ import { isKnownCountry } from './canonical-number';
 export interface PhoneCountry {
   /** ISO 3166-1 alpha-2. */
   code: string;
-  /** English name (Intl.DisplayNames), the code when the runtime has no name for it. */
+  /** Name in the page's language (Intl.DisplayNames), the code when the runtime has no name for it. */
   name: string;
   callingCode: string;
 }
 
-let countries: readonly PhoneCountry[] | undefined;
+const countriesByLanguage = new Map<string, readonly PhoneCountry[]>();
 
-/** Every country libphonenumber has metadata for, by English name; built once. */
-export function phoneCountries(): readonly PhoneCountry[] {
+/** Every country libphonenumber has metadata for, named and sorted in `language` (English by default); built once per language. */
+export function phoneCountries(language = 'en'): readonly PhoneCountry[] {
+  let countries = countriesByLanguage.get(language);
   if (!countries) {
-    const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+    const names = new Intl.DisplayNames([language, 'en'], { type: 'region', fallback: 'code' });
+    const collator = new Intl.Collator([language, 'en']);
     countries = getCountries()
       .map((code) => ({ code, name: names.of(code) ?? code, callingCode: getCountryCallingCode(code) }))
-      .sort((a, b) => a.name.localeCompare(b.name, 'en'));
+      .sort((a, b) => collator.compare(a.name, b.name));
+    countriesByLanguage.set(language, countries);
   }
   return countries;
+}
+
+/** The browser's languages, most preferred first (q, then order); `*` and q=0 left out. */
+export function acceptedLanguages(header: string | undefined): string[] {
+  return header ? preferredLanguages(header) : [];
 }
 
 /** Accept-Language entries by preference (q, then order), as language tags. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml, htmlPage } from '@smsauth/service-kit';
+import type { PageChrome } from './views';
 
 /**
  * The `/co/verify` page: where the browser did not send the verifier cookie of a login ticket
@@ -40,20 +41,23 @@ export interface CoVerifyView {
   fields: Record<string, string>;
 }
 
-export function coVerifyPage(view: CoVerifyView): string {
+/** In the request's language (`ui_locales`, then the browser); no brand (its CSP loads nothing else). */
+export function coVerifyPage({ t }: Pick<PageChrome, 't'>, view: CoVerifyView): string {
   const hidden = Object.entries(view.fields)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('\n');
   return htmlPage({
-    title: 'Signing in',
+    title: t.text('smsauth.co-verify.pageTitle'),
+    lang: t.language,
+    dir: t.dir,
     head: '<link rel="stylesheet" href="/authorize/login.css">',
-    body: `<h1>Signing in…</h1>
+    body: `<h1>${t.html('smsauth.co-verify.title')}</h1>
 <form id="co-verify" method="post" action="/co/verify" data-frame-origin="${escapeHtml(view.frameOrigin)}" data-co-id="${escapeHtml(view.coId)}">
 ${hidden}
 <input type="hidden" name="co_verifier" value="">
-<noscript><p>Signing in from the application needs JavaScript.</p></noscript>
+<noscript><p>${t.html('smsauth.co-verify.noscriptText')}</p></noscript>
 </form>
-<iframe id="co-frame" title="Verification" src="${escapeHtml(view.frameUrl)}" hidden></iframe>
+<iframe id="co-frame" title="${t.html('smsauth.co-verify.frameTitle')}" src="${escapeHtml(view.frameUrl)}" hidden></iframe>
 <script>${CO_VERIFY_SCRIPT}</script>`,
   });
 }

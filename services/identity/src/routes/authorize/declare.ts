@@ -80,7 +80,7 @@ export const AuthorizeQuerySchema = z.object({
   code_challenge: z.string().regex(S256_CHALLENGE).optional().describe('PKCE, the code flow: the base64url SHA-256 of the code_verifier. Required for public clients (token_endpoint_auth_method none).'),
   code_challenge_method: z.enum(CODE_CHALLENGE_METHODS).optional().describe('Required with code_challenge.'),
   login_hint: parameter().optional().describe('Prefills the number on the phone page.'),
-  ui_locales: parameter().optional().describe('Accepted and ignored (the page follows the tenant\'s languages and the browser).'),
+  ui_locales: parameter().optional().describe('Space-separated BCP 47 tags, most preferred first: the pages speak the first one the tenant has enabled (`pt` finds `pt-BR`, `zh-Hant` finds `zh-TW`); none enabled: the browser\'s Accept-Language, then the tenant\'s default. The login keeps the language chosen.'),
   claims_locales: parameter().optional().describe('Accepted and ignored: no claim has a language.'),
   display: parameter().optional().describe('Accepted and ignored: one page fits page, popup, touch and wap.'),
   id_token_hint: parameter().optional().describe('An ID token issued here: a login session of another user is not used (prompt=none then answers login_required).'),

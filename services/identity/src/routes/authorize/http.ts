@@ -5,6 +5,7 @@ import { responseLocation, webMessageOrigin, type AuthorizationResponse } from '
 import { SESSION_COOKIE_NAME } from '../../domain/authorize/session';
 import { verifierCookieName } from '../../domain/authorize/cross-origin';
 import { FORM_POST_SCRIPT_SOURCE, formPostPage, webMessagePage } from './views';
+import { NO_BRAND_SOURCES, type BrandSources } from './brand';
 
 
 export function requestCookies(req: Request): Record<string, string> {
@@ -75,15 +76,16 @@ function cspOrigin(url: string | undefined): string | undefined {
  * one inline script, styles from our own file, no framing. `form-action` must also allow
  * the redirect_uri's origin: browsers apply it to the redirect that follows a form post.
  */
-export function contentSecurityPolicy(redirectUri?: string, scriptSource?: string): string {
+export function contentSecurityPolicy(redirectUri?: string, scriptSource?: string, brand: BrandSources = NO_BRAND_SOURCES): string {
   const formAction = ["'self'", cspOrigin(redirectUri)].filter(Boolean).join(' ');
   const scripts = scriptSource ? `; script-src ${scriptSource}` : '';
-  return `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'${scripts}`;
+  const fonts = brand.font.length > 0 ? `; font-src ${brand.font.join(' ')}` : '';
+  return `default-src 'none'; style-src ${["'self'", ...brand.style].join(' ')}; img-src ${["'self'", ...brand.img].join(' ')}${fonts}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'${scripts}`;
 }
 
-function securityHeaders(res: Response, redirectUri?: string, scriptSource?: string): void {
+function securityHeaders(res: Response, redirectUri?: string, scriptSource?: string, brand?: BrandSources): void {
   res.set({
-    'Content-Security-Policy': contentSecurityPolicy(redirectUri, scriptSource),
+    'Content-Security-Policy': contentSecurityPolicy(redirectUri, scriptSource, brand),
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
@@ -93,9 +95,12 @@ function securityHeaders(res: Response, redirectUri?: string, scriptSource?: str
   });
 }
 
-/** `scriptSource`: the CSP source (a `'sha256-…'` hash) of the page's inline script, if it has one. */
-export function sendPage(res: Response, status: number, html: string, redirectUri?: string, scriptSource?: string): void {
-  securityHeaders(res, redirectUri, scriptSource);
+/**
+ * `scriptSource`: the CSP source (a `'sha256-…'` hash) of the page's inline script, if it has
+ * one; `brand`: the https URLs of the tenant's logo, favicon and font the page may load.
+ */
+export function sendPage(res: Response, status: number, html: string, redirectUri?: string, scriptSource?: string, brand?: BrandSources): void {
+  securityHeaders(res, redirectUri, scriptSource, brand);
   res.status(status).type('html').send(html);
 }
 

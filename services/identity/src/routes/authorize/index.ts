@@ -1,10 +1,9 @@
-import { DeliveryChannelSchema } from '@smsauth/contracts';
+import { DeliveryChannelSchema, LOGIN_LANGUAGES } from '@smsauth/contracts';
 import { mountOperations, redirectResponse, textResponse, type Clock, type Operation } from '@smsauth/service-kit';
 import { z } from 'zod';
 import { Router, type Request, type Response } from 'express';
 import { errorResponse, type AuthorizationResponse } from '../../domain/authorize/response';
 import type { SessionLifetimes } from '../../domain/authorize/session';
-import type { LoginAppearanceSource } from '../../domain/branding/login-appearance';
 import type { WebLoginMetrics } from '../../domain/authorize/web-login-metrics';
 import { authorizeFromSession } from '../../domain/authorize/single-sign-on';
 import { exchangeCodeForSignIn, sendLoginCode, transactionError, type Caller, type SignInDependencies } from '../../domain/authorize/steps';
@@ -27,6 +26,11 @@ import {
 } from '../../domain/authorize/transaction';
 import type { PasswordlessExchangeDependencies } from '../../domain/oauth/passwordless-exchange';
 import { loginPageCountry, phoneCountries } from '../../domain/phone/countries';
+import { DEFAULT_LOGIN_APPEARANCE, type LoginAppearanceSource } from '../../domain/branding/login-appearance';
+import { PAGE_ERRORS as PAGE_ERROR_TEXTS } from '../../domain/authorize/page-message';
+import { appearanceOf, pageChrome, requestLanguageChoice, type RenderedChrome } from './chrome';
+import { brandStylesheet } from './brand';
+import { enabledLanguages } from './i18n/language';
 import type { StartDependencies } from '../../domain/passwordless/start';
 import { codePageChannels } from '../../domain/passwordless/channels';
 import type { IdentityStore } from '../../store';
@@ -101,8 +105,18 @@ export interface AuthorizeRouterDependencies {
   passkeyMetrics: PasskeyMetrics;
   /** The issuer (`{AUTH_URL}/`): every authorization response carries it as `iss` (RFC 9207). */
   issuer: string;
+  /** The tenant's brand, languages and custom text for the pages; default: none set (every language, built-in look). */
   appearance?: LoginAppearanceSource;
 }
+
+/** Which page of a transaction the language switcher returns to. */
+const RETURN_PAGES = ['phone', 'code', 'offer'] as const;
+
+/** The language switcher's form (POST /authorize/language). */
+export const LanguageFormSchema = TransactionFormSchema.extend({
+  language: z.enum(LOGIN_LANGUAGES).describe('One of the tenant\'s enabled languages (else a 400 page).'),
+  return_to: z.enum(RETURN_PAGES).describe('The page of the transaction to show again in that language.'),
+});
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 /** Sends an authorization response (with `iss`). */
@@ -112,28 +126,33 @@ type Respond = (res: Response, response: AuthorizationResponse) => void;
  * Problems the domain reports as pages or as error redirects become exactly that; anything
  * unexpected is logged and shown as a generic page (never a JSON body in a browser).
  */
-function pageAnswering(respond: Respond): (handler: Handler) => Handler {
+function pageAnswering(respond: Respond, errorChrome: (req: Request) => Promise<RenderedChrome>): (handler: Handler) => Handler {
   return (handler) => async (req, res) => {
     try {
       await handler(req, res);
     } catch (err) {
+      if (err instanceof AuthorizeRedirectError) {
+        req.log.info({ error: err.error, response_mode: err.target.mode }, 'authorize error sent to the redirect_uri');
+        return respond(res, errorResponse(err.target, err.error, err.description, err.state));
+      }
+      if (err instanceof SignInCompletedError && err.redirect && err.returnTo) {
+        req.log.info({ login_route: err.redirect }, 'authorize page of a completed sign-in');
+        return res.redirect(303, err.returnTo);
+      }
+      const { chrome, sources } = await errorChrome(req);
       if (err instanceof SignInCompletedError) {
         req.log.info({ login_route: err.redirect }, 'authorize page of a completed sign-in');
-        if (err.redirect && err.returnTo) return res.redirect(303, err.returnTo);
-        sendPage(res, 200, signInCompletedPage(err.appName, err.returnTo));
+        sendPage(res, 200, signInCompletedPage(chrome, err.appName, err.returnTo), undefined, undefined, sources);
       } else if (err instanceof AuthorizePageError) {
         req.log.info({ reason: err.title }, 'authorize request refused');
-        sendPage(res, err.status, errorPage(err.title, err.description));
-      } else if (err instanceof AuthorizeRedirectError) {
-        req.log.info({ error: err.error, response_mode: err.target.mode }, 'authorize error sent to the redirect_uri');
-        respond(res, errorResponse(err.target, err.error, err.description, err.state));
+        sendPage(res, err.status, errorPage(chrome, err.text), undefined, undefined, sources);
       } else if (isDatabaseUnavailable(err)) {
         req.log.warn({ err }, 'authorize request failed: database unavailable');
         res.setHeader('Retry-After', '5');
-        sendPage(res, 503, errorPage('Temporarily unavailable', 'Sign-in is briefly unavailable. Wait a few seconds, then reload this page.'));
+        sendPage(res, 503, errorPage(chrome, PAGE_ERROR_TEXTS.unavailable()), undefined, undefined, sources);
       } else {
         req.log.error({ err }, 'authorize request failed');
-        sendPage(res, 500, errorPage('Something went wrong', 'The sign-in could not be completed. Go back to the application and try again.'));
+        sendPage(res, 500, errorPage(chrome, PAGE_ERROR_TEXTS.serverError()), undefined, undefined, sources);
       }
     }
   };
@@ -155,8 +174,22 @@ function callerOf(req: Request): Caller {
 /** `GET /authorize` and the pages and form posts of the hosted login, each declared once. */
 export function authorizeOperations(deps: AuthorizeRouterDependencies): Operation[] {
   const { store, clock } = deps;
+  const appearance = appearanceOf(deps.appearance);
   const respond: Respond = (res, response) => sendAuthorizationResponse(res, response, deps.issuer);
-  const page = pageAnswering(respond);
+  /**
+   * The chrome of an error page: `ui_locales` of the request, else the browser, else the tenant's
+   * default; when the tenant's settings cannot be read either, the built-in look in English.
+   */
+  const errorChrome = async (req: Request): Promise<RenderedChrome> => {
+    const uiLocales = textField(req.query, 'ui_locales') || textField(req.body, 'ui_locales');
+    try {
+      return await pageChrome(appearance, req, { uiLocales });
+    } catch (err) {
+      req.log.warn({ err }, 'login appearance unavailable: error page in the built-in look');
+      return pageChrome(DEFAULT_LOGIN_APPEARANCE, req, { uiLocales });
+    }
+  };
+  const page = pageAnswering(respond, errorChrome);
   const signIn: SignInDependencies = {
     ...deps.codeExchange,
     store,
@@ -172,6 +205,13 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
   const formContext = async ({ transaction, bindingSecret }: BegunTransaction): Promise<FormContext> => {
     const appName = await applicationNameOf(store, transaction.client_id);
     return { transactionId: transaction.id, csrfToken: csrfTokenFor(bindingSecret, transaction.id), appName: appName ?? 'the application' };
+  };
+
+  /** A page of a transaction: its forms' fields, and its chrome in the language the transaction remembers. */
+  const transactionPage = async (req: Request, begun: BegunTransaction, returnTo: 'phone' | 'code' | 'offer') => {
+    const form = await formContext(begun);
+    const { chrome, sources } = await pageChrome(appearance, req, { remembered: begun.transaction.ui_language, appName: form.appName, switcher: { form, returnTo } });
+    return { form, chrome, sources };
   };
 
   /** A GET page of a transaction: the cookie must match, no CSRF token needed (changes nothing). */
@@ -191,10 +231,11 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
     const webOtp = isBoundOrigin(connection?.options.webotp, req.host);
     const passkeys = passkeySettingsOf(connection?.options).enabled;
     const scripts = [passkeys ? "'self'" : undefined, webOtp ? WEBOTP_SCRIPT_SOURCE : undefined].filter(Boolean).join(' ');
+    const { form, chrome, sources } = await transactionPage(req, begun, 'code');
     sendPage(
       res,
       status,
-      codePage(await formContext(begun), {
+      codePage(chrome, form, {
         phoneNumber: transaction.phone_number ?? '',
         digits: connection?.options.totp.length ?? 6,
         cooldownSeconds: resendCooldownSeconds(transaction, clock.now()),
@@ -205,6 +246,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       }),
       transaction.redirect_uri,
       scripts || undefined,
+      sources,
     );
   };
 
@@ -215,16 +257,21 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
   };
 
   /** The phone page's country choice: what the user chose, else the connection's default_country or the browser's region. */
-  const phoneView = async (req: Request, connectionName: string, view: Omit<PhoneView, 'countries'>): Promise<PhoneView> => {
+  const phoneView = async (req: Request, connectionName: string, view: Omit<PhoneView, 'countries'>): Promise<Omit<PhoneView, 'countries'>> => {
     const connection = view.country === undefined ? await connectionOfTransaction(store, connectionName) : undefined;
     const country = view.country ?? loginPageCountry(connection?.options.default_country, req.headers['accept-language']);
-    return { ...view, countries: phoneCountries(), country };
+    return { ...view, country };
   };
 
-  /** The phone page; with passkeys on, its scripts are allowed (our own files) and may fetch the passkey options. */
-  const renderPhone = async (res: Response, status: number, begun: BegunTransaction, view: PhoneView) => {
+  /**
+   * The phone page, its countries named in its language; with passkeys on, its scripts are
+   * allowed (our own files) and may fetch the passkey options.
+   */
+  const renderPhone = async (req: Request, res: Response, status: number, begun: BegunTransaction, view: Omit<PhoneView, 'countries'>) => {
     const passkeys = view.passkeys ?? (await passkeysOn(begun.transaction.connection_name));
-    sendPage(res, status, phonePage(await formContext(begun), { ...view, passkeys }), begun.transaction.redirect_uri, passkeys ? PASSKEY_SCRIPT_SOURCE : undefined);
+    const { form, chrome, sources } = await transactionPage(req, begun, 'phone');
+    const html = phonePage(chrome, form, { ...view, countries: phoneCountries(chrome.t.language), passkeys });
+    sendPage(res, status, html, begun.transaction.redirect_uri, passkeys ? PASSKEY_SCRIPT_SOURCE : undefined, sources);
   };
 
   /**
@@ -285,12 +332,14 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       req.log.info({ client_id: request.client.client_id, response_mode: request.target.mode, signed_in: 'error' in outcome.response.params ? false : true }, 'authorize answered from the login session');
       return respond(res, outcome.response);
     }
-    const begun = await beginTransaction(store, request, params, clock.now());
+    // The language is chosen once, here, and kept by the transaction for every later page.
+    const language = await requestLanguageChoice(appearance, req, params.ui_locales);
+    const begun = await beginTransaction(store, request, params, clock.now(), language);
     setBindingCookie(res, begun.transaction.id, begun.bindingSecret, deps.secureCookies);
     const country = loginPageCountry(request.connection.options.default_country, req.headers['accept-language']);
     const passkeys = passkeySettingsOf(request.connection.options).enabled;
-    const view = { countries: phoneCountries(), country, passkeys, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
-    await renderPhone(res, 200, begun, view);
+    const view = { country, passkeys, ...(request.loginHint ? { phoneNumber: request.loginHint } : {}) };
+    await renderPhone(req, res, 200, begun, view);
   };
 
   const codePath = (id: string, sent = false) => `/authorize/code?transaction=${encodeURIComponent(id)}${sent ? '&sent=1' : ''}`;
@@ -302,7 +351,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       operationId: 'authorize',
       summary: 'Start a sign-in (code flow with PKCE, or implicit): answered from the login session, or the phone-number page',
       description:
-        'response_type code (PKCE S256 required for public clients; plain refused), token, id_token or token id_token. response_mode query, fragment, form_post or web_message. prompt=none answers without a page (login_required without a usable session); prompt=login always asks for the SMS; max_age forbids an older session. login_hint prefills the number; ui_locales and unknown parameters (auth0Client, ...) are ignored. A live login session of the connection signs in to any client without an SMS.',
+        'response_type code (PKCE S256 required for public clients; plain refused), token, id_token or token id_token. response_mode query, fragment, form_post or web_message. prompt=none answers without a page (login_required without a usable session); prompt=login always asks for the SMS; max_age forbids an older session. login_hint prefills the number. ui_locales chooses the language of the pages (the first of its tags the tenant has enabled), before the browser\'s Accept-Language and the tenant\'s default; the login keeps it. Unknown parameters (auth0Client, ...) are ignored. A live login session of the connection signs in to any client without an SMS.',
       query: AuthorizeWithTicketQuerySchema,
       responses: { '200': html('The phone-number page (sets the transaction cookie), or a form_post / web_message response page.'), '302': TO_REDIRECT_URI, ...PAGE_ERRORS },
       handle: page((req, res) => authorize(req, res, req.query as Record<string, unknown>)),
@@ -331,6 +380,41 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
 
     hostedLoginOperation({
       method: 'get',
+      path: '/authorize/brand.css',
+      operationId: 'authorizeBrandStyles',
+      summary: 'The tenant\'s brand as a style sheet: primary colour, page background and font, text colours adapted for WCAG AA',
+      description: 'The pages link it as `/authorize/brand.css?v=<fingerprint of the branding>`, so a change of the branding is a new URL; the query is not read.',
+      responses: { '200': textResponse('CSS.', 'text/css') },
+      handle: async (_req, res) => {
+        const { branding } = await appearance.appearance();
+        res.set({ 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' }).type('css').send(brandStylesheet(branding));
+      },
+    }),
+
+    hostedLoginOperation({
+      method: 'post',
+      path: '/authorize/language',
+      operationId: 'authorizeLanguage',
+      summary: 'The language switcher of the pages: the transaction speaks the chosen language from now on',
+      form: LanguageFormSchema,
+      responses: transactionResponses({ '303': redirectResponse('To the page of the transaction named by return_to.') }),
+      handle: page(async (req, res) => {
+        const begun = await posted(req);
+        const parsed = LanguageFormSchema.safeParse(req.body);
+        const { enabledLocales } = await appearance.appearance();
+        if (!parsed.success || !enabledLanguages(enabledLocales).includes(parsed.data.language)) {
+          const name = parsed.success || parsed.error.issues.some((issue) => issue.path[0] === 'language') ? 'language' : 'return_to';
+          throw new AuthorizePageError(400, 'Invalid request', `The parameter ${name} has a value that is not allowed.`, PAGE_ERROR_TEXTS.invalidParameter(name));
+        }
+        await store.authorizeTransactions.recordLanguage(begun.transaction.id, parsed.data.language);
+        const id = encodeURIComponent(begun.transaction.id);
+        const path = parsed.data.return_to === 'offer' ? `/authorize/passkey/offer?transaction=${id}` : `/authorize/${parsed.data.return_to}?transaction=${id}`;
+        seeOther(res, path);
+      }),
+    }),
+
+    hostedLoginOperation({
+      method: 'get',
       path: '/authorize/phone',
       operationId: 'authorizePhonePage',
       summary: 'The phone-number page of a transaction',
@@ -339,7 +423,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       handle: page(async (req, res) => {
         const begun = await viewed(req);
         const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: begun.transaction.phone_number ?? '' });
-        await renderPhone(res, 200, begun, view);
+        await renderPhone(req, res, 200, begun, view);
       }),
     }),
 
@@ -358,7 +442,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         if (sent.ok) return seeOther(res, codePath(begun.transaction.id));
         if ('end' in sent) return endSignIn(res, begun.transaction.id, sent.end);
         const view = await phoneView(req, begun.transaction.connection_name, { phoneNumber: input, error: sent.message, country });
-        await renderPhone(res, sent.status, begun, view);
+        await renderPhone(req, res, sent.status, begun, view);
       }),
     }),
 
@@ -372,7 +456,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       handle: page(async (req, res) => {
         const begun = await viewed(req);
         if (!begun.transaction.phone_number) return seeOther(res, `/authorize/phone?transaction=${encodeURIComponent(begun.transaction.id)}`);
-        await renderCode(req, res, 200, begun, req.query.sent === '1' ? { notice: 'A new code was sent.' } : {});
+        await renderCode(req, res, 200, begun, req.query.sent === '1' ? { notice: { key: 'smsauth.code.newCodeSent' } } : {});
       }),
     }),
 
@@ -460,7 +544,8 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         res.append('Set-Cookie', `${CO_CSRF_COOKIE}=${csrf}; Path=/co/verify; Max-Age=${LOGIN_TICKET_LIFETIME_SECONDS}; HttpOnly; SameSite=Lax${deps.secureCookies ? '; Secure' : ''}`);
         const fields = Object.fromEntries(Object.entries(parameters).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'co_verifier'));
         const frameOrigin = originOfUrl(frame)!;
-        const html = coVerifyPage({ frameUrl: `${frame.split('#')[0]}#origin=${encodeURIComponent(originOfUrl(deps.issuer)!)}`, frameOrigin, coId: ticket.co_id, fields: { ...fields, co_csrf: csrf } });
+        const { chrome } = await pageChrome(appearance, req, { uiLocales: textField(parameters, 'ui_locales') });
+        const html = coVerifyPage({ t: chrome.t }, { frameUrl: `${frame.split('#')[0]}#origin=${encodeURIComponent(originOfUrl(deps.issuer)!)}`, frameOrigin, coId: ticket.co_id, fields: { ...fields, co_csrf: csrf } });
         res.set({
           'Content-Security-Policy': `default-src 'none'; style-src 'self'; script-src ${CO_VERIFY_SCRIPT_SOURCE}; frame-src ${frameOrigin}; form-action 'self' ${originOfUrl(request.redirectUri) ?? ''}; frame-ancestors 'none'; base-uri 'none'`,
           'X-Frame-Options': 'DENY',
@@ -485,7 +570,7 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
         const cookie = requestCookies(req)[CO_CSRF_COOKIE];
         const token = textField(parameters, 'co_csrf');
         if (!cookie || !token || !safeEqual(cookie, token)) {
-          throw new AuthorizePageError(403, 'Sign-in not verified', 'This sign-in could not be verified. Go back to the application and try again.');
+          throw new AuthorizePageError(403, 'Sign-in not verified', 'This sign-in could not be verified. Go back to the application and try again.', PAGE_ERROR_TEXTS.notVerified());
         }
         res.append('Set-Cookie', `${CO_CSRF_COOKIE}=; Path=/co/verify; Max-Age=0; HttpOnly; SameSite=Lax${deps.secureCookies ? '; Secure' : ''}`);
         const request = await resolveRequest(parameters);
@@ -501,7 +586,8 @@ export function authorizeOperations(deps: AuthorizeRouterDependencies): Operatio
       respond,
       posted,
       viewed,
-      formContext,
+      transactionPage,
+      errorChrome,
       phoneView,
       renderPhone,
       endSignIn,

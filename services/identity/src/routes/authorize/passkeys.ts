@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AuthorizationResponse } from '../../domain/authorize/response';
 import type { BegunTransaction } from '../../domain/authorize/transaction';
+import type { PageMessage } from '../../domain/authorize/page-message';
 import {
   continueAfterOffer,
   passkeyLoginOptions,
@@ -14,7 +15,10 @@ import {
 } from '../../domain/passkeys/sign-in';
 import { clearBindingCookie, requestCookies, sendPage, sessionCookie, setSessionCookie } from './http';
 import { PASSKEY_SCRIPT, webAuthnBrowserBundle } from './passkey-script';
-import { errorPage, passkeyOfferPage, type FormContext, type PhoneView } from './views';
+import { errorPage, passkeyOfferPage, type FormContext, type PageChrome, type PhoneView } from './views';
+import { PAGE_ERRORS as PAGE_ERROR_TEXTS } from '../../domain/authorize/page-message';
+import type { BrandSources } from './brand';
+import type { RenderedChrome } from './chrome';
 import { hostedLoginOperation, html, TransactionFormSchema } from './declare';
 
 /** The CSP sources of a page with passkeys: our two script files, and fetch to our own origin for the options. */
@@ -41,9 +45,12 @@ export interface PasskeyRouteHelpers {
   respond(res: Response, response: AuthorizationResponse): void;
   posted(req: Request): Promise<BegunTransaction>;
   viewed(req: Request): Promise<BegunTransaction>;
-  formContext(begun: BegunTransaction): Promise<FormContext>;
-  phoneView(req: Request, connectionName: string, view: Omit<PhoneView, 'countries'>): Promise<PhoneView>;
-  renderPhone(res: Response, status: number, begun: BegunTransaction, view: PhoneView): Promise<void>;
+  /** A page of a transaction: its forms' fields and its chrome (language, brand, switcher). */
+  transactionPage(req: Request, begun: BegunTransaction, returnTo: 'phone' | 'code' | 'offer'): Promise<{ form: FormContext; chrome: PageChrome; sources: BrandSources }>;
+  /** The chrome of an error page of this request. */
+  errorChrome(req: Request): Promise<RenderedChrome>;
+  phoneView(req: Request, connectionName: string, view: Omit<PhoneView, 'countries'>): Promise<Omit<PhoneView, 'countries'>>;
+  renderPhone(req: Request, res: Response, status: number, begun: BegunTransaction, view: Omit<PhoneView, 'countries'>): Promise<void>;
   endSignIn(res: Response, transactionId: string, response: AuthorizationResponse): void;
   textField(body: unknown, name: string): string;
 }
@@ -75,8 +82,9 @@ export function passkeyOperations(h: PasskeyRouteHelpers): Operation[] {
   let bundle: string | undefined;
   const staticHeaders = { 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' };
 
-  const renderOffer = async (res: Response, status: number, begun: BegunTransaction, error?: string) => {
-    sendPage(res, status, passkeyOfferPage(await h.formContext(begun), { error }), begun.transaction.redirect_uri, PASSKEY_SCRIPT_SOURCE);
+  const renderOffer = async (req: Request, res: Response, status: number, begun: BegunTransaction, error?: PageMessage) => {
+    const { form, chrome, sources } = await h.transactionPage(req, begun, 'offer');
+    sendPage(res, status, passkeyOfferPage(chrome, form, error ? { error } : {}), begun.transaction.redirect_uri, PASSKEY_SCRIPT_SOURCE, sources);
   };
 
   const finish = (res: Response, begun: BegunTransaction, result: Awaited<ReturnType<typeof continueAfterOffer>>) => {
@@ -134,7 +142,7 @@ export function passkeyOperations(h: PasskeyRouteHelpers): Operation[] {
         if (!result.ok && 'end' in result) return h.endSignIn(res, begun.transaction.id, result.end);
         if (!result.ok) {
           const view = await h.phoneView(req, begun.transaction.connection_name, { phoneNumber: '', passkeys: true, passkeyError: result.message });
-          return h.renderPhone(res, result.status, begun, view);
+          return h.renderPhone(req, res, result.status, begun, view);
         }
         req.log.info({ client_id: begun.transaction.client_id, response_mode: result.response.mode }, 'hosted login completed with a passkey');
         clearBindingCookie(res, begun.transaction.id, h.secureCookies);
@@ -153,9 +161,10 @@ export function passkeyOperations(h: PasskeyRouteHelpers): Operation[] {
       handle: h.page(async (req, res) => {
         const begun = await h.viewed(req);
         if (!(await deps.store.passkeys.findPendingOffer(begun.transaction.id, deps.clock.now()))) {
-          return sendPage(res, 400, errorPage('This sign-in has expired', 'This sign-in page is no longer valid. Go back to the application and sign in again.'));
+          const { chrome, sources } = await h.errorChrome(req);
+          return sendPage(res, 400, errorPage(chrome, PAGE_ERROR_TEXTS.expired()), undefined, undefined, sources);
         }
-        await renderOffer(res, 200, begun);
+        await renderOffer(req, res, 200, begun);
       }),
     }),
 
@@ -182,7 +191,7 @@ export function passkeyOperations(h: PasskeyRouteHelpers): Operation[] {
       handle: h.page(async (req, res) => {
         const begun = await h.posted(req);
         const result = await registerOfferedPasskey(deps, begun.transaction, h.textField(req.body, 'credential'), callerOf(req));
-        if (!result.ok && 'status' in result) return renderOffer(res, result.status, begun, result.message);
+        if (!result.ok && 'status' in result) return renderOffer(req, res, result.status, begun, result.message);
         req.log.info({ client_id: begun.transaction.client_id }, 'passkey registered after an SMS login');
         finish(res, begun, result);
       }),

@@ -23,6 +23,7 @@ import * as requestedClaims from './024-requested-claims';
 import * as logoutNotifications from './025-logout-notifications';
 import * as crossOriginAuthentication from './026-cross-origin-authentication';
 import * as brandingAndTexts from './027-branding-and-texts';
+import * as loginLanguage from './028-login-language';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -81,4 +82,5 @@ export const migrations: readonly Migration[] = [
   { version: 25, name: 'logout-notifications', sql: logoutNotifications.sql },
   { version: 26, name: 'cross-origin-authentication', sql: crossOriginAuthentication.sql },
   { version: 27, name: 'branding-and-texts', sql: brandingAndTexts.sql },
+  { version: 28, name: 'login-language', sql: loginLanguage.sql },
 ];

@@ -28,6 +28,8 @@ export interface StoredAuthorizeTransaction {
   code_sent_at: Date | null;
   /** The channel of the last code sent (migration 015); null or absent before one was sent. */
   code_channel?: string | null;
+  /** The language its pages speak, a LOGIN_LANGUAGES tag (migration 027); null or absent: chosen per page. */
+  ui_language?: string | null;
   created_at: Date;
   expires_at: Date;
 }
@@ -41,8 +43,8 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
       await db.query(
         `INSERT INTO authorize_transactions (id, binding_hash, client_id, connection_name, redirect_uri, response_type,
            state, nonce, scope, audience, phone_number, code_sent_at, created_at, expires_at,
-           response_mode, code_challenge, max_age, prompt, claims, acr_values)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+           response_mode, code_challenge, max_age, prompt, claims, acr_values, ui_language)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
         [
           tx.id,
           tx.binding_hash,
@@ -64,6 +66,7 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
           tx.prompt,
           tx.claims ?? null,
           tx.acr_values ?? null,
+          tx.ui_language ?? null,
         ],
       );
     },
@@ -101,6 +104,11 @@ export function authorizeTransactionsRepo(db: SqlExecutor) {
     /** Records the number a code was just sent to. */
     async recordCodeSent(id: string, phoneNumber: string, at: Date, channel: string | null = null): Promise<void> {
       await db.query('UPDATE authorize_transactions SET phone_number = $2, code_sent_at = $3, code_channel = $4 WHERE id = $1', [id, phoneNumber, at, channel]);
+    },
+
+    /** Records the language the user chose with the pages' language switcher. */
+    async recordLanguage(id: string, language: string): Promise<void> {
+      await db.query('UPDATE authorize_transactions SET ui_language = $2 WHERE id = $1', [id, language]);
     },
 
     /** Ends the transaction (cancelled, or refused for the application); true for the one caller that deleted it. */
