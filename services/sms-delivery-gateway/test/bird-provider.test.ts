@@ -6,6 +6,7 @@ import { problemsOf } from './support/config';
 import { BIRD_ACCESS_KEY, BIRD_CHANNEL_ID, BIRD_SIGNING_KEY, BIRD_WORKSPACE_ID, signLikeBird, startFakeBird, type FakeBird } from './support/fake-bird';
 import { TELNYX_API_KEY, startFakeTelnyx } from './support/fake-telnyx';
 import { buildGateway, deliveryBody, metricValue, nowSeconds } from './support/gateway';
+import { withFakeAndBackup } from './support/provider-suite';
 import { startProvider } from './support/providers';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
@@ -13,16 +14,8 @@ const PUBLIC_URL = 'https://sms-gateway.example.com';
 describe('bird provider', () => {
   let bird: FakeBird;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [bird, backup] = await Promise.all([startFakeBird(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([bird.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    bird.requests.length = 0;
-    bird.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeBird, (fake, server) => {
+    [bird, backup] = [fake, server];
   });
 
   const birdEnv = (overrides: Record<string, string> = {}) => ({

@@ -6,6 +6,7 @@ import { problemsOf } from './support/config';
 import { INFOBIP_API_KEY, startFakeInfobip, type FakeInfobip } from './support/fake-infobip';
 import { SINCH_API_TOKEN, SINCH_PLAN_ID, startFakeSinch } from './support/fake-sinch';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
+import { withFakeAndBackup } from './support/provider-suite';
 import { startProvider } from './support/providers';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
@@ -13,16 +14,8 @@ const PUBLIC_URL = 'https://sms-gateway.example.com';
 describe('infobip provider', () => {
   let infobip: FakeInfobip;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [infobip, backup] = await Promise.all([startFakeInfobip(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([infobip.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    infobip.requests.length = 0;
-    infobip.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeInfobip, (fake, server) => {
+    [infobip, backup] = [fake, server];
   });
 
   const infobipEnv = (overrides: Record<string, string> = {}) => ({

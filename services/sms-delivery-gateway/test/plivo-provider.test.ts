@@ -6,6 +6,7 @@ import { problemsOf } from './support/config';
 import { PLIVO_AUTH_ID, PLIVO_AUTH_TOKEN, signLikePlivo, startFakePlivo, type FakePlivo } from './support/fake-plivo';
 import { TELNYX_API_KEY, startFakeTelnyx } from './support/fake-telnyx';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
+import { withFakeAndBackup } from './support/provider-suite';
 import { startProvider } from './support/providers';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
@@ -14,16 +15,8 @@ const POWERPACK = '6a5c8b3e-12d4-4f8a-9b1c-0d2e3f4a5b6c';
 describe('plivo provider', () => {
   let plivo: FakePlivo;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [plivo, backup] = await Promise.all([startFakePlivo(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([plivo.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    plivo.requests.length = 0;
-    plivo.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakePlivo, (fake, server) => {
+    [plivo, backup] = [fake, server];
   });
 
   const plivoEnv = (overrides: Record<string, string> = {}) => ({

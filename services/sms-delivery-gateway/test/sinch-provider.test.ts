@@ -6,6 +6,7 @@ import { problemsOf } from './support/config';
 import { PLIVO_AUTH_ID, PLIVO_AUTH_TOKEN, startFakePlivo } from './support/fake-plivo';
 import { SINCH_API_TOKEN, SINCH_CALLBACK_SECRET, SINCH_PLAN_ID, signLikeSinch, startFakeSinch, type FakeSinch } from './support/fake-sinch';
 import { buildGateway, deliveryBody, metricValue, nowSeconds } from './support/gateway';
+import { withFakeAndBackup } from './support/provider-suite';
 import { startProvider } from './support/providers';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
@@ -13,16 +14,8 @@ const PUBLIC_URL = 'https://sms-gateway.example.com';
 describe('sinch provider', () => {
   let sinch: FakeSinch;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [sinch, backup] = await Promise.all([startFakeSinch(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([sinch.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    sinch.requests.length = 0;
-    sinch.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeSinch, (fake, server) => {
+    [sinch, backup] = [fake, server];
   });
 
   const sinchEnv = (overrides: Record<string, string> = {}) => ({

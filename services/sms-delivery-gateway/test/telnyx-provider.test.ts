@@ -6,6 +6,7 @@ import { problemsOf } from './support/config';
 import { VONAGE_KEY, VONAGE_SECRET, startFakeVonage } from './support/fake-vonage';
 import { TELNYX_API_KEY, TELNYX_PROFILE_ID, signLikeTelnyx, startFakeTelnyx, telnyxKeyPair, type FakeTelnyx } from './support/fake-telnyx';
 import { buildGateway, deliveryBody, metricValue, nowSeconds } from './support/gateway';
+import { withFakeAndBackup } from './support/provider-suite';
 import { startProvider } from './support/providers';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
@@ -13,16 +14,8 @@ const PUBLIC_URL = 'https://sms-gateway.example.com';
 describe('telnyx provider', () => {
   let telnyx: FakeTelnyx;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [telnyx, backup] = await Promise.all([startFakeTelnyx(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([telnyx.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    telnyx.requests.length = 0;
-    telnyx.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeTelnyx, (fake, server) => {
+    [telnyx, backup] = [fake, server];
   });
 
   const telnyxEnv = (overrides: Record<string, string> = {}) => ({
