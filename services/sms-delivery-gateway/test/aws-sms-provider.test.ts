@@ -16,6 +16,7 @@ import {
 } from './support/fake-aws';
 import { VONAGE_KEY, VONAGE_SECRET, startFakeVonage } from './support/fake-vonage';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
+import { withFakeAndBackup } from './support/provider-suite';
 import { hang, startProvider } from './support/providers';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
@@ -23,16 +24,8 @@ const PUBLIC_URL = 'https://sms-gateway.example.com';
 describe('aws-sms provider', () => {
   let aws: FakeAws;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [aws, backup] = await Promise.all([startFakeAws(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([aws.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    aws.requests.length = 0;
-    aws.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeAws, (fake, server) => {
+    [aws, backup] = [fake, server];
   });
 
   const awsEnv = (overrides: Record<string, string> = {}) => ({

@@ -6,23 +6,15 @@ import { problemsOf } from './support/config';
 import { BIRD_ACCESS_KEY, BIRD_CHANNEL_ID, BIRD_SIGNING_KEY, BIRD_WORKSPACE_ID, signLikeBird, startFakeBird, type FakeBird } from './support/fake-bird';
 import { TELNYX_API_KEY, startFakeTelnyx } from './support/fake-telnyx';
 import { buildGateway, deliveryBody, metricValue, nowSeconds } from './support/gateway';
-import { startProvider } from './support/providers';
+import { expectFailover, withFakeAndBackup } from './support/provider-suite';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
 
 describe('bird provider', () => {
   let bird: FakeBird;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [bird, backup] = await Promise.all([startFakeBird(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([bird.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    bird.requests.length = 0;
-    bird.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeBird, (fake, server) => {
+    [bird, backup] = [fake, server];
   });
 
   const birdEnv = (overrides: Record<string, string> = {}) => ({
@@ -112,26 +104,15 @@ describe('bird provider', () => {
   });
 
   it('fails over to a Telnyx instance when Bird is down (HTTP 503 without an error body)', async () => {
-    const [down, telnyx] = await Promise.all([startProvider(), startFakeTelnyx()]);
-    try {
-      down.respondWith((_req, res) => res.writeHead(503).end());
-      const { app, logs, metrics } = buildGateway({
-        SMS_PROVIDER_INSTANCES: JSON.stringify({
-          'telnyx-us': { provider: 'telnyx', TELNYX_API_KEY, TELNYX_FROM: '+13125550100', TELNYX_API_BASE_URL: telnyx.baseUrl },
-        }),
-        SMS_ROUTES: JSON.stringify({ default: ['bird', 'telnyx-us'] }),
-        ...birdEnv({ BIRD_API_BASE_URL: down.origin }),
-      });
-      expect((await request(app).post('/sms').send(deliveryBody())).status).toBe(200);
-      expect(telnyx.requests).toHaveLength(1);
-      expect(await metricValue(metrics, 'sms_failovers_total', { from: 'bird', to: 'telnyx-us' })).toBe(1);
-      expect(logs.entries().find((entry) => entry.msg === 'sms delivered')?.attempts).toEqual([
-        { provider: 'bird', outcome: 'failed', http_status: 503 },
-        { provider: 'telnyx-us', outcome: 'accepted' },
-      ]);
-    } finally {
-      await Promise.all([down.close(), telnyx.close()]);
-    }
+    await expectFailover({
+      from: 'bird',
+      fromSettings: (origin) => birdEnv({ BIRD_API_BASE_URL: origin }),
+      answer: (_req, res) => res.writeHead(503).end(),
+      to: 'telnyx-us',
+      startNext: startFakeTelnyx,
+      nextSettings: (next) => ({ provider: 'telnyx', TELNYX_API_KEY, TELNYX_FROM: '+13125550100', TELNYX_API_BASE_URL: next.baseUrl }),
+      failedWith: 503,
+    });
   });
 
   it('does not send from the channel when a route asks for another sender, and moves on to the next provider', async () => {

@@ -6,23 +6,15 @@ import { problemsOf } from './support/config';
 import { INFOBIP_API_KEY, startFakeInfobip, type FakeInfobip } from './support/fake-infobip';
 import { SINCH_API_TOKEN, SINCH_PLAN_ID, startFakeSinch } from './support/fake-sinch';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
-import { startProvider } from './support/providers';
+import { expectFailover, withFakeAndBackup } from './support/provider-suite';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
 
 describe('infobip provider', () => {
   let infobip: FakeInfobip;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [infobip, backup] = await Promise.all([startFakeInfobip(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([infobip.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    infobip.requests.length = 0;
-    infobip.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeInfobip, (fake, server) => {
+    [infobip, backup] = [fake, server];
   });
 
   const infobipEnv = (overrides: Record<string, string> = {}) => ({
@@ -141,26 +133,15 @@ describe('infobip provider', () => {
   });
 
   it('fails over to a Sinch instance when Infobip is down', async () => {
-    const [down, sinch] = await Promise.all([startProvider(), startFakeSinch()]);
-    try {
-      down.respondWith((_req, res) => res.writeHead(503).end());
-      const { app, metrics, logs } = buildGateway({
-        SMS_PROVIDER_INSTANCES: JSON.stringify({
-          'sinch-eu': { provider: 'sinch', SINCH_SERVICE_PLAN_ID: SINCH_PLAN_ID, SINCH_API_TOKEN, SINCH_FROM: 'Acme', SINCH_API_BASE_URL: sinch.baseUrl },
-        }),
-        SMS_ROUTES: JSON.stringify({ default: ['infobip', 'sinch-eu'] }),
-        ...infobipEnv({ INFOBIP_BASE_URL: down.origin }),
-      });
-      expect((await request(app).post('/sms').send(deliveryBody())).status).toBe(200);
-      expect(sinch.requests).toHaveLength(1);
-      expect(await metricValue(metrics, 'sms_failovers_total', { from: 'infobip', to: 'sinch-eu' })).toBe(1);
-      expect(logs.entries().find((entry) => entry.msg === 'sms delivered')?.attempts).toEqual([
-        { provider: 'infobip', outcome: 'failed', http_status: 503 },
-        { provider: 'sinch-eu', outcome: 'accepted' },
-      ]);
-    } finally {
-      await Promise.all([down.close(), sinch.close()]);
-    }
+    await expectFailover({
+      from: 'infobip',
+      fromSettings: (origin) => infobipEnv({ INFOBIP_BASE_URL: origin }),
+      answer: (_req, res) => res.writeHead(503).end(),
+      to: 'sinch-eu',
+      startNext: startFakeSinch,
+      nextSettings: (next) => ({ provider: 'sinch', SINCH_SERVICE_PLAN_ID: SINCH_PLAN_ID, SINCH_API_TOKEN, SINCH_FROM: 'Acme', SINCH_API_BASE_URL: next.baseUrl }),
+      failedWith: 503,
+    });
   });
 
   it('refuses WhatsApp deliveries (SMS only)', async () => {

@@ -6,7 +6,7 @@ import { problemsOf } from './support/config';
 import { PLIVO_AUTH_ID, PLIVO_AUTH_TOKEN, signLikePlivo, startFakePlivo, type FakePlivo } from './support/fake-plivo';
 import { TELNYX_API_KEY, startFakeTelnyx } from './support/fake-telnyx';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
-import { startProvider } from './support/providers';
+import { expectFailover, withFakeAndBackup } from './support/provider-suite';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
 const POWERPACK = '6a5c8b3e-12d4-4f8a-9b1c-0d2e3f4a5b6c';
@@ -14,16 +14,8 @@ const POWERPACK = '6a5c8b3e-12d4-4f8a-9b1c-0d2e3f4a5b6c';
 describe('plivo provider', () => {
   let plivo: FakePlivo;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [plivo, backup] = await Promise.all([startFakePlivo(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([plivo.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    plivo.requests.length = 0;
-    plivo.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakePlivo, (fake, server) => {
+    [plivo, backup] = [fake, server];
   });
 
   const plivoEnv = (overrides: Record<string, string> = {}) => ({
@@ -115,26 +107,15 @@ describe('plivo provider', () => {
   });
 
   it('fails over to a Telnyx instance when Plivo is down', async () => {
-    const [down, telnyx] = await Promise.all([startProvider(), startFakeTelnyx()]);
-    try {
-      down.respondWith((_req, res) => res.writeHead(502).end());
-      const { app, logs, metrics } = buildGateway({
-        SMS_PROVIDER_INSTANCES: JSON.stringify({
-          'telnyx-us': { provider: 'telnyx', TELNYX_API_KEY, TELNYX_FROM: '+13125550100', TELNYX_API_BASE_URL: telnyx.baseUrl },
-        }),
-        SMS_ROUTES: JSON.stringify({ default: ['plivo', 'telnyx-us'] }),
-        ...plivoEnv({ PLIVO_API_BASE_URL: down.origin }),
-      });
-      expect((await request(app).post('/sms').send(deliveryBody())).status).toBe(200);
-      expect(telnyx.requests).toHaveLength(1);
-      expect(await metricValue(metrics, 'sms_failovers_total', { from: 'plivo', to: 'telnyx-us' })).toBe(1);
-      expect(logs.entries().find((entry) => entry.msg === 'sms delivered')?.attempts).toEqual([
-        { provider: 'plivo', outcome: 'failed', http_status: 502 },
-        { provider: 'telnyx-us', outcome: 'accepted' },
-      ]);
-    } finally {
-      await Promise.all([down.close(), telnyx.close()]);
-    }
+    await expectFailover({
+      from: 'plivo',
+      fromSettings: (origin) => plivoEnv({ PLIVO_API_BASE_URL: origin }),
+      answer: (_req, res) => res.writeHead(502).end(),
+      to: 'telnyx-us',
+      startNext: startFakeTelnyx,
+      nextSettings: (next) => ({ provider: 'telnyx', TELNYX_API_KEY, TELNYX_FROM: '+13125550100', TELNYX_API_BASE_URL: next.baseUrl }),
+      failedWith: 502,
+    });
   });
 
   it('refuses WhatsApp and voice deliveries (SMS only)', async () => {

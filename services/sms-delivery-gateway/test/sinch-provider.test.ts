@@ -6,23 +6,15 @@ import { problemsOf } from './support/config';
 import { PLIVO_AUTH_ID, PLIVO_AUTH_TOKEN, startFakePlivo } from './support/fake-plivo';
 import { SINCH_API_TOKEN, SINCH_CALLBACK_SECRET, SINCH_PLAN_ID, signLikeSinch, startFakeSinch, type FakeSinch } from './support/fake-sinch';
 import { buildGateway, deliveryBody, metricValue, nowSeconds } from './support/gateway';
-import { startProvider } from './support/providers';
+import { expectFailover, withFakeAndBackup } from './support/provider-suite';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
 
 describe('sinch provider', () => {
   let sinch: FakeSinch;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [sinch, backup] = await Promise.all([startFakeSinch(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([sinch.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    sinch.requests.length = 0;
-    sinch.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeSinch, (fake, server) => {
+    [sinch, backup] = [fake, server];
   });
 
   const sinchEnv = (overrides: Record<string, string> = {}) => ({
@@ -121,22 +113,14 @@ describe('sinch provider', () => {
   });
 
   it('fails over to a Plivo instance when Sinch does not answer in time', async () => {
-    const [hanging, plivo] = await Promise.all([startProvider((_req, _res) => undefined), startFakePlivo()]);
-    try {
-      const { app, metrics } = buildGateway({
-        SMS_PROVIDER_INSTANCES: JSON.stringify({
-          'plivo-us': { provider: 'plivo', PLIVO_AUTH_ID, PLIVO_AUTH_TOKEN, PLIVO_FROM: '+14155550100', PLIVO_API_BASE_URL: plivo.baseUrl },
-        }),
-        SMS_ROUTES: JSON.stringify({ default: ['sinch', 'plivo-us'] }),
-        ...sinchEnv({ SINCH_API_BASE_URL: hanging.origin, SINCH_TIMEOUT_MS: '300' }),
-      });
-      const res = await request(app).post('/sms').send(deliveryBody());
-      expect(res.status).toBe(200);
-      expect(plivo.requests).toHaveLength(1);
-      expect(await metricValue(metrics, 'sms_failovers_total', { from: 'sinch', to: 'plivo-us' })).toBe(1);
-    } finally {
-      await Promise.all([hanging.close(), plivo.close()]);
-    }
+    await expectFailover({
+      from: 'sinch',
+      fromSettings: (origin) => sinchEnv({ SINCH_API_BASE_URL: origin, SINCH_TIMEOUT_MS: '300' }),
+      answer: (_req, _res) => undefined,
+      to: 'plivo-us',
+      startNext: startFakePlivo,
+      nextSettings: (next) => ({ provider: 'plivo', PLIVO_AUTH_ID, PLIVO_AUTH_TOKEN, PLIVO_FROM: '+14155550100', PLIVO_API_BASE_URL: next.baseUrl }),
+    });
   });
 
   it('refuses voice deliveries (SMS only)', async () => {

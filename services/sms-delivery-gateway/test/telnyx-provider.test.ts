@@ -6,23 +6,15 @@ import { problemsOf } from './support/config';
 import { VONAGE_KEY, VONAGE_SECRET, startFakeVonage } from './support/fake-vonage';
 import { TELNYX_API_KEY, TELNYX_PROFILE_ID, signLikeTelnyx, startFakeTelnyx, telnyxKeyPair, type FakeTelnyx } from './support/fake-telnyx';
 import { buildGateway, deliveryBody, metricValue, nowSeconds } from './support/gateway';
-import { startProvider } from './support/providers';
+import { expectFailover, withFakeAndBackup } from './support/provider-suite';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
 
 describe('telnyx provider', () => {
   let telnyx: FakeTelnyx;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [telnyx, backup] = await Promise.all([startFakeTelnyx(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([telnyx.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    telnyx.requests.length = 0;
-    telnyx.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeTelnyx, (fake, server) => {
+    [telnyx, backup] = [fake, server];
   });
 
   const telnyxEnv = (overrides: Record<string, string> = {}) => ({
@@ -117,26 +109,15 @@ describe('telnyx provider', () => {
   });
 
   it('fails over to a Vonage instance when Telnyx is down (HTTP 503 without an error body)', async () => {
-    const [down, vonage] = await Promise.all([startProvider(), startFakeVonage()]);
-    try {
-      down.respondWith((_req, res) => res.writeHead(503).end());
-      const { app, logs, metrics } = buildGateway({
-        SMS_PROVIDER_INSTANCES: JSON.stringify({
-          'vonage-eu': { provider: 'vonage', VONAGE_API_KEY: VONAGE_KEY, VONAGE_API_SECRET: VONAGE_SECRET, VONAGE_FROM: 'AcmeInc', VONAGE_API_BASE_URL: vonage.baseUrl },
-        }),
-        SMS_ROUTES: JSON.stringify({ default: ['telnyx', 'vonage-eu'] }),
-        ...telnyxEnv({ TELNYX_API_BASE_URL: down.origin }),
-      });
-      expect((await request(app).post('/sms').send(deliveryBody())).status).toBe(200);
-      expect(vonage.requests).toHaveLength(1);
-      expect(await metricValue(metrics, 'sms_failovers_total', { from: 'telnyx', to: 'vonage-eu' })).toBe(1);
-      expect(logs.entries().find((entry) => entry.msg === 'sms delivered')?.attempts).toEqual([
-        { provider: 'telnyx', outcome: 'failed', http_status: 503 },
-        { provider: 'vonage-eu', outcome: 'accepted' },
-      ]);
-    } finally {
-      await Promise.all([down.close(), vonage.close()]);
-    }
+    await expectFailover({
+      from: 'telnyx',
+      fromSettings: (origin) => telnyxEnv({ TELNYX_API_BASE_URL: origin }),
+      answer: (_req, res) => res.writeHead(503).end(),
+      to: 'vonage-eu',
+      startNext: startFakeVonage,
+      nextSettings: (next) => ({ provider: 'vonage', VONAGE_API_KEY: VONAGE_KEY, VONAGE_API_SECRET: VONAGE_SECRET, VONAGE_FROM: 'AcmeInc', VONAGE_API_BASE_URL: next.baseUrl }),
+      failedWith: 503,
+    });
   });
 
   it('refuses WhatsApp and voice deliveries (SMS only)', async () => {

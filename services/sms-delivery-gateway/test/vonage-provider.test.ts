@@ -6,6 +6,7 @@ import { VONAGE_STATUS_CODES } from '../src/providers/vonage';
 import { problemsOf } from './support/config';
 import { VONAGE_KEY, VONAGE_SECRET, VONAGE_SIGNATURE_SECRET, signLikeVonageMd5, startFakeVonage, type FakeVonage } from './support/fake-vonage';
 import { buildGateway, deliveryBody, metricValue, nowSeconds } from './support/gateway';
+import { withFakeAndBackup } from './support/provider-suite';
 import { startProvider } from './support/providers';
 
 const PUBLIC_URL = 'https://sms-gateway.example.com';
@@ -13,16 +14,8 @@ const PUBLIC_URL = 'https://sms-gateway.example.com';
 describe('vonage provider', () => {
   let vonage: FakeVonage;
   let backup: RecordingServer;
-  beforeAll(async () => {
-    [vonage, backup] = await Promise.all([startFakeVonage(), startProvider()]);
-  });
-  afterAll(async () => {
-    await Promise.all([vonage.close(), backup.close()]);
-  });
-  beforeEach(() => {
-    vonage.requests.length = 0;
-    vonage.answerWith = undefined;
-    backup.reset();
+  withFakeAndBackup(startFakeVonage, (fake, server) => {
+    [vonage, backup] = [fake, server];
   });
 
   const vonageEnv = (overrides: Record<string, string> = {}) => ({

@@ -1,18 +1,12 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { RecordingServer } from '@smsauth/test-support';
+import { recordJson, startRecordingFake, type JsonRequest, type RecordingFake } from './recording-fake';
 
 export const BIRD_ACCESS_KEY = 'bird-access-key-0123456789abcdefABCDEF';
 export const BIRD_WORKSPACE_ID = '2d7a1d0c-7c1f-4d4b-9d2e-5f1b0f6c3a11';
 export const BIRD_CHANNEL_ID = '8e0f7c2b-3b1a-4f6e-8a5d-7c9e1b2d4f60';
 export const BIRD_SIGNING_KEY = 'bird-webhook-signing-key-0123456789';
 
-export interface BirdRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  json: Record<string, unknown>;
-}
+export type BirdRequest = JsonRequest;
 
 /** An error Bird answers: HTTP status and its `code`. */
 export interface BirdErrorAnswer {
@@ -21,11 +15,8 @@ export interface BirdErrorAnswer {
   message: string;
 }
 
-export interface FakeBird {
-  baseUrl: string;
-  requests: BirdRequest[];
+export interface FakeBird extends RecordingFake<BirdRequest> {
   answerWith: BirdErrorAnswer | undefined;
-  close(): Promise<void>;
 }
 
 /**
@@ -48,26 +39,16 @@ export function signLikeBird(signingKey: string, timestamp: string, url: string,
  * (`{code, message}`), else 202 with the message resource (`id`, `status: accepted`, `reference`).
  */
 export async function startFakeBird(): Promise<FakeBird> {
-  const requests: BirdRequest[] = [];
-  const fake: FakeBird = { baseUrl: '', requests, answerWith: undefined, close: async () => undefined };
-  const server = await RecordingServer.start({
-    responder: (req, res, recorded) => {
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(recorded.body) as Record<string, unknown>;
-      } catch {
-        // Recorded as {}.
-      }
-      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, json });
-      const reply = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
+  return startRecordingFake({
+    state: { answerWith: undefined as BirdErrorAnswer | undefined },
+    record: recordJson<BirdRequest['json']>,
+    answer: ({ request, req, reply }, fake) => {
+      const { json } = request;
       if (req.headers.authorization !== `AccessKey ${BIRD_ACCESS_KEY}`) {
         reply(401, { code: 'Unauthorized', message: 'Invalid access key' });
         return;
       }
-      if (recorded.method !== 'POST' || recorded.path !== `/workspaces/${BIRD_WORKSPACE_ID}/channels/${BIRD_CHANNEL_ID}/messages`) {
+      if (request.method !== 'POST' || request.url !== `/workspaces/${BIRD_WORKSPACE_ID}/channels/${BIRD_CHANNEL_ID}/messages`) {
         reply(404, { code: 'NotFound', message: 'Channel not found' });
         return;
       }
@@ -91,7 +72,4 @@ export async function startFakeBird(): Promise<FakeBird> {
       });
     },
   });
-  fake.baseUrl = server.origin;
-  fake.close = () => server.close();
-  return fake;
 }

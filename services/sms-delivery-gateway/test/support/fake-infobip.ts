@@ -1,24 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { RecordingServer } from '@smsauth/test-support';
+import { recordJson, startRecordingFake, type JsonRequest, type RecordingFake } from './recording-fake';
 
 export const INFOBIP_API_KEY = 'infobip-api-key-0123456789abcdef-0123456789';
 
-export interface InfobipRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  json: { messages?: Array<Record<string, unknown>> };
-}
+export type InfobipRequest = JsonRequest<{ messages?: Array<Record<string, unknown>> }>;
 
 /** What the fake answers: a request error (HTTP status and `serviceException.messageId`) or a REJECTED status name in a 200. */
 export type InfobipAnswer = { status: number; messageId: string; text: string } | { rejected: string; description: string };
 
-export interface FakeInfobip {
-  baseUrl: string;
-  requests: InfobipRequest[];
+export interface FakeInfobip extends RecordingFake<InfobipRequest> {
   answerWith: InfobipAnswer | undefined;
-  close(): Promise<void>;
 }
 
 /**
@@ -27,23 +18,13 @@ export interface FakeInfobip {
  * what the test chooses, else 200 `{bulkId, messages: [{to, status: PENDING_ACCEPTED, messageId}]}`.
  */
 export async function startFakeInfobip(): Promise<FakeInfobip> {
-  const requests: InfobipRequest[] = [];
-  const fake: FakeInfobip = { baseUrl: '', requests, answerWith: undefined, close: async () => undefined };
-  const server = await RecordingServer.start({
-    responder: (req, res, recorded) => {
-      let json: InfobipRequest['json'] = {};
-      try {
-        json = JSON.parse(recorded.body) as InfobipRequest['json'];
-      } catch {
-        // Recorded as {}.
-      }
-      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, json });
-      const reply = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
+  return startRecordingFake({
+    state: { answerWith: undefined as InfobipAnswer | undefined },
+    record: recordJson<InfobipRequest['json']>,
+    answer: ({ request, req, reply }, fake) => {
+      const { json } = request;
       const requestError = (status: number, messageId: string, text: string) => reply(status, { requestError: { serviceException: { messageId, text } } });
-      if (recorded.method !== 'POST' || recorded.path !== '/sms/2/text/advanced') {
+      if (request.method !== 'POST' || request.url !== '/sms/2/text/advanced') {
         requestError(404, 'NOT_FOUND', 'Not found');
         return;
       }
@@ -64,7 +45,4 @@ export async function startFakeInfobip(): Promise<FakeInfobip> {
       reply(200, { bulkId: randomBytes(8).toString('hex'), messages: [{ to, status, messageId: randomBytes(12).toString('hex') }] });
     },
   });
-  fake.baseUrl = server.origin;
-  fake.close = () => server.close();
-  return fake;
 }

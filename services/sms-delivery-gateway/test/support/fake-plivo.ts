@@ -1,16 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { RecordingServer } from '@smsauth/test-support';
+import { recordJson, startRecordingFake, type JsonRequest, type RecordingFake } from './recording-fake';
 
 export const PLIVO_AUTH_ID = 'MAXXXXXXXXXXXXXXXXXX';
 export const PLIVO_AUTH_TOKEN = 'plivo-auth-token-0123456789abcdef';
 
-export interface PlivoRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  json: Record<string, unknown>;
-}
+export type PlivoRequest = JsonRequest;
 
 /** An error Plivo answers: HTTP status and its `error` text. */
 export interface PlivoErrorAnswer {
@@ -18,11 +12,8 @@ export interface PlivoErrorAnswer {
   error: string;
 }
 
-export interface FakePlivo {
-  baseUrl: string;
-  requests: PlivoRequest[];
+export interface FakePlivo extends RecordingFake<PlivoRequest> {
   answerWith: PlivoErrorAnswer | undefined;
-  close(): Promise<void>;
 }
 
 /**
@@ -31,23 +22,12 @@ export interface FakePlivo {
  * else 202 `{api_id, message: "message(s) queued", message_uuid: [uuid]}`.
  */
 export async function startFakePlivo(): Promise<FakePlivo> {
-  const requests: PlivoRequest[] = [];
-  const fake: FakePlivo = { baseUrl: '', requests, answerWith: undefined, close: async () => undefined };
-  const server = await RecordingServer.start({
-    responder: (req, res, recorded) => {
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(recorded.body) as Record<string, unknown>;
-      } catch {
-        // Recorded as {}.
-      }
-      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, json });
-      const reply = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
+  return startRecordingFake({
+    state: { answerWith: undefined as PlivoErrorAnswer | undefined },
+    record: recordJson<PlivoRequest['json']>,
+    answer: ({ request, req, reply }, fake) => {
       const apiId = randomUUID();
-      if (recorded.method !== 'POST' || recorded.path !== `/v1/Account/${PLIVO_AUTH_ID}/Message/`) {
+      if (request.method !== 'POST' || request.url !== `/v1/Account/${PLIVO_AUTH_ID}/Message/`) {
         reply(404, { api_id: apiId, error: 'not found' });
         return;
       }
@@ -62,9 +42,6 @@ export async function startFakePlivo(): Promise<FakePlivo> {
       reply(202, { api_id: apiId, message: 'message(s) queued', message_uuid: [randomUUID()] });
     },
   });
-  fake.baseUrl = server.origin;
-  fake.close = () => server.close();
-  return fake;
 }
 
 /**

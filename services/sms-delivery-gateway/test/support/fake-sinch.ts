@@ -1,17 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { RecordingServer } from '@smsauth/test-support';
+import { recordJson, startRecordingFake, type JsonRequest, type RecordingFake } from './recording-fake';
 
 export const SINCH_PLAN_ID = '0123456789abcdef0123456789abcdef';
 export const SINCH_API_TOKEN = 'fedcba9876543210fedcba9876543210';
 export const SINCH_CALLBACK_SECRET = 'sinch-callback-hmac-secret-0123456789';
 
-export interface SinchRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  json: Record<string, unknown>;
-}
+export type SinchRequest = JsonRequest;
 
 /** An error Sinch answers: HTTP status and its `{code, text}` (no body when code is undefined). */
 export interface SinchErrorAnswer {
@@ -20,11 +14,8 @@ export interface SinchErrorAnswer {
   text?: string;
 }
 
-export interface FakeSinch {
-  baseUrl: string;
-  requests: SinchRequest[];
+export interface FakeSinch extends RecordingFake<SinchRequest> {
   answerWith: SinchErrorAnswer | undefined;
-  close(): Promise<void>;
 }
 
 /**
@@ -33,26 +24,12 @@ export interface FakeSinch {
  * error the test chooses, else 201 with the batch (`id`, `to`, `from`, `body`, `type: mt_batch`).
  */
 export async function startFakeSinch(): Promise<FakeSinch> {
-  const requests: SinchRequest[] = [];
-  const fake: FakeSinch = { baseUrl: '', requests, answerWith: undefined, close: async () => undefined };
-  const server = await RecordingServer.start({
-    responder: (req, res, recorded) => {
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(recorded.body) as Record<string, unknown>;
-      } catch {
-        // Recorded as {}.
-      }
-      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, json });
-      const reply = (status: number, body?: unknown) => {
-        if (body === undefined) {
-          res.writeHead(status).end();
-          return;
-        }
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (recorded.method !== 'POST' || recorded.path !== `/xms/v1/${SINCH_PLAN_ID}/batches`) {
+  return startRecordingFake({
+    state: { answerWith: undefined as SinchErrorAnswer | undefined },
+    record: recordJson<SinchRequest['json']>,
+    answer: ({ request, req, reply }, fake) => {
+      const { json } = request;
+      if (request.method !== 'POST' || request.url !== `/xms/v1/${SINCH_PLAN_ID}/batches`) {
         reply(404, { code: 'not_found', text: 'Not found' });
         return;
       }
@@ -80,9 +57,6 @@ export async function startFakeSinch(): Promise<FakeSinch> {
       });
     },
   });
-  fake.baseUrl = server.origin;
-  fake.close = () => server.close();
-  return fake;
 }
 
 /** Signs a callback as Sinch's SDKs check it: base64 HMAC-SHA256 of `{body}.{nonce}.{timestamp}`. */

@@ -1,16 +1,10 @@
 import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { RecordingServer } from '@smsauth/test-support';
+import { recordJson, startRecordingFake, type JsonRequest, type RecordingFake } from './recording-fake';
 
 export const TELNYX_API_KEY = 'KEY0123456789ABCDEF_telnyx-test-key';
 export const TELNYX_PROFILE_ID = '4000eba1-a0c0-4563-9925-b25e842a7cb6';
 
-export interface TelnyxRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  json: Record<string, unknown>;
-}
+export type TelnyxRequest = JsonRequest;
 
 /** An error Telnyx answers: HTTP status and its `errors[0]`. */
 export interface TelnyxErrorAnswer {
@@ -19,11 +13,8 @@ export interface TelnyxErrorAnswer {
   title: string;
 }
 
-export interface FakeTelnyx {
-  baseUrl: string;
-  requests: TelnyxRequest[];
+export interface FakeTelnyx extends RecordingFake<TelnyxRequest> {
   answerWith: TelnyxErrorAnswer | undefined;
-  close(): Promise<void>;
 }
 
 /** The account's webhook key pair: Telnyx signs with the private key, the portal shows the public one (raw 32 bytes, base64). */
@@ -44,22 +35,12 @@ export function signLikeTelnyx(privateKey: KeyObject, timestamp: string, body: s
  * chooses, else 200 with the message resource (`data.id`, `to[0].status` queued, `encoding`).
  */
 export async function startFakeTelnyx(): Promise<FakeTelnyx> {
-  const requests: TelnyxRequest[] = [];
-  const fake: FakeTelnyx = { baseUrl: '', requests, answerWith: undefined, close: async () => undefined };
-  const server = await RecordingServer.start({
-    responder: (req, res, recorded) => {
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(recorded.body) as Record<string, unknown>;
-      } catch {
-        // Recorded as {}.
-      }
-      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, json });
-      const reply = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (recorded.method !== 'POST' || recorded.path !== '/v2/messages') {
+  return startRecordingFake({
+    state: { answerWith: undefined as TelnyxErrorAnswer | undefined },
+    record: recordJson<TelnyxRequest['json']>,
+    answer: ({ request, req, reply }, fake) => {
+      const { json } = request;
+      if (request.method !== 'POST' || request.url !== '/v2/messages') {
         reply(404, { errors: [{ code: '10005', title: 'Resource not found' }] });
         return;
       }
@@ -89,7 +70,4 @@ export async function startFakeTelnyx(): Promise<FakeTelnyx> {
       });
     },
   });
-  fake.baseUrl = server.origin;
-  fake.close = () => server.close();
-  return fake;
 }

@@ -1,24 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { RecordingServer } from '@smsauth/test-support';
+import { recordForm, startRecordingFake, type FormRequest, type RecordingFake } from './recording-fake';
 
 export const TWILIO_SID = `AC${'0123456789abcdef'.repeat(2)}`;
 export const TWILIO_TOKEN = 'twilio-auth-token-0123456789abcdef';
 /** Twilio's magic test number for "invalid To". */
 export const INVALID_TO = '+15005550001';
 
-export interface TwilioRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  form: Record<string, string>;
-}
+export type TwilioRequest = FormRequest;
 
-export interface FakeTwilio {
-  baseUrl: string;
-  requests: TwilioRequest[];
-  close(): Promise<void>;
-}
+export type FakeTwilio = RecordingFake<TwilioRequest>;
 
 /**
  * The shared recording server (@smsauth/test-support) answering as a small Twilio Programmable
@@ -26,16 +16,11 @@ export interface FakeTwilio {
  * 21211) and otherwise answers 201 with a message resource.
  */
 export async function startFakeTwilio(options: { down?: (request: TwilioRequest) => boolean } = {}): Promise<FakeTwilio> {
-  const requests: TwilioRequest[] = [];
-  const server = await RecordingServer.start({
-    responder: (req, res, recorded) => {
-      const form = Object.fromEntries(new URLSearchParams(recorded.body));
-      const request = { method: recorded.method, url: recorded.path, headers: recorded.headers, form };
-      requests.push(request);
-      const reply = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
+  return startRecordingFake({
+    state: {},
+    record: recordForm,
+    answer: ({ request, req, reply }) => {
+      const { form } = request;
       const expectedAuth = `Basic ${Buffer.from(`${TWILIO_SID}:${TWILIO_TOKEN}`).toString('base64')}`;
       if (req.headers.authorization !== expectedAuth) {
         reply(401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
@@ -45,7 +30,7 @@ export async function startFakeTwilio(options: { down?: (request: TwilioRequest)
         reply(503, { code: 20500, message: 'Service unavailable', status: 503 });
         return;
       }
-      if (recorded.path.endsWith('/Calls.json')) {
+      if (request.url.endsWith('/Calls.json')) {
         // Programmable Voice: the call resource (its sid starts CA).
         reply(201, { sid: `CA${randomBytes(16).toString('hex')}`, account_sid: TWILIO_SID, to: form.To, from: form.From, status: 'queued' });
         return;
@@ -74,5 +59,4 @@ export async function startFakeTwilio(options: { down?: (request: TwilioRequest)
       });
     },
   });
-  return { baseUrl: server.origin, requests, close: () => server.close() };
 }

@@ -1,17 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { RecordingServer } from '@smsauth/test-support';
+import { recordForm, startRecordingFake, type FormRequest, type RecordingFake } from './recording-fake';
 
 export const VONAGE_KEY = 'abcd1234';
 export const VONAGE_SECRET = 'vonage-api-secret-0123456789';
 export const VONAGE_SIGNATURE_SECRET = 'vonage-signature-secret-0123456789abcdef';
 
-export interface VonageRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  form: Record<string, string>;
-}
+export type VonageRequest = FormRequest;
 
 /** What the fake answers for one message: a status code of Vonage's table and its error text. */
 export interface VonageAnswer {
@@ -19,12 +13,9 @@ export interface VonageAnswer {
   errorText?: string;
 }
 
-export interface FakeVonage {
-  baseUrl: string;
-  requests: VonageRequest[];
+export interface FakeVonage extends RecordingFake<VonageRequest> {
   /** Answers the next messages with this status (until reset to undefined). */
   answerWith: VonageAnswer | undefined;
-  close(): Promise<void>;
 }
 
 /**
@@ -48,18 +39,15 @@ export function signLikeVonageMd5(params: Record<string, string>, secret: string
  * Accepts `api_secret` or an md5hash `sig` made with VONAGE_SIGNATURE_SECRET.
  */
 export async function startFakeVonage(): Promise<FakeVonage> {
-  const requests: VonageRequest[] = [];
-  const fake: FakeVonage = { baseUrl: '', requests, answerWith: undefined, close: async () => undefined };
-  const server = await RecordingServer.start({
-    responder: (_req, res, recorded) => {
-      const form = Object.fromEntries(new URLSearchParams(recorded.body));
-      requests.push({ method: recorded.method, url: recorded.path, headers: recorded.headers, form });
-      const reply = (message: Record<string, string>) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ 'message-count': '1', messages: [{ to: form.to ?? '', ...message }] }));
-      };
-      if (recorded.method !== 'POST' || recorded.path !== '/sms/json') {
-        res.writeHead(404).end();
+  return startRecordingFake({
+    state: { answerWith: undefined as VonageAnswer | undefined },
+    record: recordForm,
+    answer: (exchange, fake) => {
+      const { form } = exchange.request;
+      // Vonage answers 200 whatever happened; the outcome is in the message's status.
+      const reply = (message: Record<string, string>) => exchange.reply(200, { 'message-count': '1', messages: [{ to: form.to ?? '', ...message }] });
+      if (exchange.request.method !== 'POST' || exchange.request.url !== '/sms/json') {
+        exchange.reply(404);
         return;
       }
       const authenticated =
@@ -83,7 +71,4 @@ export async function startFakeVonage(): Promise<FakeVonage> {
       });
     },
   });
-  fake.baseUrl = server.origin;
-  fake.close = () => server.close();
-  return fake;
 }
