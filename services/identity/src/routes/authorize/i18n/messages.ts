@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_LOGIN_LANGUAGE, LOGIN_LANGUAGES, RIGHT_TO_LEFT_LANGUAGES, type LoginLanguage } from '@smsauth/contracts';
 import { IntlMessageFormat } from 'intl-messageformat';
+import { LOCALES_DIRECTORY } from '../../../locales';
 
 /**
  * The translations of the hosted pages: one JSON file per language in `locales/login/<tag>.json`
  * (next to src/ and dist/, and shipped with the package: its `files`), keyed `prompt.screen.key`
  * with Auth0's Universal Login names where Auth0 has the text. Values are ICU MessageFormat.
  */
-export const LOGIN_LOCALES_DIRECTORY = join(__dirname, '..', '..', '..', '..', 'locales', 'login');
+export const LOGIN_LOCALES_DIRECTORY = join(LOCALES_DIRECTORY, 'login');
 
 export type MessageKey = string;
 /** Plain values (escaped when rendered); numbers feed plurals. */
