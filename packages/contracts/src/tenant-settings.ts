@@ -90,16 +90,18 @@ export const inertTenantSettingsFields = {
 const SESSION_RULE =
   'must equal the service\'s own lifetime (shown by GET): it is set by the service\'s configuration, so a file carrying the exported value imports unchanged and a different one is refused';
 
+/** The languages the hosted pages may speak, the first being the default (Auth0's `enabled_locales`). */
+export const EnabledLocalesSchema = z
+  .array(z.enum(LOGIN_LANGUAGES, { message: LOCALES_MESSAGE }))
+  .min(1)
+  .max(LOGIN_LANGUAGES.length)
+  .refine((locales) => new Set(locales).size === locales.length, { message: 'lists a language twice' })
+  .meta({ uniqueItems: true })
+  .describe(`The languages the hosted pages may speak, the first being the default: each one of ${LOGIN_LANGUAGES.join(', ')}, none twice.`);
+
 /** Auth0's `PATCH /api/v2/tenants/settings`. */
 export const TenantSettingsUpdateSchema = z.strictObject({
-  enabled_locales: z
-    .array(z.enum(LOGIN_LANGUAGES, { message: LOCALES_MESSAGE }))
-    .min(1)
-    .max(LOGIN_LANGUAGES.length)
-    .refine((locales) => new Set(locales).size === locales.length, { message: 'lists a language twice' })
-    .meta({ uniqueItems: true })
-    .optional()
-    .describe(`The languages the hosted pages may speak, the first being the default: each one of ${LOGIN_LANGUAGES.join(', ')}, none twice.`),
+  enabled_locales: EnabledLocalesSchema.optional(),
   default_audience: z
     .literal('', { message: 'identity has no tenant-wide default audience (a token request names its audience): only ""' })
     .optional()

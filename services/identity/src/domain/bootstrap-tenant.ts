@@ -59,7 +59,7 @@ export async function bootstrapTenant(store: IdentityStore, options: TenantBoots
       const consoleClient = await ensureConsoleClient(tx, options.authUrl);
       if (consoleClient.action !== 'unchanged') logger.info({ client_id: consoleClient.clientId }, `console client ${consoleClient.action}`);
     }
-    if (file && document) logApplied(logger, file.path, await applyTenantDocument(tx, options.connectionRules, document, `TENANT_FILE ${file.path}`));
+    if (file && document) logApplied(logger, file.path, await applyTenantDocument(tx, options.connectionRules, document, `TENANT_FILE ${file.path}`, options.clock.now()));
     const first = options.firstOperator;
     if (first) {
       const consoleUrl = options.console ? `${options.authUrl}/console/` : undefined;

@@ -188,7 +188,7 @@ describe('a TENANT_FILE identity refuses to start with', () => {
       `TENANT_FILE ${variable.file}: connections[0] "sms": options.gateway_authentication.secret: \${NOT_SET_ANYWHERE} is not set (set NOT_SET_ANYWHERE, or NOT_SET_ANYWHERE_FILE to a file holding the value)`,
     );
     const section = await refusal((d) => ({ ...d, conections: [] }));
-    expect(section.message).toBe(`TENANT_FILE ${section.file}: conections: unknown section; the sections are resource_servers, clients, connections, client_grants, roles`);
+    expect(section.message).toBe(`TENANT_FILE ${section.file}: conections: unknown section; the sections are resource_servers, clients, connections, client_grants, roles, tenant_settings, branding, custom_text`);
   });
 
   it('says which file does not parse', async () => {

@@ -1,6 +1,7 @@
 import { HttpError } from '@smsauth/service-kit';
 import type { IdentityStore } from '../../store';
 import type { ConnectionRules } from '../management/connections';
+import { applySettings, type SettingsSectionName } from './appearance';
 import { applyClient, applyClientGrant } from './clients';
 import type { EntryAction } from './compare';
 import { applyConnection } from './connections';
@@ -10,7 +11,7 @@ import { applyResourceServer, applyRole } from './roles';
 
 /** What applying one entry did, for the log and the command line (never a value: secrets stay out). */
 export interface AppliedEntry {
-  section: SectionName;
+  section: SectionName | SettingsSectionName;
   label?: string;
   action: EntryAction;
 }
@@ -25,18 +26,26 @@ function asEntryProblem(source: string, entry: TenantEntry<SectionName>, err: un
     : new TenantFileError(source, place, err.errorDescription);
 }
 
+/** A refusal while applying the one-object sections (a text's screen of another prompt): its field. */
+function asSettingsProblem(source: string, err: unknown): unknown {
+  if (!(err instanceof HttpError)) return err;
+  const [detail] = err.options.details ?? [];
+  return new TenantFileError(source, { section: 'custom_text', field: detail?.path || undefined }, detail?.message ?? err.errorDescription);
+}
+
 /**
  * Creates or updates what the document describes, with the management API's own operations
  * (the same checks, the same refusals), in one transaction under the bootstrap lock: a refused
  * entry leaves the tenant as it was, and instances starting together apply it once. APIs first,
- * then clients, connections, client grants, roles, so that each finds what it names. Nothing
- * the document does not name is changed or deleted.
+ * then clients, connections, client grants, roles, so that each finds what it names; then the
+ * pages' languages, brand and texts. Nothing the document does not name is changed or deleted.
  */
 export async function applyTenantDocument(
   store: IdentityStore,
   rules: ConnectionRules,
   document: TenantDocument,
   source: string,
+  now: Date = new Date(),
 ): Promise<AppliedEntry[]> {
   return store.transaction(async (tx) => {
     await tx.lockForTransaction('bootstrap');
@@ -57,6 +66,11 @@ export async function applyTenantDocument(
           throw asEntryProblem(source, entry, err);
         }
       }
+    }
+    try {
+      applied.push(...(await applySettings(tx, document.settings, now)));
+    } catch (err) {
+      throw asSettingsProblem(source, err);
     }
     return applied;
   });

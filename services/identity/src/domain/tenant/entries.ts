@@ -7,6 +7,7 @@ import {
   RoleCreateSchema,
 } from '@smsauth/contracts';
 import { z } from 'zod';
+import type { SettingsDocument } from './appearance';
 
 /*
  * The entries of a tenant file: each is the management API's create body (the same zod schema
@@ -54,6 +55,8 @@ export interface TenantDocument {
   connections: Array<TenantEntry<'connections'>>;
   client_grants: Array<TenantEntry<'client_grants'>>;
   roles: Array<TenantEntry<'roles'>>;
+  /** The one-object sections (languages, brand, texts), as their schemas parsed them. */
+  settings: SettingsDocument;
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
