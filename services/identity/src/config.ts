@@ -2,7 +2,7 @@ import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
 // GATEWAY_URL_POLICY: where a connection's `gateway_url` may point; the policies are defined
 // (and enforced) where they are enforced.
-import { GATEWAY_URL_POLICIES, type GatewayUrlPolicy } from './delivery/gateway-url-policy';
+import { GATEWAY_URL_POLICIES, type GatewayUrlPolicy } from './domain/gateway-url-policy';
 import { canonicalPhoneNumber, problemText } from './domain/phone/canonical-number';
 
 /**

@@ -2,17 +2,10 @@ import { promises as dns } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { HttpError } from '@smsauth/service-kit';
 import ipaddr from 'ipaddr.js';
+import type { GatewayUrlPolicy } from '../domain/gateway-url-policy';
 
-/**
- * GATEWAY_URL_POLICY: where a connection's `gateway_url` may point.
- * - `public`: only public unicast addresses, checked when the connection is created or
- *   updated (literal IPs, then every address the host name resolves to) and again when a
- *   message is sent, at connect time after DNS resolution (see createGuardedLookup), so a
- *   name that later re-resolves to an internal address (DNS rebinding) is still refused.
- * - `any`: everything reachable over http(s) (local development, tests, compose networks).
- */
-export const GATEWAY_URL_POLICIES = ['public', 'any'] as const;
-export type GatewayUrlPolicy = (typeof GATEWAY_URL_POLICIES)[number];
+/** The policy's names are the domain's (domain/gateway-url-policy.ts); this file enforces them. */
+export type { GatewayUrlPolicy };
 
 export type GatewayUrlRefusalReason = 'invalid_url' | 'protocol' | 'address' | 'unresolvable';
 

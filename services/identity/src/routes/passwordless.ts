@@ -1,6 +1,5 @@
 import { ErrorCodes as E, StartRequestSchema, StartResponseSchema } from '@smsauth/contracts';
-import { defineOperation, mountOperations, type Operation } from '@smsauth/service-kit';
-import { Router } from 'express';
+import { defineOperation, type Operation } from '@smsauth/service-kit';
 import { z } from 'zod';
 import { startPasswordless, type StartDependencies } from '../domain/passwordless/start';
 import { EXAMPLE_CLIENT, EXAMPLE_CONNECTION, EXAMPLE_PHONE } from './management/examples';
@@ -86,9 +85,4 @@ export function passwordlessOperations(deps: StartDependencies): Operation[] {
         }),
     }),
   ];
-}
-
-/** The router of passwordlessOperations. */
-export function passwordlessRouter(deps: StartDependencies, operations = passwordlessOperations(deps)): Router {
-  return mountOperations(Router(), operations);
 }

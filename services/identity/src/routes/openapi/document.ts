@@ -88,7 +88,8 @@ function managementPaths(routes: readonly ManagementRoute[], declared: readonly 
 /** The identity service's OpenAPI 3.1 document (`GET /openapi.json`). */
 export function buildIdentityOpenApiDocument(options: IdentityOpenApiOptions): Json {
   const managementAudience = options.managementAudience ?? 'http://localhost:4000/api/v2/';
-  const scopes = [...new Set(options.managementRoutes.map((r) => r.scope).filter((s): s is string => s !== undefined))].sort();
+  // The scopes are the declarations' own; the served routes are read only to check that the router serves and guards exactly those.
+  const scopes = [...new Set((options.managementOperations ?? []).flatMap((operation) => operation.scopes ?? []))].sort();
   const components = new SchemaComponents();
   for (const [name, { schema, io }] of Object.entries(SHARED_SCHEMAS)) components.ref(name, schema, io);
   const management = managementPaths(options.managementRoutes, options.managementOperations ?? [], components);
