@@ -124,6 +124,16 @@ describeWithChromium('the operator console in a real browser', () => {
     await page.getByRole('dialog', { name: 'Unblock +14155550165?' }).getByRole('button', { name: 'Unblock', exact: true }).click();
     await page.locator('[data-testid="user-status"]:text-is("Active")').waitFor();
     expect((await suite.api.call<{ blocked: boolean }>('GET', `/users/${encodeURIComponent(customer)}`)).blocked).toBe(false);
+    // The block and the unblock are events of their own on the user's timeline.
+    const userTimeline = page.getByTestId('timeline');
+    await userTimeline.locator('li', { hasText: 'Unblock a user' }).waitFor();
+    expect(await userTimeline.locator('li strong').allTextContents()).toEqual(expect.arrayContaining(['Block a user', 'Unblock a user']));
+
+    // A number refused before it became a user: its user's page shows the refusal too (the number's records).
+    const late = await suite.api.call<{ user_id: string }>('POST', '/users', { connection: suite.stack.tenant.connectionName, phone_number: refused });
+    await page.goto(`${consoleUrl(suite.stack.urls.authUrl)}#/users/${encodeURIComponent(late.user_id)}`);
+    await page.getByTestId('timeline').locator('li', { hasText: 'Start Refused by SMS Policy' }).waitFor();
+    expect(await page.locator('dd', { hasText: 'from the number' }).textContent()).toBe('United Kingdom (GB, from the number)');
 
     // The fraud guard: the blocked prefix, unblocked after a confirmation saying what changes.
     await openScreen(page, 'Fraud guard');

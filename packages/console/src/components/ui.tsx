@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
+import { timeTexts } from '../time';
 
 /** An API error as the API said it: the code and the message, announced to screen readers. */
 export function ErrorMessage({ error }: { error: unknown }) {
@@ -127,6 +128,17 @@ export function Loading({ what }: { what: string }) {
     <p class="loading" role="status">
       Loading {what}…
     </p>
+  );
+}
+
+/** A time in the operator's zone, with UTC on hover (and to a screen reader through `dateTime`). */
+export function When({ iso }: { iso: string | undefined | null }) {
+  const texts = iso ? timeTexts(iso) : undefined;
+  if (!iso || !texts) return <>{iso || '—'}</>;
+  return (
+    <time dateTime={iso} title={texts.utc}>
+      {texts.local}
+    </time>
   );
 }
 

@@ -1,5 +1,5 @@
 import type { Schema } from '../api';
-import { formatDate } from '../components/ui';
+import { When } from '../components/ui';
 
 export type TenantLog = Schema<'TenantLog'>;
 
@@ -25,7 +25,7 @@ export function Timeline({ logs, label }: { logs: TenantLog[]; label: string }) 
     <ol class="timeline" aria-label={label} data-testid="timeline">
       {ordered.map((log) => (
         <li key={log.log_id} class={FAILURES.has(log.type) ? 'failure' : 'success'}>
-          <time dateTime={log.date}>{formatDate(log.date)}</time>{' '}
+          <When iso={log.date} />{' '}
           <strong>{log.description}</strong> <code>{log.type}</code>
           {FAILURES.has(log.type) && <span class="badge">failed</span>}
           <div class="detail">

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
 import { itemsOf, ok, type Schema } from '../api';
-import { ErrorMessage, formatDate, Loading, Notice, useConfirm, useLoad } from '../components/ui';
+import { ErrorMessage, Loading, Notice, useConfirm, useLoad, When } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { href } from '../router';
 import { Timeline, type TenantLog } from './timeline';
+import { completeTimeline, countryOfNumber, deviceOf } from './user-data';
 
 export type User = Schema<'UserRecord'>;
 
@@ -109,7 +110,18 @@ function UserDetail({ userId }: { userId: string }) {
   const [confirm, dialog] = useConfirm();
   const [message, setMessage] = useState('');
   const user = useLoad(async () => (await ok(api.GET('/api/v2/users/{id}', { params: { path: { id: userId } } }))) as User, [userId]);
-  const logs = useLoad(() => (can('read:logs') ? ok(api.GET('/api/v2/users/{id}/logs', { params: { path: { id: userId }, query: { per_page: 100, sort: 'date:-1' } } })).then((a) => itemsOf<TenantLog>(a, 'logs')) : Promise.resolve(undefined)), [userId]);
+  // The user's records and their number's: the codes sent before sign-up carry the number only.
+  // Loaded once the user is (null until then), so that the number's records are asked for once.
+  const phoneNumber = user.data ? (user.data.phone_number ?? '') : undefined;
+  const logs = useLoad(async () => {
+    if (!can('read:logs')) return undefined;
+    if (phoneNumber === undefined) return null;
+    const userLogs = ok(api.GET('/api/v2/users/{id}/logs', { params: { path: { id: userId }, query: { per_page: 100, sort: 'date:-1' } } })).then((a) => itemsOf<TenantLog>(a, 'logs'));
+    const numberLogs = phoneNumber
+      ? ok(api.GET('/api/v2/logs', { params: { query: { q: `phone_number:${quoted(phoneNumber)}`, per_page: 100, sort: 'date:-1' } } })).then((a) => itemsOf<TenantLog>(a, 'logs'))
+      : Promise.resolve([]);
+    return completeTimeline(await userLogs, await numberLogs);
+  }, [userId, phoneNumber]);
   const sessions = useLoad(() => (can('read:sessions') ? ok(api.GET('/api/v2/users/{id}/sessions', { params: { path: { id: userId } } })).then((a) => itemsOf<Session>(a, 'sessions')) : Promise.resolve(undefined)), [userId]);
   const passkeys = useLoad(() => ok(api.GET('/api/v2/users/{id}/authentication-methods', { params: { path: { id: userId } } })).then((a) => itemsOf<Passkey>(a, 'authenticators')), [userId]);
   const roles = useLoad(() => (can('read:role_members') ? ok(api.GET('/api/v2/users/{id}/roles', { params: { path: { id: userId } } })).then((a) => itemsOf<Role>(a, 'roles')) : Promise.resolve(undefined)), [userId]);
@@ -125,10 +137,12 @@ function UserDetail({ userId }: { userId: string }) {
     );
   const u = user.data!;
   const who = u.phone_number ?? u.name ?? u.user_id;
+  const country = countryOfNumber(u.phone_number);
   const done = (text: string) => () => {
     setMessage(text);
     user.reload();
     sessions.reload();
+    logs.reload();
   };
 
   return (
@@ -150,10 +164,16 @@ function UserDetail({ userId }: { userId: string }) {
         </dd>
         <dt>Status</dt>
         <dd data-testid="user-status">{u.blocked ? 'Blocked' : 'Active'}</dd>
+        <dt>Country</dt>
+        <dd>{country ? `${country.name} (${country.code}, from the number)` : '—'}</dd>
         <dt>Created</dt>
-        <dd>{formatDate(u.created_at)}</dd>
+        <dd>
+          <When iso={u.created_at} />
+        </dd>
         <dt>Last login</dt>
-        <dd>{formatDate(u.last_login)}</dd>
+        <dd>
+          <When iso={u.last_login} />
+        </dd>
         <dt>Logins</dt>
         <dd>{u.logins_count ?? 0}</dd>
       </dl>
@@ -251,7 +271,7 @@ function UserDetail({ userId }: { userId: string }) {
 
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
-        {logs.loading ? <Loading what="log events" /> : logs.error ? <ErrorMessage error={logs.error} /> : logs.data ? <Timeline logs={logs.data} label={`Log events of ${who}`} /> : <p>Your role cannot read logs.</p>}
+        {logs.loading || logs.data === null ? <Loading what="log events" /> : logs.error ? <ErrorMessage error={logs.error} /> : logs.data ? <Timeline logs={logs.data} label={`Log events of ${who}`} /> : <p>Your role cannot read logs.</p>}
       </section>
 
       <section aria-labelledby="sessions-title">
@@ -268,8 +288,11 @@ function UserDetail({ userId }: { userId: string }) {
           <ul>
             {sessions.data.map((s) => (
               <li key={s.id}>
-                Since {formatDate(s.created_at)}, last used {formatDate(s.last_interacted_at)}, ends {formatDate(s.expires_at)}
+                <strong>{deviceOf(s.device?.initial_user_agent) ?? 'Unknown device'}</strong>
                 {s.device?.initial_ip ? ` · ${s.device.initial_ip}` : ''}
+                {country ? ` · ${country.name} (by the number)` : ''}
+                <br />
+                Since <When iso={s.created_at} />, last used <When iso={s.last_interacted_at} />, ends <When iso={s.expires_at} />
               </li>
             ))}
           </ul>
@@ -288,7 +311,10 @@ function UserDetail({ userId }: { userId: string }) {
           <ul>
             {passkeys.data!.map((p) => (
               <li key={p.id}>
-                {p.name} ({p.credential_device_type}), added {formatDate(p.created_at)}, last used {formatDate(p.last_auth_at)}
+                <strong>{p.name}</strong> ({p.credential_device_type === 'multi_device' ? 'synced' : 'this device only'})
+                {deviceOf(p.user_agent) ? ` · made on ${deviceOf(p.user_agent)}` : ''}
+                <br />
+                Added <When iso={p.created_at} />, last used <When iso={p.last_auth_at} />
               </li>
             ))}
           </ul>

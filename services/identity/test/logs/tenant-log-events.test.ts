@@ -247,6 +247,21 @@ describeOnEachDatabase('tenant log events', (database) => {
     expect(await mark.types()).toEqual([]);
   });
 
+  it('names a block and an unblock of a user as such, on the user\'s and the number\'s timeline', async () => {
+    const who = caller();
+    const user = (await h.management('post', '/users', { connection: setup.connection, phone_number: who.phone }).expect(201)).body as { user_id: string };
+    const mark = await logMark(h);
+    await h.management('patch', `/users/${encodeURIComponent(user.user_id)}`, { blocked: true }).expect(200);
+    await h.management('patch', `/users/${encodeURIComponent(user.user_id)}`, { blocked: false }).expect(200);
+    await h.management('patch', `/users/${encodeURIComponent(user.user_id)}`, { user_metadata: { plan: 'pro' } }).expect(200);
+    const records = await mark.records();
+    expect(records.map((r) => [r.type, r.description, r.user_id, r.phone_number])).toEqual([
+      ['sapi', 'Block a user', user.user_id, maskPhoneNumber(who.phone)],
+      ['sapi', 'Unblock a user', user.user_id, maskPhoneNumber(who.phone)],
+      ['sapi', 'Update a user', user.user_id, maskPhoneNumber(who.phone)],
+    ]);
+  });
+
   it('records a signing key rotation and a revocation, and not a refused revocation', async () => {
     let mark = await logMark(h);
     const rotated = await h.management('post', '/keys/signing/rotate').expect(201);

@@ -9,6 +9,16 @@ import { byId, managementOperation } from './declare';
 import { PAGING_DESCRIPTIONS, pagedList, projectedRecord, PROJECTION_DESCRIPTIONS, record } from './responses';
 
 /** `/users`: search, create (the only way in with disable_signup), update, delete. */
+/**
+ * The record's description of a PATCH: a block or an unblock is named as such, so that a user's
+ * timeline shows it as its own event (the body itself stays out of the record).
+ */
+function userUpdateDescription(body: { blocked?: boolean }): string {
+  if (body.blocked === true) return 'Block a user';
+  if (body.blocked === false) return 'Unblock a user';
+  return 'Update a user';
+}
+
 export function userOperations({ store, clock }: ManagementDependencies, write: ManagementWrite): Operation[] {
   const userRecord = record('UserRecord', UserRecordSchema);
   return [
@@ -54,7 +64,7 @@ export function userOperations({ store, clock }: ManagementDependencies, write: 
       status: '200',
       response: userRecord,
       errors: ['400', '404', '409'],
-      handle: ({ params, body, req, res }) => write(req, res, 'Update a user', (tx) => managedUsers.updateUser(tx, clock, params.id, body)),
+      handle: ({ params, body, req, res }) => write(req, res, userUpdateDescription(body), (tx) => managedUsers.updateUser(tx, clock, params.id, body)),
     }),
     managementOperation({
       method: 'get',
