@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fuzzOpenApi, fuzzReport, fuzzSettings, propertyTimeout } from '@smsauth/test-support';
 import request from 'supertest';
+import { AWS_ACCESS_KEY_ID, AWS_REGION, AWS_SECRET_ACCESS_KEY, startFakeAws, type FakeAws } from '../support/fake-aws';
+import { BIRD_ACCESS_KEY, BIRD_CHANNEL_ID, BIRD_SIGNING_KEY, BIRD_WORKSPACE_ID, startFakeBird, type FakeBird } from '../support/fake-bird';
 import { buildGateway, deliveryBody } from '../support/gateway';
 import { SECRET, signHs256 } from '../support/tokens';
 
@@ -17,27 +19,35 @@ describe('the SMS delivery gateway against its own OpenAPI document (fuzz)', () 
   let baseUrl: string;
   let document: Record<string, unknown>;
   let messageId: string;
+  let aws: FakeAws;
+  let bird: FakeBird;
   const token = signHs256();
 
   beforeAll(async () => {
     // Every optional operation on: authentication, the receipt routes and the outbox; an AWS and
-    // a Bird instance take events at /receipts/{provider} (routed for a country nothing sends to).
+    // a Bird instance take events at /receipts/{provider}. They are routed for `+888` SMS, which a
+    // generated recipient may start with: they send to local imitations (nothing leaves the
+    // machine), and voice and WhatsApp, which they do not carry here, go to the outbox.
+    aws = await startFakeAws();
+    bird = await startFakeBird();
     const eventProviders = {
-      'aws-events': { provider: 'aws-sms', AWS_SMS_REGION: 'eu-west-1', AWS_SMS_CONFIGURATION_SET: 'otp-events', AWS_SMS_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:sms-events' },
-      'bird-events': {
-        provider: 'bird',
-        BIRD_ACCESS_KEY: 'bird-access-key',
-        BIRD_WORKSPACE_ID: '2d7a1d0c-7c1f-4d4b-9d2e-5f1b0f6c3a11',
-        BIRD_CHANNEL_ID: '8e0f7c2b-3b1a-4f6e-8a5d-7c9e1b2d4f60',
-        BIRD_SIGNING_KEY: 'bird-signing-key',
+      'aws-events': {
+        provider: 'aws-sms',
+        AWS_SMS_REGION: AWS_REGION,
+        AWS_SMS_ACCESS_KEY_ID: AWS_ACCESS_KEY_ID,
+        AWS_SMS_SECRET_ACCESS_KEY: AWS_SECRET_ACCESS_KEY,
+        AWS_SMS_ENDPOINT: aws.origin,
+        AWS_SMS_CONFIGURATION_SET: 'otp-events',
+        AWS_SMS_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:sms-events',
       },
+      'bird-events': { provider: 'bird', BIRD_ACCESS_KEY, BIRD_WORKSPACE_ID, BIRD_CHANNEL_ID, BIRD_SIGNING_KEY, BIRD_API_BASE_URL: bird.origin },
     };
     const { app } = buildGateway({
       GATEWAY_AUTH_SECRET: SECRET,
       GATEWAY_PUBLIC_URL: 'https://gw.example.com',
       OUTBOX_TOKEN: 'outbox-token-for-the-fuzz-suite',
       SMS_PROVIDER_INSTANCES: JSON.stringify(eventProviders),
-      SMS_ROUTES: JSON.stringify({ '+888': ['aws-events', 'bird-events'] }),
+      SMS_ROUTES: JSON.stringify({ '+888': ['aws-events', 'bird-events'], 'voice:default': ['outbox'], 'whatsapp:default': ['outbox'] }),
     });
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -51,6 +61,8 @@ describe('the SMS delivery gateway against its own OpenAPI document (fuzz)', () 
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+    await aws.close();
+    await bird.close();
   });
 
   it('answers every generated request with a documented status, content type and body, never a 5xx', async () => {
