@@ -1,10 +1,9 @@
 import { createHash, createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import type { MessageStatusValue } from '@smsauth/contracts';
 import type { Clock } from '@smsauth/service-kit';
-import type { AxiosInstance } from 'axios';
 import jwt from 'jsonwebtoken';
-import { describeTransportFailure } from './provider';
-import { ProviderError, type OutgoingSms, type ReceiptReading, type ReceiptRequest, type SendResult } from '../domain/sms-provider';
+import { isSuccess, receiptJson, withoutPlus, type RestProvider } from './rest-provider';
+import type { OutgoingSms, ReceiptReading, ReceiptRequest, SendResult } from '../domain/sms-provider';
 
 // Vonage's Messages API, which the vonage provider sends `whatsapp` deliveries through (its SMS
 // API carries SMS only). Kept apart from vonage.ts: another API, its own auth, answers and webhooks.
@@ -45,20 +44,16 @@ export function parsePrivateKey(pem: string): KeyObject | undefined {
 }
 
 export interface VonageMessagesOptions {
-  http: AxiosInstance;
+  /** The provider's calls to the Messages API (`Vonage Messages request failed: …`). */
+  api: RestProvider;
   clock: Clock;
   baseUrl: string;
-  timeout: number;
   auth: VonageMessagesAuth;
   /** The WhatsApp business number (E.164) the messages come from. */
   from: string;
   /** Where Vonage posts this message's status webhooks; absent when receipts are off. */
   statusCallbackUrl?: (messageId: string) => string;
-  fail: (description: string, details?: ProviderError['details']) => ProviderError;
 }
-
-/** Vonage wants numbers in international format without the `+`. */
-const withoutPlus = (value: string) => value.replace(/^\+/, '');
 
 function authorization(auth: VonageMessagesAuth, clock: Clock): string {
   if (auth.kind === 'basic') return `Basic ${Buffer.from(`${auth.apiKey}:${auth.apiSecret}`).toString('base64')}`;
@@ -74,7 +69,7 @@ function authorization(auth: VonageMessagesAuth, clock: Clock): string {
  * message's `message_uuid`, or an RFC 7807 problem (VONAGE_MESSAGES_HTTP_STATUSES).
  */
 export async function sendVonageWhatsApp(message: OutgoingSms, options: VonageMessagesOptions): Promise<SendResult> {
-  const { fail, timeout } = options;
+  const { fail, post } = options.api;
   const body = {
     message_type: 'text',
     channel: 'whatsapp',
@@ -84,18 +79,10 @@ export async function sendVonageWhatsApp(message: OutgoingSms, options: VonageMe
     client_ref: message.id,
     ...(options.statusCallbackUrl ? { webhook_url: options.statusCallbackUrl(message.id) } : {}),
   };
-  let response;
-  try {
-    response = await options.http.post<unknown>(`${options.baseUrl.replace(/\/+$/, '')}/v1/messages`, body, {
-      headers: { authorization: authorization(options.auth, options.clock), 'content-type': 'application/json', accept: 'application/json' },
-      timeout,
-      maxRedirects: 0,
-      validateStatus: () => true,
-    });
-  } catch (err) {
-    throw fail(`Vonage Messages request failed: ${describeTransportFailure(err, timeout)}`);
-  }
-  if (response.status >= 200 && response.status < 300) {
+  const response = await post(`${options.baseUrl.replace(/\/+$/, '')}/v1/messages`, body, {
+    headers: { authorization: authorization(options.auth, options.clock), 'content-type': 'application/json', accept: 'application/json' },
+  });
+  if (isSuccess(response.status)) {
     const id = (response.data as { message_uuid?: unknown } | undefined)?.message_uuid;
     return typeof id === 'string' ? { providerMessageId: id } : {};
   }
@@ -152,13 +139,9 @@ export function readVonageMessagesWebhook(request: ReceiptRequest, check: Webhoo
     return { kind: 'invalid', description: 'The webhook is for another Vonage application' };
   }
 
-  let body: unknown;
-  try {
-    body = JSON.parse(request.rawBody.toString('utf8'));
-  } catch {
-    return { kind: 'invalid', description: 'A Vonage Messages webhook body must be JSON' };
-  }
-  const event = (typeof body === 'object' && body !== null ? body : {}) as {
+  const json = receiptJson(request);
+  if (json === undefined) return { kind: 'invalid', description: 'A Vonage Messages webhook body must be JSON' };
+  const event = (typeof json.value === 'object' && json.value !== null ? json.value : {}) as {
     message_uuid?: unknown;
     status?: unknown;
     client_ref?: unknown;

@@ -1,14 +1,8 @@
 import { PhoneNumberSchema, type MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
-import {
-  defineProvider,
-  describeTransportFailure,
-  scrubSecrets,
-  timeoutMs,
-  type ProviderDependencies,
-  type ProviderSettings,
-} from './provider';
+import { defineProvider, type ProviderDependencies, type ProviderSettings } from './provider';
+import { answerTimeout, apiBaseUrl, epochSeconds, isSuccess, messageIdInUrl, restProvider, withoutPlus } from './rest-provider';
 import { secretsMatch } from '../domain/constant-time';
 import { isNumberOrSenderId } from '../domain/sender-id';
 import { isGsm7 } from '../domain/gsm7';
@@ -20,7 +14,7 @@ import {
   sendVonageWhatsApp,
   type VonageMessagesAuth,
 } from './vonage-messages';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SendResult, type SmsProvider } from '../domain/sms-provider';
+import type { ReceiptReading, ReceiptRequest, SendResult, SmsProvider } from '../domain/sms-provider';
 
 /** How far a signed delivery receipt's `timestamp` may be from now: older ones are replays. */
 export const VONAGE_RECEIPT_TOLERANCE_SECONDS = 300;
@@ -52,10 +46,7 @@ const settingsSchema = z.object({
     description:
       "Sender: a number of the account (E.164, e.g. `+447700900000`) or an alphanumeric sender id (1-11 letters, digits and spaces, at least one letter) where the destination country allows one; required for `vonage`. A route's `sender` replaces it; the request's `sender` is not used.",
   }),
-  VONAGE_API_BASE_URL: env
-    .url()
-    .default('https://rest.nexmo.com')
-    .meta({ description: 'Vonage SMS API base URL (tests point it at a local imitation).' }),
+  VONAGE_API_BASE_URL: apiBaseUrl('https://rest.nexmo.com', 'Vonage SMS API base URL (tests point it at a local imitation).'),
   VONAGE_WHATSAPP_FROM: env.optionalString().meta({
     description:
       'Your WhatsApp business number (E.164, e.g. `+447700900000`): `whatsapp` deliveries then go through the Messages API (`message_type: text`) from it. Without it a WhatsApp delivery fails and identity falls back to its next channel.',
@@ -71,13 +62,8 @@ const settingsSchema = z.object({
     secret: true,
     description: "The application's private key (PEM; `\\n` escapes allowed on one line), signing the Messages API JWT (RS256). Never logged.",
   }),
-  VONAGE_MESSAGES_API_BASE_URL: env
-    .url()
-    .default('https://api.nexmo.com')
-    .meta({ description: 'Vonage Messages API base URL, for WhatsApp (tests point it at a local imitation).' }),
-  VONAGE_TIMEOUT_MS: timeoutMs(10_000).meta({
-    description: "Time Vonage has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
-  }),
+  VONAGE_MESSAGES_API_BASE_URL: apiBaseUrl('https://api.nexmo.com', 'Vonage Messages API base URL, for WhatsApp (tests point it at a local imitation).'),
+  VONAGE_TIMEOUT_MS: answerTimeout('Vonage'),
 });
 
 /**
@@ -136,13 +122,11 @@ export const vonageProvider = defineProvider({
   name: 'vonage',
   settingsSchema,
   secrets: ['VONAGE_API_SECRET', 'VONAGE_SIGNATURE_SECRET', 'VONAGE_PRIVATE_KEY'],
-  rules(settings, { selected, problem, required }) {
+  rules(settings, { selected, problem, required, requiredEither }) {
     if (selected) {
       required('VONAGE_API_KEY');
       required('VONAGE_FROM');
-      if (settings.VONAGE_API_SECRET === undefined && settings.VONAGE_SIGNATURE_SECRET === undefined) {
-        problem('VONAGE_API_SECRET', 'VONAGE_API_SECRET or VONAGE_SIGNATURE_SECRET is required when SMS_PROVIDER is vonage');
-      }
+      requiredEither('VONAGE_API_SECRET', 'VONAGE_SIGNATURE_SECRET');
     }
     if (settings.VONAGE_FROM !== undefined && !isNumberOrSenderId(settings.VONAGE_FROM)) {
       problem('VONAGE_FROM', 'must be an E.164 number like +447700900000 or an alphanumeric sender id of 1-11 letters, digits and spaces');
@@ -163,9 +147,6 @@ export const vonageProvider = defineProvider({
   create: (settings, deps) => createVonageSender(settings, deps),
 });
 
-/** Vonage wants numbers in international format without the `+`. */
-const vonageNumber = (value: string) => value.replace(/^\+/, '');
-
 function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, deps: ProviderDependencies): SmsProvider {
   const { http, name, clock } = deps;
   const apiKey = settings.VONAGE_API_KEY ?? '';
@@ -176,8 +157,9 @@ function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, d
   const timeout = settings.VONAGE_TIMEOUT_MS;
   // Receipts need a secret to check them and a public URL to be sent to.
   const statusCallbackUrl = signatureSecret !== undefined ? deps.statusCallbackUrl : undefined;
-  const fail = (description: string, details: ProviderError['details'] = {}) =>
-    new ProviderError(name, scrubSecrets(description, [apiSecret, signatureSecret, settings.VONAGE_PRIVATE_KEY]), details);
+  const secrets = [apiSecret, signatureSecret, settings.VONAGE_PRIVATE_KEY];
+  const { fail, post: postTo } = restProvider({ name, label: 'Vonage', http, timeout, secrets });
+  const messagesApi = restProvider({ name, label: 'Vonage Messages', http, timeout, secrets });
   const privateKey = settings.VONAGE_PRIVATE_KEY !== undefined ? parsePrivateKey(settings.VONAGE_PRIVATE_KEY) : undefined;
   const applicationId = settings.VONAGE_APPLICATION_ID;
   const messagesAuth: VonageMessagesAuth | undefined =
@@ -192,21 +174,13 @@ function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, d
     if (apiSecret !== undefined) {
       form.api_secret = apiSecret;
     } else {
-      form.timestamp = String(Math.floor(clock.now().getTime() / 1000));
+      form.timestamp = String(epochSeconds(clock));
       form.sig = vonageSignature(form, signatureSecret ?? '', method);
     }
-    let response;
-    try {
-      response = await http.post<unknown>(url, new URLSearchParams(form).toString(), {
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        timeout,
-        maxRedirects: 0,
-        validateStatus: () => true,
-      });
-    } catch (err) {
-      throw fail(`Vonage request failed: ${describeTransportFailure(err, timeout)}`);
-    }
-    if (response.status < 200 || response.status > 299) {
+    const response = await postTo(url, new URLSearchParams(form).toString(), {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    });
+    if (!isSuccess(response.status)) {
       // Not the SMS API's own answer (a gateway in front of it): the HTTP status decides.
       throw fail(`Vonage answered HTTP ${response.status}`, { status: response.status });
     }
@@ -229,22 +203,20 @@ function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, d
     async send(message) {
       if (message.channel === 'whatsapp' && settings.VONAGE_WHATSAPP_FROM !== undefined && messagesAuth !== undefined) {
         return sendVonageWhatsApp(message, {
-          http,
+          api: messagesApi,
           clock,
           baseUrl: settings.VONAGE_MESSAGES_API_BASE_URL,
-          timeout,
           auth: messagesAuth,
           from: settings.VONAGE_WHATSAPP_FROM,
           // Vonage sends Messages status webhooks only to JWT (application) callers.
           ...(messagesAuth.kind === 'application' && statusCallbackUrl ? { statusCallbackUrl } : {}),
-          fail,
         });
       }
       if (message.channel === 'whatsapp') throw fail('Vonage WhatsApp needs VONAGE_WHATSAPP_FROM (sent through the Messages API)');
       if (message.channel !== 'sms') throw fail(`Vonage sends SMS and WhatsApp only, not ${message.channel}`);
       const params: Record<string, string> = {
-        from: vonageNumber(message.routeSender ?? settings.VONAGE_FROM ?? ''),
-        to: vonageNumber(message.recipient),
+        from: withoutPlus(message.routeSender ?? settings.VONAGE_FROM ?? ''),
+        to: withoutPlus(message.recipient),
         text: message.body,
         'client-ref': message.id,
       };
@@ -258,7 +230,7 @@ function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, d
   };
   if (signatureSecret !== undefined) {
     provider.readReceipt = (request) => {
-      const nowSeconds = Math.floor(clock.now().getTime() / 1000);
+      const nowSeconds = epochSeconds(clock);
       if (isMessagesWebhook(request)) {
         return readVonageMessagesWebhook(request, {
           signatureSecret,
@@ -324,16 +296,6 @@ function readVonageReceipt(
       ...(errorCode !== undefined && errorCode !== '0' && status !== 'delivered' ? { errorCode } : {}),
     },
   };
-}
-
-/** The last path segment of a receipt URL: the gateway's message id. */
-function messageIdInUrl(url: string): string | undefined {
-  const segment = new URL(url).pathname.split('/').at(-1);
-  try {
-    return segment === undefined ? undefined : decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
