@@ -27,7 +27,7 @@ export function periodOf(name: string, now = new Date()): Period {
   return { from: new Date(end.getTime() - p.hours * 3_600_000), to: end, interval: p.interval };
 }
 
-export function smsStats(api: IdentityApi, period: Period, groupBy: 'country' | 'prefix' | 'connection' | 'channel'): Promise<SmsStatsRow[]> {
+export function smsStats(api: IdentityApi, period: Period, groupBy: 'country' | 'prefix' | 'connection' | 'channel' | 'provider'): Promise<SmsStatsRow[]> {
   return ok(api.GET('/api/v2/stats/sms', { params: { query: { from: period.from.toISOString(), to: period.to.toISOString(), interval: period.interval, group_by: groupBy } } }));
 }
 

@@ -65,3 +65,13 @@ export type TwilioStatusCallback = z.infer<typeof TwilioStatusCallbackSchema>;
 
 /** The `POST /sms` response header carrying the gateway's message id (for `GET /messages/{id}`). */
 export const MESSAGE_ID_HEADER = 'SMS-Message-Id';
+
+/**
+ * The `POST /sms` 200 response header naming the provider instance that accepted the message
+ * (`twilio`, `vonage-eu`…), for identity's figures per provider. Gateways before it send none:
+ * identity then counts the code under `unknown`.
+ */
+export const PROVIDER_HEADER = 'SMS-Provider';
+
+/** What identity records when the gateway named no provider (an older gateway). */
+export const UNKNOWN_PROVIDER = 'unknown';

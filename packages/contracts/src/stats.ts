@@ -49,7 +49,7 @@ const DateOrTime = z
   .refine((v) => !(Date.parse(/T/.test(v) && !/(Z|[+-]\d{2}:\d{2})$/.test(v) ? `${v}Z` : v) < EARLIEST), { message: 'must be 1970 or later' })
   .meta({ pattern: `^${YEAR}-${MONTH}-${DAY}(?:T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,3})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)?)?$` });
 
-export const SMS_STATS_GROUPINGS = ['country', 'prefix', 'connection', 'channel'] as const;
+export const SMS_STATS_GROUPINGS = ['country', 'prefix', 'connection', 'channel', 'provider'] as const;
 
 /**
  * `GET /api/v2/stats/sms`: `from` and `to` are ISO dates or times, UTC when no zone is given; a
@@ -69,7 +69,9 @@ export type SmsStatsQuery = z.output<typeof SmsStatsQuerySchema>;
  * verified (logins with a code), verified / sent (null when nothing was sent), starts refused, by
  * reason (rate_limit, signup_disabled, blocked_user, country, number_type, velocity, fraud_guard,
  * test_numbers_disabled, delivery_failed), and logins with a passkey (each one a code not sent).
- * By channel, the key is `sms`, `whatsapp` or `voice`, and '' holds the passkey logins.
+ * By channel, the key is `sms`, `whatsapp` or `voice`, and '' holds the passkey logins. By
+ * provider, the key is the gateway's provider instance that accepted the code (`unknown` when
+ * the gateway named none), and '' holds refusals and passkey logins.
  */
 export const SmsStatSchema = z.object({
   period: z.string(),

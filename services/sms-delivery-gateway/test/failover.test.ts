@@ -1,4 +1,4 @@
-import { MESSAGE_ID_HEADER } from '@smsauth/contracts';
+import { MESSAGE_ID_HEADER, PROVIDER_HEADER } from '@smsauth/contracts';
 import type { RecordingServer } from '@smsauth/test-support';
 import request from 'supertest';
 import { buildGateway, deliveryBody, metricValue } from './support/gateway';
@@ -35,6 +35,8 @@ describe('failover between the providers of a route', () => {
     const res = await request(app).post('/sms').send(deliveryBody());
 
     expect(res.status).toBe(200);
+    // The answer names the provider that took the message, for identity's figures per provider.
+    expect(res.headers[PROVIDER_HEADER.toLowerCase()]).toBe('tertiary');
     expect([primary.requests.length, secondary.requests.length, tertiary.requests.length]).toEqual([1, 1, 1]);
     expect(await metricValue(metrics, 'sms_failovers_total', { from: 'primary', to: 'secondary' })).toBe(1);
     expect(await metricValue(metrics, 'sms_failovers_total', { from: 'secondary', to: 'tertiary' })).toBe(1);
@@ -58,6 +60,7 @@ describe('failover between the providers of a route', () => {
     const res = await request(app).post('/sms').send(deliveryBody());
 
     expect(res.status).toBe(500);
+    expect(res.headers[PROVIDER_HEADER.toLowerCase()]).toBeUndefined();
     expect(res.body).toEqual({ error: 'provider_error', error_description: 'webhook answered HTTP 400' });
     expect(secondary.requests).toHaveLength(0);
     expect(await metricValue(metrics, 'sms_failovers_total', { from: 'primary', to: 'secondary' })).toBeUndefined();

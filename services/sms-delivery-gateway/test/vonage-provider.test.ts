@@ -157,11 +157,11 @@ describe('vonage provider', () => {
     }
   });
 
-  it('refuses WhatsApp and voice deliveries (SMS API: SMS only)', async () => {
+  it('refuses WhatsApp deliveries without VONAGE_WHATSAPP_FROM (vonage-whatsapp.test.ts sends them)', async () => {
     const { app } = buildGateway(vonageEnv());
     const res = await request(app).post('/sms').send(deliveryBody({ channel: 'whatsapp' }));
     expect(res.status).toBe(500);
-    expect(res.body.error_description).toBe('Vonage (SMS API) sends SMS only, not whatsapp');
+    expect(res.body.error_description).toBe('Vonage WhatsApp needs VONAGE_WHATSAPP_FROM (sent through the Messages API)');
     expect(vonage.requests).toHaveLength(0);
   });
 });

@@ -717,7 +717,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Codes sent, verified and refused, and passkey logins, per period and country, prefix, connection or channel; conversion = verified / sent */
+        /** Codes sent, verified and refused, and passkey logins, per period and country, prefix, connection, channel or provider; conversion = verified / sent */
         get: operations["getApiV2StatsSms"];
         put?: never;
         post?: never;
@@ -10642,8 +10642,8 @@ export interface operations {
             query?: {
                 /** @description ISO 8601 date or time (UTC without a zone), 1970 or later; by default the start of the 6th day before `to`'s. */
                 from?: string;
-                /** @description `country` (ISO 3166 code, default), `prefix` (+, calling code and the connection's sms_prefix_digits next digits), `connection` (name) or `channel` (`sms`, `whatsapp`, `voice`; '' for passkey logins). */
-                group_by?: "country" | "prefix" | "connection" | "channel";
+                /** @description `country` (ISO 3166 code, default), `prefix` (+, calling code and the connection's sms_prefix_digits next digits), `connection` (name) `channel` (`sms`, `whatsapp`, `voice`; '' for passkey logins) or `provider` (the delivery gateway's provider that accepted the code, `unknown` when the gateway did not name it; '' for refusals and passkey logins). */
+                group_by?: "country" | "prefix" | "connection" | "channel" | "provider";
                 /** @description `hour` or `day` (default): the periods, UTC. */
                 interval?: "hour" | "day";
                 /** @description ISO 8601 date (that day included) or time (excluded); by default the end of the current hour. At most 31 days with interval=hour, 366 with day. */

@@ -19,6 +19,7 @@ export function Overview() {
   const daily = useLoad(() => (period.interval === 'day' ? dailyStats(api, period) : Promise.resolve(undefined)), [period]);
   const sms = useLoad(() => smsStats(api, period, 'country'), [period]);
   const channels = useLoad(() => smsStats(api, period, 'channel'), [period]);
+  const providers = useLoad(() => smsStats(api, period, 'provider'), [period]);
   const blocks = useBlockedPrefixes();
   const activeUsers = useLoad(() => ok(api.GET('/api/v2/stats/active-users')), []);
 
@@ -58,6 +59,13 @@ export function Overview() {
         <h2 id="channels-title">Channels and passkeys</h2>
         {channels.loading ? <Loading what="figures by channel" /> : channels.error ? <ErrorMessage error={channels.error} /> : <ChannelFigures times={times} rows={channels.data ?? []} />}
       </section>
+
+      {/* Only where routing spreads codes over providers: with one, its figures are the ones above. */}
+      {providers.error ? (
+        <ErrorMessage error={providers.error} />
+      ) : (
+        providers.data && providersThatCarried(providers.data).length > 1 && <ProviderFigures times={times} rows={providers.data} />
+      )}
 
       <section class="card" aria-labelledby="blocked-title">
         <h2 id="blocked-title">Blocked prefixes now</h2>
@@ -150,7 +158,22 @@ function conversionSeriesOf(keys: Totals, rows: SmsStatsRow[], times: number[], 
 }
 
 /** Sent, verified, conversion and refusals per key over the whole period; the chart's figures as a table. */
-function TotalsTable({ totals, testId, caption, keyHeader, label = (key) => key }: { totals: Totals; testId: string; caption: string; keyHeader: string; label?: (key: string) => string }) {
+function TotalsTable({
+  totals,
+  testId,
+  caption,
+  keyHeader,
+  label = (key) => key,
+  refusals = true,
+}: {
+  totals: Totals;
+  testId: string;
+  caption: string;
+  keyHeader: string;
+  label?: (key: string) => string;
+  /** Whether the keys have refusals of their own (a refused start reached no provider). */
+  refusals?: boolean;
+}) {
   return (
     <div class="table-scroll" tabIndex={0}>
       <table data-testid={testId}>
@@ -161,7 +184,7 @@ function TotalsTable({ totals, testId, caption, keyHeader, label = (key) => key 
             <th scope="col">Sent</th>
             <th scope="col">Verified</th>
             <th scope="col">Conversion</th>
-            <th scope="col">Refused</th>
+            {refusals && <th scope="col">Refused</th>}
           </tr>
         </thead>
         <tbody>
@@ -171,7 +194,7 @@ function TotalsTable({ totals, testId, caption, keyHeader, label = (key) => key 
               <td>{t.sent}</td>
               <td>{t.verified}</td>
               <td>{percent(t.conversion)}</td>
-              <td>{t.refused}</td>
+              {refusals && <td>{t.refused}</td>}
             </tr>
           ))}
         </tbody>
@@ -195,5 +218,24 @@ function ChannelFigures({ times, rows }: { times: number[]; rows: SmsStatsRow[] 
       {conversionSeries.length > 1 && <TimeChart title="Conversion by channel" times={times} series={conversionSeries} testId="channel-chart" />}
       <TotalsTable totals={totals} testId="channel-table" caption="Codes by channel over the period" keyHeader="Channel" label={channelName} />
     </>
+  );
+}
+
+/** The providers that carried codes ('' holds refusals and passkey logins, which none carried). */
+const providersThatCarried = (rows: SmsStatsRow[]) => [...new Set(rows.filter((r) => r.key !== '' && r.sent > 0).map((r) => r.key))];
+
+/** `unknown`: codes through a gateway that does not name its providers. */
+const providerName = (key: string) => (key === 'unknown' ? 'Not named by the gateway' : key);
+
+/** Sent, verified and conversion per delivery provider (the gateway's routing by country and failover). */
+export function ProviderFigures({ times, rows }: { times: number[]; rows: SmsStatsRow[] }) {
+  const totals = useMemo(() => totalsByKey(rows.filter((r) => r.key !== '')), [rows]);
+  const conversionSeries = useMemo(() => conversionSeriesOf(totals.filter((t) => t.sent > 0), rows, times, providerName), [times, rows, totals]);
+  return (
+    <section class="card" aria-labelledby="providers-title">
+      <h2 id="providers-title">Delivery providers</h2>
+      <TimeChart title="Conversion by provider" times={times} series={conversionSeries} testId="provider-chart" />
+      <TotalsTable totals={totals} testId="provider-table" caption="Codes by delivery provider over the period" keyHeader="Provider" label={providerName} refusals={false} />
+    </section>
   );
 }

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { MESSAGE_ID_HEADER, MessageStatusSchema, type MessageStatusValue } from '@smsauth/contracts';
+import { MESSAGE_ID_HEADER, MessageStatusSchema, PROVIDER_HEADER, type MessageStatusValue } from '@smsauth/contracts';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Logger } from '@smsauth/service-kit';
@@ -62,7 +62,7 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
   const timeoutMs = deps.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
   const policy = deps.policy ?? 'public';
 
-  async function deliverSms(request: SmsMessage): Promise<{ messageId?: string }> {
+  async function deliverSms(request: SmsMessage): Promise<{ messageId?: string; provider?: string }> {
     const gateway = safeOrigin(request.gatewayUrl);
     let failure: SmsProviderError;
     try {
@@ -77,7 +77,9 @@ export function createSmsGatewayClient(deps: SmsGatewayClientDeps = {}): SmsGate
           ...(request.authToken ? { Authorization: `Bearer ${request.authToken}` } : {}),
         },
       }, timeoutMs);
-      if (response.status === 200) return response.messageId !== undefined ? { messageId: response.messageId } : {};
+      if (response.status === 200) {
+        return { ...(response.messageId !== undefined ? { messageId: response.messageId } : {}), ...(response.provider !== undefined ? { provider: response.provider } : {}) };
+      }
       failure =
         response.status === 401
           ? SmsProviderError.authenticationFailed()
@@ -152,12 +154,15 @@ export function policyAgents(policy: GatewayUrlPolicy, resolveHost?: ResolveHost
  * One POST under a URL policy's agents: no redirects, no proxy, the whole call (connect, send,
  * response) bounded by `timeoutMs`; the status decides and the body is read and dropped.
  */
+/** What a provider name may be as a figure's key: letters, digits, `_`, `.`, `-` (the delivery gateway's instance names fit). */
+const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
 export async function postWithinDeadline(
   client: AxiosInstance,
   agents: AgentPair,
   request: { url: string; data: unknown; headers: Record<string, string> },
   timeoutMs: number,
-): Promise<{ status: number; retryAfter?: string; messageId?: string }> {
+): Promise<{ status: number; retryAfter?: string; messageId?: string; provider?: string }> {
   // `timeout` alone is an idle timer; the abort signal bounds the whole call, so a gateway
   // trickling bytes cannot hold a start request open.
   const deadline = new AbortController();
@@ -182,10 +187,13 @@ export async function postWithinDeadline(
     await discardBody(response.data, MAX_GATEWAY_RESPONSE_BYTES);
     const retryAfter = response.headers['retry-after'];
     const messageId = response.headers[MESSAGE_ID_HEADER.toLowerCase()];
+    const provider = response.headers[PROVIDER_HEADER.toLowerCase()];
     return {
       status: response.status,
       ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
       ...(typeof messageId === 'string' && messageId.length <= 128 ? { messageId } : {}),
+      // A name for the figures, from a gateway the tenant chose: kept only when it looks like one.
+      ...(typeof provider === 'string' && PROVIDER_NAME.test(provider) ? { provider } : {}),
     };
   } catch (err) {
     if (deadline.signal.aborted) throw new DeadlineExceeded();

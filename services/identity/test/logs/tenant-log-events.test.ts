@@ -101,7 +101,7 @@ describeOnEachDatabase('tenant log events', (database) => {
     expect(otp.status).toBe(200);
     keep(otp.body);
     const records = await mark.records();
-    expect(records.map((r) => [r.type, r.details])).toEqual([['s', { via: 'otp', channel: 'sms' }]]);
+    expect(records.map((r) => [r.type, r.details])).toEqual([['s', { via: 'otp', channel: 'sms', provider: 'unknown' }]]);
     expect(records[0]!.user_id).toMatch(/^sms\|/);
   });
 

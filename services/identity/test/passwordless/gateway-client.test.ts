@@ -77,6 +77,13 @@ describe('SMS gateway client', () => {
       await expect(client.deliverSms(request())).resolves.toEqual({ messageId: 'msg-42' });
     });
 
+    it('resolves with the provider the gateway names (SMS-Provider), and without one that is no provider name', async () => {
+      gateway.respondWith(answer(200, { 'SMS-Message-Id': 'msg-43', 'SMS-Provider': 'vonage-eu' }));
+      await expect(client.deliverSms(request())).resolves.toEqual({ messageId: 'msg-43', provider: 'vonage-eu' });
+      gateway.respondWith(answer(200, { 'SMS-Provider': '<script>' }));
+      await expect(client.deliverSms(request())).resolves.toEqual({});
+    });
+
     it('asks GET messages/{id} beside the delivery URL with the bearer token and reads the status', async () => {
       gateway.respondWith(answer(200, { 'content-type': 'application/json' }, JSON.stringify({ id: 'msg 1', status: 'undelivered' })));
       const status = await client.messageStatus({ gatewayUrl: gateway.url('/sms?tenant=acme'), messageId: 'msg 1', authToken: 'token-1' });

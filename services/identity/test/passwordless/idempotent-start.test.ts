@@ -52,7 +52,7 @@ describeOnEachDatabase('idempotent starts and write-ahead records', (database) =
     const res = await pending;
     expect(res.status).toBe(200);
     expect(res.body._id).toBe(startId);
-    expect(await codeSentRecords(who.phone)).toEqual([{ type: 'cs', details: { start_id: startId, delivery: 'sent', channel: 'sms' } }]);
+    expect(await codeSentRecords(who.phone)).toEqual([{ type: 'cs', details: { start_id: startId, delivery: 'sent', channel: 'sms', provider: 'unknown' } }]);
   });
 
   it('answers a retry with the same Idempotency-Key with the first answer, sends nothing more and counts nothing more', async () => {
@@ -109,7 +109,7 @@ describeOnEachDatabase('idempotent starts and write-ahead records', (database) =
     // The same message under the same key: a gateway that had sent the first sends nothing more.
     expect(deliveries.map((d) => d.headers['idempotency-key'])).toEqual([startId, startId]);
     expect(deliveries[1]!.body).toBe(deliveries[0]!.body);
-    expect(await codeSentRecords(who.phone)).toEqual([{ type: 'cs', details: { start_id: startId, delivery: 'sent', channel: 'sms' } }]);
+    expect(await codeSentRecords(who.phone)).toEqual([{ type: 'cs', details: { start_id: startId, delivery: 'sent', channel: 'sms', provider: 'unknown' } }]);
     expect((await h.ro(setup, who, h.codeSentTo(who.phone))).status).toBe(200);
 
     // Settled: a further retry is answered from the key.

@@ -7,3 +7,11 @@ export const ALPHANUMERIC_SENDER_ID = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 export function isNumberOrSenderId(value: string): boolean {
   return PhoneNumberSchema.safeParse(value).success || ALPHANUMERIC_SENDER_ID.test(value);
 }
+
+/** A short code: 3 to 8 digits. */
+export const SHORT_CODE = /^[0-9]{3,8}$/;
+
+/** A sender of the providers that also send from short codes (Plivo, Sinch, Infobip): a number, an alphanumeric sender id or a short code. */
+export function isNumberSenderIdOrShortCode(value: string): boolean {
+  return isNumberOrSenderId(value) || SHORT_CODE.test(value);
+}

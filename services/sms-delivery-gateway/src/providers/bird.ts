@@ -1,10 +1,11 @@
 import type { MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
-import { defineProvider, describeTransportFailure, scrubSecrets, timeoutMs, type ProviderDependencies, type ProviderSettings } from './provider';
+import { defineProvider, type ProviderDependencies, type ProviderSettings } from './provider';
+import { answerTimeout, apiBaseUrl, bodyObject, decidedTransient, epochSeconds, isSuccess, receiptHeader, receiptJson, restProvider } from './rest-provider';
 import { secretsMatch } from '../domain/constant-time';
 import { birdSignature } from '../domain/receipt-signatures';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
+import type { ReceiptReading, ReceiptRequest, SmsProvider } from '../domain/sms-provider';
 
 /** How far a webhook's `messagebird-request-timestamp` may be from now: older ones are replays. */
 export const BIRD_RECEIPT_TOLERANCE_SECONDS = 300;
@@ -27,10 +28,8 @@ const settingsSchema = z.object({
     description:
       'The signing key of the webhook subscription (`sms.outbound` events, URL `{GATEWAY_PUBLIC_URL}/receipts/bird`). With `GATEWAY_PUBLIC_URL`, turns delivery receipts on: only events with a valid `messagebird-signature` and a `messagebird-request-timestamp` within 5 minutes are accepted. Never logged.',
   }),
-  BIRD_API_BASE_URL: env.url().default('https://api.bird.com').meta({ description: 'Bird API base URL (tests point it at a local imitation).' }),
-  BIRD_TIMEOUT_MS: timeoutMs(10_000).meta({
-    description: "Time Bird has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
-  }),
+  BIRD_API_BASE_URL: apiBaseUrl('https://api.bird.com', 'Bird API base URL (tests point it at a local imitation).'),
+  BIRD_TIMEOUT_MS: answerTimeout('Bird'),
 });
 
 /**
@@ -90,8 +89,7 @@ function createBirdSender(settings: ProviderSettings<typeof settingsSchema>, dep
   const { http, name, clock } = deps;
   const accessKey = settings.BIRD_ACCESS_KEY ?? '';
   const url = `${settings.BIRD_API_BASE_URL.replace(/\/+$/, '')}/workspaces/${settings.BIRD_WORKSPACE_ID ?? ''}/channels/${settings.BIRD_CHANNEL_ID ?? ''}/messages`;
-  const timeout = settings.BIRD_TIMEOUT_MS;
-  const fail = (description: string, details: ProviderError['details'] = {}) => new ProviderError(name, scrubSecrets(description, [accessKey, settings.BIRD_SIGNING_KEY]), details);
+  const { fail, post } = restProvider({ name, label: 'Bird', http, timeout: settings.BIRD_TIMEOUT_MS, secrets: [accessKey, settings.BIRD_SIGNING_KEY] });
 
   const provider: SmsProvider = {
     name,
@@ -104,38 +102,26 @@ function createBirdSender(settings: ProviderSettings<typeof settingsSchema>, dep
         body: { type: 'text', text: { text: message.body } },
         reference: message.id,
       };
-      let response;
-      try {
-        response = await http.post<unknown>(url, body, {
-          headers: { authorization: `AccessKey ${accessKey}`, 'content-type': 'application/json', accept: 'application/json' },
-          timeout,
-          maxRedirects: 0,
-          validateStatus: () => true,
-        });
-      } catch (err) {
-        throw fail(`Bird request failed: ${describeTransportFailure(err, timeout)}`);
-      }
-      if (response.status >= 200 && response.status < 300) {
+      const response = await post(url, body, {
+        headers: { authorization: `AccessKey ${accessKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      });
+      if (isSuccess(response.status)) {
         const id = (response.data as { id?: unknown } | undefined)?.id;
         return typeof id === 'string' ? { providerMessageId: id } : {};
       }
-      const error = (typeof response.data === 'object' && response.data !== null ? response.data : {}) as BirdError;
+      const error = bodyObject<BirdError>(response.data);
       const code = typeof error.code === 'string' && error.code !== '' ? error.code : undefined;
       if (code === undefined) throw fail(`Bird answered HTTP ${response.status}`, { status: response.status });
       const reason = typeof error.message === 'string' && error.message !== '' ? error.message : 'no error message';
       const transient = birdErrorIsTransient(code);
-      throw fail(`Bird error ${code} (HTTP ${response.status}): ${reason}`, { status: response.status, code, ...(transient !== undefined ? { transient } : {}) });
+      throw fail(`Bird error ${code} (HTTP ${response.status}): ${reason}`, { status: response.status, code, ...decidedTransient(transient) });
     },
   };
   const signingKey = settings.BIRD_SIGNING_KEY;
-  if (signingKey !== undefined) provider.readReceipt = (request) => readBirdEvent(request, signingKey, Math.floor(clock.now().getTime() / 1000));
+  if (signingKey !== undefined) provider.readReceipt = (request) => readBirdEvent(request, signingKey, epochSeconds(clock));
   return provider;
 }
 
-const header = (request: ReceiptRequest, headerName: string) => {
-  const value = request.headers[headerName];
-  return typeof value === 'string' ? value : undefined;
-};
 
 interface BirdMessageEvent {
   event?: unknown;
@@ -148,18 +134,15 @@ interface BirdMessageEvent {
  * names its message by `payload.reference` (the gateway's id) and `payload.id` (Bird's).
  */
 function readBirdEvent(request: ReceiptRequest, signingKey: string, nowSeconds: number): ReceiptReading {
-  const signature = header(request, 'messagebird-signature');
-  const timestamp = header(request, 'messagebird-request-timestamp');
+  const signature = receiptHeader(request, 'messagebird-signature');
+  const timestamp = receiptHeader(request, 'messagebird-request-timestamp');
   if (!signature || !timestamp) return { kind: 'unsigned' };
   if (!/^\d{1,12}$/.test(timestamp) || !secretsMatch(signature, birdSignature(signingKey, timestamp, request.url, request.rawBody))) return { kind: 'bad_signature' };
   if (Math.abs(nowSeconds - Number(timestamp)) > BIRD_RECEIPT_TOLERANCE_SECONDS) return { kind: 'bad_signature' };
 
-  let event: BirdMessageEvent;
-  try {
-    event = JSON.parse(request.rawBody.toString('utf8')) as BirdMessageEvent;
-  } catch {
-    return { kind: 'invalid', description: 'A Bird webhook body must be JSON' };
-  }
+  const json = receiptJson(request);
+  if (json === undefined) return { kind: 'invalid', description: 'A Bird webhook body must be JSON' };
+  const event = json.value as BirdMessageEvent | null;
   const payload = typeof event === 'object' && event !== null ? event.payload : undefined;
   if (typeof event?.event === 'string' && event.event !== 'sms.outbound') return { kind: 'acknowledged', description: `event ${event.event} moves no message status` };
   const status = typeof payload?.status === 'string' ? statusFromBird(payload.status) : undefined;

@@ -1,19 +1,12 @@
 import type { MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
-import {
-  defineProvider,
-  describeTransportFailure,
-  scrubSecrets,
-  timeoutMs,
-  type ProviderDependencies,
-  type ProviderSettings,
-} from './provider';
-import { checkReceiptToken, withReceiptToken } from '../domain/receipt-url-token';
-import { isNumberOrSenderId } from '../domain/sender-id';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
+import { defineProvider, type ProviderDependencies, type ProviderSettings } from './provider';
+import { answerTimeout, decidedTransient, isSuccess, messageIdInUrl, receiptJson, receiptTokenRefusal, restProvider, withoutPlus } from './rest-provider';
+import { withReceiptToken } from '../domain/receipt-url-token';
+import { isNumberSenderIdOrShortCode } from '../domain/sender-id';
+import type { ReceiptReading, ReceiptRequest, SmsProvider } from '../domain/sms-provider';
 
-const SHORT_CODE = /^[0-9]{3,8}$/;
 
 /** The infobip provider's variables. */
 const settingsSchema = z.object({
@@ -29,9 +22,7 @@ const settingsSchema = z.object({
     description:
       "Sender (`from`): an alphanumeric sender id (1-11 letters, digits and spaces), a number (E.164) or a short code registered with Infobip. Unset: the account's default sender. A route's `sender` replaces it; the request's `sender` is not used.",
   }),
-  INFOBIP_TIMEOUT_MS: timeoutMs(10_000).meta({
-    description: "Time Infobip has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
-  }),
+  INFOBIP_TIMEOUT_MS: answerTimeout('Infobip'),
 });
 
 /**
@@ -101,7 +92,7 @@ export const infobipProvider = defineProvider({
       required('INFOBIP_BASE_URL');
     }
     const from = settings.INFOBIP_FROM;
-    if (from !== undefined && !isNumberOrSenderId(from) && !SHORT_CODE.test(from)) {
+    if (from !== undefined && !isNumberSenderIdOrShortCode(from)) {
       problem('INFOBIP_FROM', 'must be an alphanumeric sender id of 1-11 letters, digits and spaces, an E.164 number like +41793026727, or a short code');
     }
   },
@@ -109,14 +100,13 @@ export const infobipProvider = defineProvider({
 });
 
 /** Infobip wants numbers (recipient, numeric sender) in international format without the `+`. */
-const infobipNumber = (value: string) => value.replace(/^\+/, '');
+const infobipNumber = withoutPlus;
 
 function createInfobipSender(settings: ProviderSettings<typeof settingsSchema>, deps: ProviderDependencies): SmsProvider {
   const { http, name, statusCallbackUrl } = deps;
   const apiKey = settings.INFOBIP_API_KEY ?? '';
   const url = `${(settings.INFOBIP_BASE_URL ?? '').replace(/\/+$/, '')}/sms/2/text/advanced`;
-  const timeout = settings.INFOBIP_TIMEOUT_MS;
-  const fail = (description: string, details: ProviderError['details'] = {}) => new ProviderError(name, scrubSecrets(description, [apiKey]), details);
+  const { fail, post } = restProvider({ name, label: 'Infobip', http, timeout: settings.INFOBIP_TIMEOUT_MS, secrets: [apiKey] });
 
   const provider: SmsProvider = {
     name,
@@ -130,18 +120,10 @@ function createInfobipSender(settings: ProviderSettings<typeof settingsSchema>, 
         ...(from !== undefined ? { from: infobipNumber(from) } : {}),
         ...(statusCallbackUrl ? { notifyUrl: withReceiptToken(statusCallbackUrl(message.id), apiKey, name, message.id), notifyContentType: 'application/json' } : {}),
       };
-      let response;
-      try {
-        response = await http.post<unknown>(url, { messages: [sms] }, {
-          headers: { authorization: `App ${apiKey}`, 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
-          timeout,
-          maxRedirects: 0,
-          validateStatus: () => true,
-        });
-      } catch (err) {
-        throw fail(`Infobip request failed: ${describeTransportFailure(err, timeout)}`);
-      }
-      if (response.status >= 200 && response.status < 300) {
+      const response = await post(url, { messages: [sms] }, {
+        headers: { authorization: `App ${apiKey}`, 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
+      });
+      if (isSuccess(response.status)) {
         const first = (response.data as { messages?: Array<{ messageId?: unknown; status?: InfobipStatus }> } | undefined)?.messages?.[0];
         if (first === undefined) throw fail('Infobip answered without a messages array', { transient: true });
         const status = first.status;
@@ -158,7 +140,7 @@ function createInfobipSender(settings: ProviderSettings<typeof settingsSchema>, 
       if (id === undefined) throw fail(`Infobip answered HTTP ${response.status}`, { status: response.status });
       const text = typeof exception?.text === 'string' ? exception.text : (INFOBIP_REQUEST_ERRORS[id]?.meaning ?? 'no error text');
       const transient = INFOBIP_REQUEST_ERRORS[id]?.transient;
-      throw fail(`Infobip error ${id} (HTTP ${response.status}): ${text}`, { status: response.status, code: id, ...(transient !== undefined ? { transient } : {}) });
+      throw fail(`Infobip error ${id} (HTTP ${response.status}): ${text}`, { status: response.status, code: id, ...decidedTransient(transient) });
     },
   };
   if (statusCallbackUrl) provider.readReceipt = (request) => readInfobipReceipt(request, apiKey, name);
@@ -174,19 +156,15 @@ function createInfobipSender(settings: ProviderSettings<typeof settingsSchema>, 
  * one Infobip answered (the message status service checks it).
  */
 function readInfobipReceipt(request: ReceiptRequest, apiKey: string, provider: string): ReceiptReading {
-  const tokenCheck = checkReceiptToken(request.url, apiKey, provider);
-  if (tokenCheck === 'missing') return { kind: 'unsigned' };
-  if (tokenCheck === 'bad') return { kind: 'bad_signature' };
-  let report: { results?: unknown };
-  try {
-    report = JSON.parse(request.rawBody.toString('utf8')) as typeof report;
-  } catch {
-    return { kind: 'invalid', description: 'An Infobip delivery report must be JSON' };
-  }
+  const refusal = receiptTokenRefusal(request, apiKey, provider);
+  if (refusal !== undefined) return refusal;
+  const json = receiptJson(request);
+  if (json === undefined) return { kind: 'invalid', description: 'An Infobip delivery report must be JSON' };
+  const report = json.value as { results?: unknown } | null;
   const result = (Array.isArray(report?.results) ? report.results[0] : undefined) as
     | { messageId?: unknown; callbackData?: unknown; status?: InfobipStatus; error?: { name?: unknown; groupName?: unknown } }
     | undefined;
-  if (result?.callbackData !== undefined && result.callbackData !== new URL(request.url).pathname.split('/').at(-1)) {
+  if (result?.callbackData !== undefined && result.callbackData !== messageIdInUrl(request.url)) {
     return { kind: 'invalid', description: 'The report is for another message (callbackData)' };
   }
   const status = statusFromInfobip(result?.status?.groupName, result?.status?.name);

@@ -2,21 +2,14 @@ import type { MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import {
-  defineProvider,
-  describeTransportFailure,
-  scrubSecrets,
-  timeoutMs,
-  type ProviderDependencies,
-  type ProviderSettings,
-} from './provider';
+import { defineProvider, type ProviderDependencies, type ProviderSettings } from './provider';
+import { answerTimeout, apiBaseUrl, decidedTransient, isSuccess, receiptHeader, restProvider } from './rest-provider';
 import { secretsMatch } from '../domain/constant-time';
-import { isNumberOrSenderId } from '../domain/sender-id';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
+import { isNumberSenderIdOrShortCode } from '../domain/sender-id';
+import type { ReceiptReading, ReceiptRequest, SmsProvider } from '../domain/sms-provider';
 
 const AUTH_ID = /^[MS]A[A-Z0-9]{18}$/;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const SHORT_CODE = /^[0-9]{3,8}$/;
 
 /** The plivo provider's variables. */
 const settingsSchema = z.object({
@@ -37,13 +30,8 @@ const settingsSchema = z.object({
     .optionalString()
     .pipe(z.string().regex(UUID, { message: 'must be a Plivo Powerpack UUID' }).optional())
     .meta({ description: 'Powerpack UUID, sent as `powerpack_uuid` when `PLIVO_FROM` is unset: the Powerpack\'s number pool picks the sender.' }),
-  PLIVO_API_BASE_URL: env
-    .url()
-    .default('https://api.plivo.com')
-    .meta({ description: 'Plivo API base URL (tests point it at a local imitation).' }),
-  PLIVO_TIMEOUT_MS: timeoutMs(10_000).meta({
-    description: "Time Plivo has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
-  }),
+  PLIVO_API_BASE_URL: apiBaseUrl('https://api.plivo.com', 'Plivo API base URL (tests point it at a local imitation).'),
+  PLIVO_TIMEOUT_MS: answerTimeout('Plivo'),
 });
 
 /**
@@ -81,16 +69,14 @@ export const plivoProvider = defineProvider({
   name: 'plivo',
   settingsSchema,
   secrets: ['PLIVO_AUTH_TOKEN'],
-  rules(settings, { selected, problem, required }) {
+  rules(settings, { selected, problem, required, requiredEither }) {
     if (selected) {
       required('PLIVO_AUTH_ID');
       required('PLIVO_AUTH_TOKEN');
-      if (settings.PLIVO_FROM === undefined && settings.PLIVO_POWERPACK_UUID === undefined) {
-        problem('PLIVO_FROM', 'PLIVO_FROM or PLIVO_POWERPACK_UUID is required when SMS_PROVIDER is plivo');
-      }
+      requiredEither('PLIVO_FROM', 'PLIVO_POWERPACK_UUID');
     }
     const from = settings.PLIVO_FROM;
-    if (from !== undefined && !isNumberOrSenderId(from) && !SHORT_CODE.test(from)) {
+    if (from !== undefined && !isNumberSenderIdOrShortCode(from)) {
       problem('PLIVO_FROM', 'must be an E.164 number like +14155550100, a short code, or an alphanumeric sender id of 1-11 letters, digits and spaces');
     }
   },
@@ -102,8 +88,7 @@ function createPlivoSender(settings: ProviderSettings<typeof settingsSchema>, de
   const authId = settings.PLIVO_AUTH_ID ?? '';
   const authToken = settings.PLIVO_AUTH_TOKEN ?? '';
   const url = `${settings.PLIVO_API_BASE_URL.replace(/\/+$/, '')}/v1/Account/${encodeURIComponent(authId)}/Message/`;
-  const timeout = settings.PLIVO_TIMEOUT_MS;
-  const fail = (description: string, details: ProviderError['details'] = {}) => new ProviderError(name, scrubSecrets(description, [authToken]), details);
+  const { fail, post } = restProvider({ name, label: 'Plivo', http, timeout: settings.PLIVO_TIMEOUT_MS, secrets: [authToken] });
 
   return {
     name,
@@ -117,19 +102,11 @@ function createPlivoSender(settings: ProviderSettings<typeof settingsSchema>, de
         ...(from !== undefined ? { src: from } : { powerpack_uuid: settings.PLIVO_POWERPACK_UUID }),
         ...(statusCallbackUrl ? { url: statusCallbackUrl(message.id), method: 'POST' } : {}),
       };
-      let response;
-      try {
-        response = await http.post<unknown>(url, body, {
-          auth: { username: authId, password: authToken },
-          headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
-          timeout,
-          maxRedirects: 0,
-          validateStatus: () => true,
-        });
-      } catch (err) {
-        throw fail(`Plivo request failed: ${describeTransportFailure(err, timeout)}`);
-      }
-      if (response.status >= 200 && response.status < 300) {
+      const response = await post(url, body, {
+        auth: { username: authId, password: authToken },
+        headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
+      });
+      if (isSuccess(response.status)) {
         const uuids = (response.data as { message_uuid?: unknown } | undefined)?.message_uuid;
         const first: unknown = Array.isArray(uuids) ? uuids[0] : undefined;
         return typeof first === 'string' ? { providerMessageId: first } : {};
@@ -137,7 +114,7 @@ function createPlivoSender(settings: ProviderSettings<typeof settingsSchema>, de
       const data = response.data as { error?: unknown } | string | undefined;
       const error = typeof data === 'object' && data !== null && typeof data.error === 'string' ? data.error : (PLIVO_HTTP_STATUSES[response.status]?.meaning ?? 'no error message');
       const transient = plivoErrorIsTransient(response.status, error);
-      throw fail(`Plivo answered HTTP ${response.status}: ${error}`, { status: response.status, ...(transient !== undefined ? { transient } : {}) });
+      throw fail(`Plivo answered HTTP ${response.status}: ${error}`, { status: response.status, ...decidedTransient(transient) });
     },
     readReceipt: (request) => readPlivoReceipt(request, authToken),
   };
@@ -169,10 +146,6 @@ export function plivoSignatureV3(authToken: string, url: string, params: Readonl
   return createHmac('sha256', authToken).update(`${base}${posted}.${nonce}`, 'utf8').digest('base64');
 }
 
-const header = (request: ReceiptRequest, name: string) => {
-  const value = request.headers[name];
-  return typeof value === 'string' ? value : undefined;
-};
 
 /**
  * A Plivo message status callback: form-encoded, signed with `X-Plivo-Signature-V3` and/or
@@ -184,10 +157,10 @@ const header = (request: ReceiptRequest, name: string) => {
  * back. The message status service ties it to the message by `MessageUUID`.
  */
 function readPlivoReceipt(request: ReceiptRequest, authToken: string): ReceiptReading {
-  const signatures = [header(request, 'x-plivo-signature-v3'), header(request, 'x-plivo-signature-ma-v3')]
+  const signatures = [receiptHeader(request, 'x-plivo-signature-v3'), receiptHeader(request, 'x-plivo-signature-ma-v3')]
     .filter((value): value is string => value !== undefined && value !== '')
     .flatMap((value) => value.split(','));
-  const nonce = header(request, 'x-plivo-signature-v3-nonce');
+  const nonce = receiptHeader(request, 'x-plivo-signature-v3-nonce');
   if (signatures.length === 0 || !nonce) return { kind: 'unsigned' };
   const params = [...new URLSearchParams(request.rawBody.toString('utf8'))];
   const expected = plivoSignatureV3(authToken, request.url, params, nonce);

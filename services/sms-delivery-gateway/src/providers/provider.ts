@@ -29,6 +29,18 @@ export interface ProviderRuleContext<Settings> {
   problem(variable: Extract<keyof Settings, string>, message: string): void;
   /** When this provider is selected and `variable` is unset: "VAR: is required when SMS_PROVIDER is <name>". */
   required(variable: Extract<keyof Settings, string>): void;
+  /** When this provider is selected and both are unset: "FIRST: FIRST or SECOND is required when SMS_PROVIDER is <kind>". */
+  requiredEither(first: Extract<keyof Settings, string>, second: Extract<keyof Settings, string>): void;
+}
+
+/** requiredEither's check, the same for SMS_PROVIDER's provider and an SMS_PROVIDER_INSTANCES entry. */
+export function checkEither(
+  settings: Readonly<Record<string, unknown>>,
+  kind: string,
+  [first, second]: readonly [string, string],
+  problem: (variable: string, message: string) => void,
+): void {
+  if (settings[first] === undefined && settings[second] === undefined) problem(first, `${first} or ${second} is required when SMS_PROVIDER is ${kind}`);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { outboxProvider } from './outbox';
 import type { SmsProvider } from '../domain/sms-provider';
-import type { ProviderDefinition, ProviderDependencies, ProviderRuleContext } from './provider';
+import { checkEither, type ProviderDefinition, type ProviderDependencies, type ProviderRuleContext } from './provider';
 import { telnyxProvider } from './telnyx';
 import { twilioProvider } from './twilio';
 import { vonageProvider } from './vonage';
@@ -102,6 +102,9 @@ export function checkProviderRules(
       required(variable) {
         if (context.selected && settings[variable] === undefined) addProblem(variable, `is required when ${environment.selected.get(definition.name)}`);
       },
+      requiredEither(first, second) {
+        if (context.selected) checkEither(settings, definition.name, [first, second], addProblem);
+      },
     };
     definition.rules?.(settings, context);
   }
@@ -165,6 +168,7 @@ export function parseInstance(
     required(variable) {
       if (settings[variable] === undefined) problem(variable, `is required for a ${definition.name} provider`);
     },
+    requiredEither: (first, second) => checkEither(settings, definition.name, [first, second], problem),
   });
   return ok ? { name, kind: definition.name as ProviderName, settings } : undefined;
 }

@@ -2,18 +2,23 @@ import type { MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
+import { defineProvider, type ProviderDependencies, type ProviderSettings } from './provider';
 import {
-  defineProvider,
-  describeTransportFailure,
-  scrubSecrets,
-  timeoutMs,
-  type ProviderDependencies,
-  type ProviderSettings,
-} from './provider';
+  answerTimeout,
+  bodyObject,
+  decidedTransient,
+  epochSeconds,
+  isSuccess,
+  messageIdInUrl,
+  receiptHeader,
+  receiptJson,
+  receiptTokenRefusal,
+  restProvider,
+} from './rest-provider';
 import { secretsMatch } from '../domain/constant-time';
-import { checkReceiptToken, withReceiptToken } from '../domain/receipt-url-token';
-import { isNumberOrSenderId } from '../domain/sender-id';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
+import { withReceiptToken } from '../domain/receipt-url-token';
+import { isNumberSenderIdOrShortCode } from '../domain/sender-id';
+import type { ReceiptReading, ReceiptRequest, SmsProvider } from '../domain/sms-provider';
 
 /** How far a signed callback's `x-sinch-webhook-signature-timestamp` may be from now: older ones are replays. */
 export const SINCH_RECEIPT_TOLERANCE_SECONDS = 300;
@@ -22,7 +27,6 @@ export const SINCH_RECEIPT_TOLERANCE_SECONDS = 300;
 export const SINCH_REGIONS = ['us', 'eu', 'au', 'br', 'ca'] as const;
 
 const HEX_ID = /^[0-9a-fA-F]{32}$/;
-const SHORT_CODE = /^[0-9]{3,8}$/;
 
 /** The sinch provider's variables. */
 const settingsSchema = z.object({
@@ -52,9 +56,7 @@ const settingsSchema = z.object({
     description:
       "The HMAC secret Sinch signs the service plan's callbacks with (ask your Sinch account manager to turn callback HMAC on). When set, a delivery report must also carry a valid `x-sinch-webhook-signature` with a timestamp within 5 minutes. Never logged.",
   }),
-  SINCH_TIMEOUT_MS: timeoutMs(10_000).meta({
-    description: "Time Sinch has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
-  }),
+  SINCH_TIMEOUT_MS: answerTimeout('Sinch'),
 });
 
 /**
@@ -104,7 +106,7 @@ export const sinchProvider = defineProvider({
       required('SINCH_FROM');
     }
     const from = settings.SINCH_FROM;
-    if (from !== undefined && !isNumberOrSenderId(from) && !SHORT_CODE.test(from)) {
+    if (from !== undefined && !isNumberSenderIdOrShortCode(from)) {
       problem('SINCH_FROM', 'must be an E.164 number like +12025550100, a short code, or an alphanumeric sender id of 1-11 letters, digits and spaces');
     }
   },
@@ -116,10 +118,8 @@ function createSinchSender(settings: ProviderSettings<typeof settingsSchema>, de
   const token = settings.SINCH_API_TOKEN ?? '';
   const base = (settings.SINCH_API_BASE_URL ?? `https://${settings.SINCH_REGION}.sms.api.sinch.com`).replace(/\/+$/, '');
   const url = `${base}/xms/v1/${encodeURIComponent(settings.SINCH_SERVICE_PLAN_ID ?? '')}/batches`;
-  const timeout = settings.SINCH_TIMEOUT_MS;
   const callbackSecret = settings.SINCH_CALLBACK_SECRET;
-  const fail = (description: string, details: ProviderError['details'] = {}) =>
-    new ProviderError(name, scrubSecrets(description, [token, callbackSecret]), details);
+  const { fail, post } = restProvider({ name, label: 'Sinch', http, timeout: settings.SINCH_TIMEOUT_MS, secrets: [token, callbackSecret] });
 
   const provider: SmsProvider = {
     name,
@@ -132,32 +132,24 @@ function createSinchSender(settings: ProviderSettings<typeof settingsSchema>, de
         client_reference: message.id,
         ...(statusCallbackUrl ? { delivery_report: 'per_recipient', callback_url: withReceiptToken(statusCallbackUrl(message.id), token, name, message.id) } : {}),
       };
-      let response;
-      try {
-        response = await http.post<unknown>(url, body, {
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
-          timeout,
-          maxRedirects: 0,
-          validateStatus: () => true,
-        });
-      } catch (err) {
-        throw fail(`Sinch request failed: ${describeTransportFailure(err, timeout)}`);
-      }
-      if (response.status >= 200 && response.status < 300) {
+      const response = await post(url, body, {
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
+      });
+      if (isSuccess(response.status)) {
         const id = (response.data as { id?: unknown } | undefined)?.id;
         return typeof id === 'string' ? { providerMessageId: id } : {};
       }
-      const data = (typeof response.data === 'object' && response.data !== null ? response.data : {}) as { code?: unknown; text?: unknown };
+      const data = bodyObject<{ code: unknown; text: unknown }>(response.data);
       const code = typeof data.code === 'string' ? data.code : UNCODED_STATUSES[response.status];
       if (code === undefined) throw fail(`Sinch answered HTTP ${response.status}`, { status: response.status });
       const reason = typeof data.text === 'string' ? data.text : (SINCH_ERROR_CODES[code]?.meaning ?? 'no error text');
       const transient = sinchErrorIsTransient(code);
-      throw fail(`Sinch error ${code} (HTTP ${response.status}): ${reason}`, { status: response.status, code, ...(transient !== undefined ? { transient } : {}) });
+      throw fail(`Sinch error ${code} (HTTP ${response.status}): ${reason}`, { status: response.status, code, ...decidedTransient(transient) });
     },
   };
   if (statusCallbackUrl) {
     provider.readReceipt = (request) =>
-      readSinchReceipt(request, { token, provider: name, callbackSecret, nowSeconds: Math.floor(clock.now().getTime() / 1000) });
+      readSinchReceipt(request, { token, provider: name, callbackSecret, nowSeconds: epochSeconds(clock) });
   }
   return provider;
 }
@@ -175,10 +167,6 @@ export function sinchCallbackSignature(secret: string, rawBody: Buffer, nonce: s
   return createHmac(hash, secret).update(rawBody).update(`.${nonce}.${timestamp}`, 'utf8').digest('base64');
 }
 
-const header = (request: ReceiptRequest, name: string) => {
-  const value = request.headers[name];
-  return typeof value === 'string' ? value : undefined;
-};
 
 /**
  * A Sinch recipient delivery report. Sinch signs SMS callbacks only when the account manager
@@ -191,27 +179,23 @@ function readSinchReceipt(
   request: ReceiptRequest,
   check: { token: string; provider: string; callbackSecret: string | undefined; nowSeconds: number },
 ): ReceiptReading {
-  const tokenCheck = checkReceiptToken(request.url, check.token, check.provider);
-  if (tokenCheck === 'missing') return { kind: 'unsigned' };
-  if (tokenCheck === 'bad') return { kind: 'bad_signature' };
+  const refusal = receiptTokenRefusal(request, check.token, check.provider);
+  if (refusal !== undefined) return refusal;
   if (check.callbackSecret !== undefined) {
-    const signature = header(request, 'x-sinch-webhook-signature');
-    const nonce = header(request, 'x-sinch-webhook-signature-nonce');
-    const timestamp = header(request, 'x-sinch-webhook-signature-timestamp');
+    const signature = receiptHeader(request, 'x-sinch-webhook-signature');
+    const nonce = receiptHeader(request, 'x-sinch-webhook-signature-nonce');
+    const timestamp = receiptHeader(request, 'x-sinch-webhook-signature-timestamp');
     if (!signature || !nonce || !timestamp) return { kind: 'unsigned' };
-    const expected = sinchCallbackSignature(check.callbackSecret, request.rawBody, nonce, timestamp, header(request, 'x-sinch-webhook-signature-algorithm') ?? 'HmacSHA256');
+    const expected = sinchCallbackSignature(check.callbackSecret, request.rawBody, nonce, timestamp, receiptHeader(request, 'x-sinch-webhook-signature-algorithm') ?? 'HmacSHA256');
     if (expected === undefined || !secretsMatch(signature, expected)) return { kind: 'bad_signature' };
     if (!/^\d{1,12}$/.test(timestamp) || Math.abs(check.nowSeconds - Number(timestamp)) > SINCH_RECEIPT_TOLERANCE_SECONDS) return { kind: 'bad_signature' };
   }
 
-  let report: { type?: unknown; batch_id?: unknown; status?: unknown; code?: unknown; client_reference?: unknown };
-  try {
-    report = JSON.parse(request.rawBody.toString('utf8')) as typeof report;
-  } catch {
-    return { kind: 'invalid', description: 'A Sinch delivery report must be JSON' };
-  }
-  if (report === null || typeof report !== 'object') return { kind: 'invalid', description: 'A Sinch delivery report must be a JSON object' };
-  if (report.client_reference !== undefined && report.client_reference !== new URL(request.url).pathname.split('/').at(-1)) {
+  const json = receiptJson(request);
+  if (json === undefined) return { kind: 'invalid', description: 'A Sinch delivery report must be JSON' };
+  if (json.value === null || typeof json.value !== 'object') return { kind: 'invalid', description: 'A Sinch delivery report must be a JSON object' };
+  const report = json.value as { type?: unknown; batch_id?: unknown; status?: unknown; code?: unknown; client_reference?: unknown };
+  if (report.client_reference !== undefined && report.client_reference !== messageIdInUrl(request.url)) {
     return { kind: 'invalid', description: 'The report is for another message (client_reference)' };
   }
   const status = typeof report.status === 'string' ? statusFromSinch(report.status) : undefined;

@@ -2,23 +2,16 @@ import { PhoneNumberSchema, type MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import {
-  defineProvider,
-  describeTransportFailure,
-  scrubSecrets,
-  timeoutMs,
-  type ProviderDependencies,
-  type ProviderSettings,
-} from './provider';
+import { defineProvider, type ProviderDependencies, type ProviderSettings } from './provider';
+import { answerTimeout, apiBaseUrl, decidedTransient, epochSeconds, isSuccess, receiptHeader, receiptJson, restProvider } from './rest-provider';
 import { ed25519PublicKey, telnyxSignatureValid } from '../domain/receipt-signatures';
-import { ALPHANUMERIC_SENDER_ID } from '../domain/sender-id';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SmsProvider } from '../domain/sms-provider';
+import { ALPHANUMERIC_SENDER_ID, SHORT_CODE } from '../domain/sender-id';
+import type { ReceiptReading, ReceiptRequest, SmsProvider } from '../domain/sms-provider';
 
 /** How far a receipt's `telnyx-timestamp` may be from now (Telnyx's SDKs default to 300 s): older ones are replays. */
 export const TELNYX_RECEIPT_TOLERANCE_SECONDS = 300;
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const SHORT_CODE = /^[0-9]{3,8}$/;
 
 /** The telnyx provider's variables. */
 const settingsSchema = z.object({
@@ -46,13 +39,8 @@ const settingsSchema = z.object({
       description:
         "The account's webhook public key (Ed25519, base64, from the portal's Keys & Credentials). With `GATEWAY_PUBLIC_URL`, turns delivery receipts on: each message gets `webhook_url` at the gateway, and only receipts with a valid `telnyx-signature-ed25519` and a `telnyx-timestamp` within 5 minutes are accepted.",
     }),
-  TELNYX_API_BASE_URL: env
-    .url()
-    .default('https://api.telnyx.com')
-    .meta({ description: 'Telnyx API base URL (tests point it at a local imitation).' }),
-  TELNYX_TIMEOUT_MS: timeoutMs(10_000).meta({
-    description: "Time Telnyx has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
-  }),
+  TELNYX_API_BASE_URL: apiBaseUrl('https://api.telnyx.com', 'Telnyx API base URL (tests point it at a local imitation).'),
+  TELNYX_TIMEOUT_MS: answerTimeout('Telnyx'),
 });
 
 /**
@@ -107,12 +95,10 @@ export const telnyxProvider = defineProvider({
   name: 'telnyx',
   settingsSchema,
   secrets: ['TELNYX_API_KEY'],
-  rules(settings, { selected, problem, required }) {
+  rules(settings, { selected, problem, required, requiredEither }) {
     if (selected) {
       required('TELNYX_API_KEY');
-      if (settings.TELNYX_FROM === undefined && settings.TELNYX_MESSAGING_PROFILE_ID === undefined) {
-        problem('TELNYX_FROM', 'TELNYX_FROM or TELNYX_MESSAGING_PROFILE_ID is required when SMS_PROVIDER is telnyx');
-      }
+      requiredEither('TELNYX_FROM', 'TELNYX_MESSAGING_PROFILE_ID');
     }
     const from = settings.TELNYX_FROM;
     if (from !== undefined) {
@@ -132,11 +118,10 @@ function createTelnyxSender(settings: ProviderSettings<typeof settingsSchema>, d
   const { http, name, clock } = deps;
   const apiKey = settings.TELNYX_API_KEY ?? '';
   const url = `${settings.TELNYX_API_BASE_URL.replace(/\/+$/, '')}/v2/messages`;
-  const timeout = settings.TELNYX_TIMEOUT_MS;
   const publicKey = settings.TELNYX_PUBLIC_KEY !== undefined ? ed25519PublicKey(settings.TELNYX_PUBLIC_KEY) : undefined;
   // Receipts need the key to check them and a public URL to be sent to.
   const statusCallbackUrl = publicKey !== undefined ? deps.statusCallbackUrl : undefined;
-  const fail = (description: string, details: ProviderError['details'] = {}) => new ProviderError(name, scrubSecrets(description, [apiKey]), details);
+  const { fail, post } = restProvider({ name, label: 'Telnyx', http, timeout: settings.TELNYX_TIMEOUT_MS, secrets: [apiKey] });
 
   const provider: SmsProvider = {
     name,
@@ -151,18 +136,10 @@ function createTelnyxSender(settings: ProviderSettings<typeof settingsSchema>, d
         ...(settings.TELNYX_MESSAGING_PROFILE_ID !== undefined ? { messaging_profile_id: settings.TELNYX_MESSAGING_PROFILE_ID } : {}),
         ...(statusCallbackUrl ? { webhook_url: statusCallbackUrl(message.id), use_profile_webhooks: false } : {}),
       };
-      let response;
-      try {
-        response = await http.post<unknown>(url, body, {
-          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
-          timeout,
-          maxRedirects: 0,
-          validateStatus: () => true,
-        });
-      } catch (err) {
-        throw fail(`Telnyx request failed: ${describeTransportFailure(err, timeout)}`);
-      }
-      if (response.status >= 200 && response.status < 300) {
+      const response = await post(url, body, {
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      });
+      if (isSuccess(response.status)) {
         const id = (response.data as { data?: { id?: unknown } } | undefined)?.data?.id;
         return typeof id === 'string' ? { providerMessageId: id } : {};
       }
@@ -172,21 +149,13 @@ function createTelnyxSender(settings: ProviderSettings<typeof settingsSchema>, d
       if (code === undefined) throw fail(`Telnyx answered HTTP ${response.status}`, { status: response.status });
       const reason = [first?.title, first?.detail].filter((part): part is string => typeof part === 'string' && part !== '').join(': ') || 'no error message';
       const transient = telnyxErrorIsTransient(code);
-      throw fail(`Telnyx error ${code} (HTTP ${response.status}): ${reason}`, {
-        status: response.status,
-        code,
-        ...(transient !== undefined ? { transient } : {}),
-      });
+      throw fail(`Telnyx error ${code} (HTTP ${response.status}): ${reason}`, { status: response.status, code, ...decidedTransient(transient) });
     },
   };
-  if (publicKey !== undefined) provider.readReceipt = (request) => readTelnyxReceipt(request, publicKey, Math.floor(clock.now().getTime() / 1000));
+  if (publicKey !== undefined) provider.readReceipt = (request) => readTelnyxReceipt(request, publicKey, epochSeconds(clock));
   return provider;
 }
 
-const header = (request: ReceiptRequest, name: string) => {
-  const value = request.headers[name];
-  return typeof value === 'string' ? value : undefined;
-};
 
 /**
  * A Telnyx messaging webhook (`message.sent`, `message.finalized`), signed with Ed25519 over
@@ -195,19 +164,15 @@ const header = (request: ReceiptRequest, name: string) => {
  * the message by its Telnyx message id (`data.payload.id`).
  */
 function readTelnyxReceipt(request: ReceiptRequest, publicKey: KeyObject, nowSeconds: number): ReceiptReading {
-  const signature = header(request, 'telnyx-signature-ed25519');
-  const timestamp = header(request, 'telnyx-timestamp');
+  const signature = receiptHeader(request, 'telnyx-signature-ed25519');
+  const timestamp = receiptHeader(request, 'telnyx-timestamp');
   if (!signature || !timestamp) return { kind: 'unsigned' };
   if (!/^\d{1,12}$/.test(timestamp) || !telnyxSignatureValid(publicKey, timestamp, request.rawBody, signature)) return { kind: 'bad_signature' };
   if (Math.abs(nowSeconds - Number(timestamp)) > TELNYX_RECEIPT_TOLERANCE_SECONDS) return { kind: 'bad_signature' };
 
-  let event: unknown;
-  try {
-    event = JSON.parse(request.rawBody.toString('utf8'));
-  } catch {
-    return { kind: 'invalid', description: 'A Telnyx webhook body must be JSON' };
-  }
-  const payload = (event as { data?: { payload?: unknown } } | null)?.data?.payload as
+  const event = receiptJson(request);
+  if (event === undefined) return { kind: 'invalid', description: 'A Telnyx webhook body must be JSON' };
+  const payload = (event.value as { data?: { payload?: unknown } } | null)?.data?.payload as
     | { id?: unknown; to?: Array<{ status?: unknown }>; errors?: Array<{ code?: unknown }> }
     | undefined;
   const id = payload?.id;

@@ -1,18 +1,12 @@
 import { PhoneNumberSchema, TwilioStatusCallbackSchema, type MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
-import {
-  defineProvider,
-  describeTransportFailure,
-  scrubSecrets,
-  timeoutMs,
-  type ProviderDependencies,
-  type ProviderSettings,
-} from './provider';
+import { defineProvider, type ProviderDependencies, type ProviderSettings } from './provider';
+import { answerTimeout, bodyObject, isSuccess, restProvider } from './rest-provider';
 import { secretsMatch } from '../domain/constant-time';
 import { isNumberOrSenderId } from '../domain/sender-id';
 import { twilioSignature } from '../domain/receipt-signatures';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SendResult, type SmsProvider } from '../domain/sms-provider';
+import type { ReceiptReading, ReceiptRequest, SendResult, SmsProvider } from '../domain/sms-provider';
 
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
@@ -62,9 +56,7 @@ const settingsSchema = z.object({
     .url()
     .default('https://api.twilio.com')
     .meta({ description: 'Twilio REST base URL (tests, and the README\'s Twilio recipe, point it at a local imitation).' }),
-  TWILIO_TIMEOUT_MS: timeoutMs(10_000).meta({
-    description: "Time Twilio has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
-  }),
+  TWILIO_TIMEOUT_MS: answerTimeout('Twilio'),
 });
 
 /** The fields of a Twilio REST error body the gateway uses. */
@@ -84,13 +76,11 @@ export const twilioProvider = defineProvider({
   name: 'twilio',
   settingsSchema,
   secrets: ['TWILIO_AUTH_TOKEN'],
-  rules(settings, { selected, problem, required }) {
+  rules(settings, { selected, problem, required, requiredEither }) {
     if (selected) {
       required('TWILIO_ACCOUNT_SID');
       required('TWILIO_AUTH_TOKEN');
-      if (settings.TWILIO_FROM === undefined && settings.TWILIO_MESSAGING_SERVICE_SID === undefined) {
-        problem('TWILIO_FROM', 'TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID is required when SMS_PROVIDER is twilio');
-      }
+      requiredEither('TWILIO_FROM', 'TWILIO_MESSAGING_SERVICE_SID');
     }
     if (settings.TWILIO_FROM !== undefined && !isNumberOrSenderId(settings.TWILIO_FROM)) {
       problem('TWILIO_FROM', 'must be an E.164 number like +14155550123 or an alphanumeric sender id of 1-11 characters');
@@ -104,30 +94,19 @@ function createTwilioSender(settings: ProviderSettings<typeof settingsSchema>, d
   const accountSid = settings.TWILIO_ACCOUNT_SID ?? '';
   const authToken = settings.TWILIO_AUTH_TOKEN ?? '';
   const accountUrl = `${settings.TWILIO_API_BASE_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}`;
-  const timeout = settings.TWILIO_TIMEOUT_MS;
-  const fail = (description: string, details: ProviderError['details'] = {}) =>
-    new ProviderError(name, scrubSecrets(description, [authToken]), details);
+  const { fail, post: postTo } = restProvider({ name, label: 'Twilio', http, timeout: settings.TWILIO_TIMEOUT_MS, secrets: [authToken] });
 
   /** One POST to a Twilio REST resource; the sid it answers, or a ProviderError. */
   async function post(resource: 'Messages' | 'Calls', form: URLSearchParams): Promise<SendResult> {
-    let response;
-    try {
-      response = await http.post<unknown>(`${accountUrl}/${resource}.json`, form.toString(), {
-        auth: { username: accountSid, password: authToken },
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        timeout,
-        maxRedirects: 0,
-        validateStatus: () => true,
-      });
-    } catch (err) {
-      throw fail(`Twilio request failed: ${describeTransportFailure(err, timeout)}`);
-    }
-
-    if (response.status >= 200 && response.status < 300) {
+    const response = await postTo(`${accountUrl}/${resource}.json`, form.toString(), {
+      auth: { username: accountSid, password: authToken },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    });
+    if (isSuccess(response.status)) {
       const sid = (response.data as { sid?: unknown } | undefined)?.sid;
       return typeof sid === 'string' ? { providerMessageId: sid } : {};
     }
-    const body = (typeof response.data === 'object' && response.data !== null ? response.data : {}) as TwilioErrorBody;
+    const body = bodyObject<TwilioErrorBody>(response.data);
     const code = typeof body.code === 'number' || typeof body.code === 'string' ? body.code : undefined;
     const reason = typeof body.message === 'string' ? body.message : 'no error message';
     const description =

@@ -1,19 +1,20 @@
-import type { MessageStatusValue } from '@smsauth/contracts';
+import { PhoneNumberSchema, type MessageStatusValue } from '@smsauth/contracts';
 import { env } from '@smsauth/service-kit';
 import { z } from 'zod';
-import {
-  defineProvider,
-  describeTransportFailure,
-  scrubSecrets,
-  timeoutMs,
-  type ProviderDependencies,
-  type ProviderSettings,
-} from './provider';
+import { defineProvider, type ProviderDependencies, type ProviderSettings } from './provider';
+import { answerTimeout, apiBaseUrl, epochSeconds, isSuccess, messageIdInUrl, restProvider, withoutPlus } from './rest-provider';
 import { secretsMatch } from '../domain/constant-time';
 import { isNumberOrSenderId } from '../domain/sender-id';
 import { isGsm7 } from '../domain/gsm7';
 import { VONAGE_SIGNATURE_METHODS, vonageSignature, type VonageSignatureMethod } from '../domain/receipt-signatures';
-import { ProviderError, type ReceiptReading, type ReceiptRequest, type SendResult, type SmsProvider } from '../domain/sms-provider';
+import {
+  isMessagesWebhook,
+  parsePrivateKey,
+  readVonageMessagesWebhook,
+  sendVonageWhatsApp,
+  type VonageMessagesAuth,
+} from './vonage-messages';
+import type { ReceiptReading, ReceiptRequest, SendResult, SmsProvider } from '../domain/sms-provider';
 
 /** How far a signed delivery receipt's `timestamp` may be from now: older ones are replays. */
 export const VONAGE_RECEIPT_TOLERANCE_SECONDS = 300;
@@ -45,13 +46,24 @@ const settingsSchema = z.object({
     description:
       "Sender: a number of the account (E.164, e.g. `+447700900000`) or an alphanumeric sender id (1-11 letters, digits and spaces, at least one letter) where the destination country allows one; required for `vonage`. A route's `sender` replaces it; the request's `sender` is not used.",
   }),
-  VONAGE_API_BASE_URL: env
-    .url()
-    .default('https://rest.nexmo.com')
-    .meta({ description: 'Vonage SMS API base URL (tests point it at a local imitation).' }),
-  VONAGE_TIMEOUT_MS: timeoutMs(10_000).meta({
-    description: "Time Vonage has to answer (100..120000); keep it under the identity service's 30 s delivery timeout.",
+  VONAGE_API_BASE_URL: apiBaseUrl('https://rest.nexmo.com', 'Vonage SMS API base URL (tests point it at a local imitation).'),
+  VONAGE_WHATSAPP_FROM: env.optionalString().meta({
+    description:
+      'Your WhatsApp business number (E.164, e.g. `+447700900000`): `whatsapp` deliveries then go through the Messages API (`message_type: text`) from it. Without it a WhatsApp delivery fails and identity falls back to its next channel.',
   }),
+  VONAGE_APPLICATION_ID: env
+    .optionalString()
+    .pipe(z.uuid({ message: 'must be a Vonage application id (a UUID)' }).optional())
+    .meta({
+      description:
+        'Vonage application id, with `VONAGE_PRIVATE_KEY`: the Messages API (WhatsApp) is called with the application\'s JWT, and its status webhooks can be asked for. Without them it is called with `VONAGE_API_KEY` and `VONAGE_API_SECRET` (Basic auth, which Vonage gives no status webhooks).',
+    }),
+  VONAGE_PRIVATE_KEY: env.optionalString().meta({
+    secret: true,
+    description: "The application's private key (PEM; `\\n` escapes allowed on one line), signing the Messages API JWT (RS256). Never logged.",
+  }),
+  VONAGE_MESSAGES_API_BASE_URL: apiBaseUrl('https://api.nexmo.com', 'Vonage Messages API base URL, for WhatsApp (tests point it at a local imitation).'),
+  VONAGE_TIMEOUT_MS: answerTimeout('Vonage'),
 });
 
 /**
@@ -103,29 +115,37 @@ interface VonageMessage {
  * instead of the one base URL variable every provider here has. Vonage answers HTTP 200
  * even when it refuses, with the reason in `messages[].status` (VONAGE_STATUS_CODES).
  * Text outside the GSM-7 alphabet is sent with `type=unicode`, or Vonage would garble it.
- * Channels: SMS only (WhatsApp and voice go through Vonage's Messages and Voice APIs, not here).
+ * Channels: SMS through the SMS API; WhatsApp through the Messages API (vonage-messages.ts)
+ * when `VONAGE_WHATSAPP_FROM` is set; no voice.
  */
 export const vonageProvider = defineProvider({
   name: 'vonage',
   settingsSchema,
-  secrets: ['VONAGE_API_SECRET', 'VONAGE_SIGNATURE_SECRET'],
-  rules(settings, { selected, problem, required }) {
+  secrets: ['VONAGE_API_SECRET', 'VONAGE_SIGNATURE_SECRET', 'VONAGE_PRIVATE_KEY'],
+  rules(settings, { selected, problem, required, requiredEither }) {
     if (selected) {
       required('VONAGE_API_KEY');
       required('VONAGE_FROM');
-      if (settings.VONAGE_API_SECRET === undefined && settings.VONAGE_SIGNATURE_SECRET === undefined) {
-        problem('VONAGE_API_SECRET', 'VONAGE_API_SECRET or VONAGE_SIGNATURE_SECRET is required when SMS_PROVIDER is vonage');
-      }
+      requiredEither('VONAGE_API_SECRET', 'VONAGE_SIGNATURE_SECRET');
     }
     if (settings.VONAGE_FROM !== undefined && !isNumberOrSenderId(settings.VONAGE_FROM)) {
       problem('VONAGE_FROM', 'must be an E.164 number like +447700900000 or an alphanumeric sender id of 1-11 letters, digits and spaces');
     }
+    if (settings.VONAGE_WHATSAPP_FROM !== undefined && !PhoneNumberSchema.safeParse(settings.VONAGE_WHATSAPP_FROM).success) {
+      problem('VONAGE_WHATSAPP_FROM', 'must be an E.164 number like +447700900000 (the WhatsApp business number)');
+    }
+    if ((settings.VONAGE_APPLICATION_ID === undefined) !== (settings.VONAGE_PRIVATE_KEY === undefined)) {
+      problem(settings.VONAGE_APPLICATION_ID === undefined ? 'VONAGE_APPLICATION_ID' : 'VONAGE_PRIVATE_KEY', 'VONAGE_APPLICATION_ID and VONAGE_PRIVATE_KEY go together');
+    }
+    if (settings.VONAGE_PRIVATE_KEY !== undefined && parsePrivateKey(settings.VONAGE_PRIVATE_KEY) === undefined) {
+      problem('VONAGE_PRIVATE_KEY', 'must be a PEM private key (the file the Vonage dashboard downloads for the application)');
+    }
+    if (settings.VONAGE_WHATSAPP_FROM !== undefined && settings.VONAGE_APPLICATION_ID === undefined && settings.VONAGE_API_SECRET === undefined) {
+      problem('VONAGE_WHATSAPP_FROM', 'WhatsApp through the Messages API needs VONAGE_APPLICATION_ID and VONAGE_PRIVATE_KEY, or VONAGE_API_SECRET');
+    }
   },
   create: (settings, deps) => createVonageSender(settings, deps),
 });
-
-/** Vonage wants numbers in international format without the `+`. */
-const vonageNumber = (value: string) => value.replace(/^\+/, '');
 
 function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, deps: ProviderDependencies): SmsProvider {
   const { http, name, clock } = deps;
@@ -137,29 +157,30 @@ function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, d
   const timeout = settings.VONAGE_TIMEOUT_MS;
   // Receipts need a secret to check them and a public URL to be sent to.
   const statusCallbackUrl = signatureSecret !== undefined ? deps.statusCallbackUrl : undefined;
-  const fail = (description: string, details: ProviderError['details'] = {}) =>
-    new ProviderError(name, scrubSecrets(description, [apiSecret, signatureSecret]), details);
+  const secrets = [apiSecret, signatureSecret, settings.VONAGE_PRIVATE_KEY];
+  const { fail, post: postTo } = restProvider({ name, label: 'Vonage', http, timeout, secrets });
+  const messagesApi = restProvider({ name, label: 'Vonage Messages', http, timeout, secrets });
+  const privateKey = settings.VONAGE_PRIVATE_KEY !== undefined ? parsePrivateKey(settings.VONAGE_PRIVATE_KEY) : undefined;
+  const applicationId = settings.VONAGE_APPLICATION_ID;
+  const messagesAuth: VonageMessagesAuth | undefined =
+    applicationId !== undefined && privateKey !== undefined
+      ? { kind: 'application', applicationId, privateKey }
+      : apiSecret !== undefined
+        ? { kind: 'basic', apiKey, apiSecret }
+        : undefined;
 
   async function post(params: Record<string, string>): Promise<SendResult> {
     const form: Record<string, string> = { api_key: apiKey, ...params };
     if (apiSecret !== undefined) {
       form.api_secret = apiSecret;
     } else {
-      form.timestamp = String(Math.floor(clock.now().getTime() / 1000));
+      form.timestamp = String(epochSeconds(clock));
       form.sig = vonageSignature(form, signatureSecret ?? '', method);
     }
-    let response;
-    try {
-      response = await http.post<unknown>(url, new URLSearchParams(form).toString(), {
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        timeout,
-        maxRedirects: 0,
-        validateStatus: () => true,
-      });
-    } catch (err) {
-      throw fail(`Vonage request failed: ${describeTransportFailure(err, timeout)}`);
-    }
-    if (response.status < 200 || response.status > 299) {
+    const response = await postTo(url, new URLSearchParams(form).toString(), {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    });
+    if (!isSuccess(response.status)) {
       // Not the SMS API's own answer (a gateway in front of it): the HTTP status decides.
       throw fail(`Vonage answered HTTP ${response.status}`, { status: response.status });
     }
@@ -180,10 +201,22 @@ function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, d
   const provider: SmsProvider = {
     name,
     async send(message) {
-      if (message.channel !== 'sms') throw fail(`Vonage (SMS API) sends SMS only, not ${message.channel}`);
+      if (message.channel === 'whatsapp' && settings.VONAGE_WHATSAPP_FROM !== undefined && messagesAuth !== undefined) {
+        return sendVonageWhatsApp(message, {
+          api: messagesApi,
+          clock,
+          baseUrl: settings.VONAGE_MESSAGES_API_BASE_URL,
+          auth: messagesAuth,
+          from: settings.VONAGE_WHATSAPP_FROM,
+          // Vonage sends Messages status webhooks only to JWT (application) callers.
+          ...(messagesAuth.kind === 'application' && statusCallbackUrl ? { statusCallbackUrl } : {}),
+        });
+      }
+      if (message.channel === 'whatsapp') throw fail('Vonage WhatsApp needs VONAGE_WHATSAPP_FROM (sent through the Messages API)');
+      if (message.channel !== 'sms') throw fail(`Vonage sends SMS and WhatsApp only, not ${message.channel}`);
       const params: Record<string, string> = {
-        from: vonageNumber(message.routeSender ?? settings.VONAGE_FROM ?? ''),
-        to: vonageNumber(message.recipient),
+        from: withoutPlus(message.routeSender ?? settings.VONAGE_FROM ?? ''),
+        to: withoutPlus(message.recipient),
         text: message.body,
         'client-ref': message.id,
       };
@@ -196,8 +229,19 @@ function createVonageSender(settings: ProviderSettings<typeof settingsSchema>, d
     },
   };
   if (signatureSecret !== undefined) {
-    provider.readReceipt = (request) =>
-      readVonageReceipt(request, { apiKey, secret: signatureSecret, method, nowSeconds: Math.floor(clock.now().getTime() / 1000) });
+    provider.readReceipt = (request) => {
+      const nowSeconds = epochSeconds(clock);
+      if (isMessagesWebhook(request)) {
+        return readVonageMessagesWebhook(request, {
+          signatureSecret,
+          apiKey,
+          nowSeconds,
+          messageId: messageIdInUrl(request.url),
+          ...(applicationId !== undefined ? { applicationId } : {}),
+        });
+      }
+      return readVonageReceipt(request, { apiKey, secret: signatureSecret, method, nowSeconds });
+    };
   }
   return provider;
 }
@@ -252,16 +296,6 @@ function readVonageReceipt(
       ...(errorCode !== undefined && errorCode !== '0' && status !== 'delivered' ? { errorCode } : {}),
     },
   };
-}
-
-/** The last path segment of a receipt URL: the gateway's message id. */
-function messageIdInUrl(url: string): string | undefined {
-  const segment = new URL(url).pathname.split('/').at(-1);
-  try {
-    return segment === undefined ? undefined : decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

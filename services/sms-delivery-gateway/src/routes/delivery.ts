@@ -1,4 +1,4 @@
-import { DeliveryRequestSchema, IdempotencyKeySchema, MESSAGE_ID_HEADER } from '@smsauth/contracts';
+import { DeliveryRequestSchema, IdempotencyKeySchema, MESSAGE_ID_HEADER, PROVIDER_HEADER } from '@smsauth/contracts';
 import { defineOperation, type Operation } from '@smsauth/service-kit';
 import { z } from 'zod';
 import type { DeliveryService } from '../domain/deliver';
@@ -29,7 +29,10 @@ export function deliveryOperation(delivery: DeliveryService, authEnabled: boolea
     responses: {
       '200': {
         description: 'A provider of the recipient’s route accepted the message. Empty body.',
-        headers: { [MESSAGE_ID_HEADER]: { description: 'The message id, for GET /messages/{id}.', schema: { type: 'string' } } },
+        headers: {
+          [MESSAGE_ID_HEADER]: { description: 'The message id, for GET /messages/{id}.', schema: { type: 'string' } },
+          [PROVIDER_HEADER]: { description: 'The provider instance that accepted the message (SMS_PROVIDER or an SMS_PROVIDER_INSTANCES name), for per-provider figures.', schema: { type: 'string' } },
+        },
       },
       '400': refusal('Invalid body or Idempotency-Key; `details` names each field.'),
       '401': refusal('Missing or invalid bearer token (with WWW-Authenticate: Bearer).'),
@@ -45,7 +48,10 @@ export function deliveryOperation(delivery: DeliveryService, authEnabled: boolea
       const { outcome, replayed } = await delivery.deliver(body, headers['Idempotency-Key']);
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.setHeader(MESSAGE_ID_HEADER, outcome.id);
-      if (outcome.delivered) return;
+      if (outcome.delivered) {
+        res.setHeader(PROVIDER_HEADER, outcome.provider);
+        return;
+      }
       // Rendered here rather than thrown: the error handler would log the provider's text unmasked.
       res.status(500).json(providerErrorBody(outcome.description));
     },

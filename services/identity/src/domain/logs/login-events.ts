@@ -136,8 +136,8 @@ export function exchangeLogContext(attempt: {
 }
 
 /** The record of a successful exchange, with the channel that carried the code; the store adds the user's id in the login statement. */
-export function loginRecord(context: LogContext, at: Date, via: ExchangeVia | undefined, channel: string): Omit<TenantLogRecord, 'user_id'> {
-  const { user_id: _user, ...record } = logRecord('s', context, at, { ...(via ? { via } : {}), channel });
+export function loginRecord(context: LogContext, at: Date, via: ExchangeVia | undefined, channel: string, provider: string): Omit<TenantLogRecord, 'user_id'> {
+  const { user_id: _user, ...record } = logRecord('s', context, at, { ...(via ? { via } : {}), channel, provider });
   return record;
 }
 

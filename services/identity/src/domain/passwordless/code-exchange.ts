@@ -1,4 +1,4 @@
-import { PHONE_NUMBER_PATTERN } from '@smsauth/contracts';
+import { PHONE_NUMBER_PATTERN, UNKNOWN_PROVIDER } from '@smsauth/contracts';
 import { maskPhoneNumber, type Logger, type Clock } from '@smsauth/service-kit';
 import type { IdentityStore, StoredAccessToken, StoredCode, StoredConnection, StoredUser } from '../../store';
 import { newUserIdPart } from '../ids';
@@ -97,7 +97,7 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
       ip,
       at: now,
       maxAttempts: MAX_CODE_ATTEMPTS,
-      log: loginRecord(log, now, attempt.log?.via, outcome.code.channel ?? 'sms'),
+      log: loginRecord(log, now, attempt.log?.via, outcome.code.channel ?? 'sms', outcome.code.provider ?? UNKNOWN_PROVIDER),
       // Counted in the login's statement, so atomic with it: a failing count now fails the
       // login (and changes nothing), where a separate statement's failure was only logged.
       verification: verification.count,

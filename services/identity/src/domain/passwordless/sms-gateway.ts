@@ -19,9 +19,10 @@ export interface SmsMessage {
 export interface SmsGateway {
   /**
    * Resolves when the gateway answered 200 (with its message id, the `SMS-Message-Id` header,
-   * when it sent one); otherwise rejects with SmsProviderError.
+   * and the provider that took it, `SMS-Provider`, when it sent them); otherwise rejects with
+   * SmsProviderError.
    */
-  deliverSms(message: SmsMessage): Promise<{ messageId?: string }>;
+  deliverSms(message: SmsMessage): Promise<{ messageId?: string; provider?: string }>;
   /**
    * What the gateway knows of a message it took (`GET messages/{id}` beside the gateway URL:
    * its delivery receipts), or undefined when it cannot say (no such message, no answer, any

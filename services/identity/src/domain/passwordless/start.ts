@@ -6,6 +6,7 @@ import {
   startRequestErrorCode,
   toErrorDetails,
   DeliveryChannelSchema,
+  UNKNOWN_PROVIDER,
   type DeliveryChannel,
   type StartRequest,
   type StartResponse,
@@ -327,8 +328,9 @@ async function deliverAndSettle(
   const phoneNumber = number.e164;
   let channel: DeliveryChannel | undefined;
   let messageId: string | undefined;
+  let provider: string | undefined;
   try {
-    if (code !== undefined) ({ channel, messageId } = await deliverByFirstChannelThatTakes(deps, call, start, key.request_id, code));
+    if (code !== undefined) ({ channel, messageId, provider } = await deliverByFirstChannelThatTakes(deps, call, start, key.request_id, code));
   } catch (err) {
     const unknownOutcome = err instanceof SmsProviderError && (err.retryable || err.failure === 'timeout');
     if (idempotency && unknownOutcome) {
@@ -345,10 +347,11 @@ async function deliverAndSettle(
   if (channel !== undefined) {
     sending.response.channel = channel;
     deps.smsMetrics.sent.inc({ country: countryLabel(number), channel });
-    // A code's channel is kept only when it is not SMS (no extra write on the SMS path).
-    if (channel !== 'sms') {
+    // A code's channel is kept when it is not SMS, its provider when the gateway named one (its
+    // login then counts under them); an SMS code through a gateway that names none costs no write.
+    if (channel !== 'sms' || provider !== undefined) {
       await deps.store.codes
-        .recordChannel(key, channel)
+        .recordDelivery(key, { channel: channel === 'sms' ? null : channel, provider: provider ?? null })
         .catch((err: unknown) => deps.logger.info({ err: { message: (err as Error).message } }, 'could not record the code channel'));
     }
     // Only where there is another channel to prefer next time (no write for SMS-only connections).
@@ -361,7 +364,7 @@ async function deliverAndSettle(
   if (code !== undefined || idempotency) {
     await deps.store.passwordlessLogins.settleStart(
       code !== undefined ? sending.logId : undefined,
-      { delivery: 'sent', ...(channel ? { channel } : {}) },
+      { delivery: 'sent', ...(channel ? { channel, provider: provider ?? UNKNOWN_PROVIDER } : {}) },
       idempotency ? { clientId: client.client_id, idempotencyKey: idempotency.key, startId: key.request_id, response: { ...sending.response } } : undefined,
     );
   }
@@ -385,18 +388,18 @@ async function deliverByFirstChannelThatTakes(
   start: ResolvedStart,
   startId: string,
   code: string,
-): Promise<{ channel: DeliveryChannel; messageId?: string }> {
+): Promise<{ channel: DeliveryChannel; messageId?: string; provider?: string }> {
   const { request, client, connection, number, now, channels } = start;
   const { language: messageLanguage } = chooseMessageLanguage({ pageLanguage: call.pageLanguage, requestLanguage: call.requestLanguage, country: number.country });
   for (const [index, channel] of channels.entries()) {
     try {
-      const { messageId } = await deps.smsGateway.deliverSms({
+      const { messageId, provider } = await deps.smsGateway.deliverSms({
         gatewayUrl: connection.options.gateway_url,
         payload: deliveryPayload(connection, client, number.e164, code, { ...call, messageLanguage, send: request.send }, channel),
         authToken: gatewayToken(connection, now),
         idempotencyKey: index === 0 ? startId : `${startId}.${channel}`,
       });
-      return { channel, ...(messageId !== undefined ? { messageId } : {}) };
+      return { channel, ...(messageId !== undefined ? { messageId } : {}), ...(provider !== undefined ? { provider } : {}) };
     } catch (err) {
       const next = channels[index + 1];
       if (next === undefined || !(err instanceof SmsProviderError) || err.failure !== 'unexpected_status') throw err;

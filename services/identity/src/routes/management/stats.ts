@@ -34,14 +34,14 @@ export function statsOperations({ store, clock }: ManagementDependencies): Opera
     managementOperation({
       method: 'get',
       path: '/stats/sms',
-      summary: 'Codes sent, verified and refused, and passkey logins, per period and country, prefix, connection or channel; conversion = verified / sent',
+      summary: 'Codes sent, verified and refused, and passkey logins, per period and country, prefix, connection, channel or provider; conversion = verified / sent',
       scope: 'read:stats',
       query: SmsStatsQuerySchema,
       queryDescriptions: {
         from: 'ISO 8601 date or time (UTC without a zone), 1970 or later; by default the start of the 6th day before `to`\'s.',
         to: 'ISO 8601 date (that day included) or time (excluded); by default the end of the current hour. At most 31 days with interval=hour, 366 with day.',
         interval: '`hour` or `day` (default): the periods, UTC.',
-        group_by: '`country` (ISO 3166 code, default), `prefix` (+, calling code and the connection\'s sms_prefix_digits next digits), `connection` (name) or `channel` (`sms`, `whatsapp`, `voice`; \'\' for passkey logins).',
+        group_by: '`country` (ISO 3166 code, default), `prefix` (+, calling code and the connection\'s sms_prefix_digits next digits), `connection` (name) `channel` (`sms`, `whatsapp`, `voice`; \'\' for passkey logins) or `provider` (the delivery gateway\'s provider that accepted the code, `unknown` when the gateway did not name it; \'\' for refusals and passkey logins).',
       },
       status: '200',
       response: arrayOf('SmsStat', SmsStatSchema),

@@ -25,9 +25,16 @@ const REASON = `CASE t.type
 const CHANNEL = `CASE WHEN t.type = 's' AND t.details->>'via' IN ('passkey', 'single-sign-on', 'silent-auth') THEN ''
     ELSE COALESCE(t.details->>'channel', 'sms') END`;
 
+/**
+ * The provider that carried the code a record is about (migration 029): a code sent (`cs`) or
+ * a login by a code (`s`) names it (`unknown` when the gateway named none); '' for the rest
+ * (refusals, a login no code carried).
+ */
+const PROVIDER = `CASE WHEN t.type IN ('cs', 's') AND (${CHANNEL}) <> '' THEN COALESCE(NULLIF(t.details->>'provider', ''), 'unknown') ELSE '' END`;
+
 const HOUR = `date_trunc('hour', t.date AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
 const COUNTED_COLUMNS = `${HOUR} AS hour, t.type, COALESCE(t.connection, '') AS connection, COALESCE(t.phone_country, '') AS country,
-  COALESCE(t.phone_prefix, '') AS prefix, ${REASON} AS reason, ${CHANNEL} AS channel`;
+  COALESCE(t.phone_prefix, '') AS prefix, ${REASON} AS reason, ${CHANNEL} AS channel, ${PROVIDER} AS provider`;
 const COUNTED_TYPES = `t.type IN (${COUNTED_LOG_TYPES.map((type) => `'${type}'`).join(', ')})`;
 
 
@@ -36,9 +43,9 @@ const DAY_MS = 86_400_000;
 /** The rollup's tables: per hour, per hour without the prefix, per UTC day. */
 type CountTable = 'hourly' | 'hourly_by_country' | 'daily';
 
-export type StatsGrouping = 'country' | 'prefix' | 'connection' | 'channel';
+export type StatsGrouping = 'country' | 'prefix' | 'connection' | 'channel' | 'provider';
 
-/** Sums by period (an hour or a UTC day) and key (country, prefix, connection or channel). */
+/** Sums by period (an hour or a UTC day) and key (country, prefix, connection, channel or provider). */
 export interface GroupedCount {
   period: Date;
   key: string;
@@ -47,7 +54,7 @@ export interface GroupedCount {
   n: number;
 }
 
-const GROUP_COLUMN: Record<StatsGrouping, string> = { country: 'country', prefix: 'prefix', connection: 'connection', channel: 'channel' };
+const GROUP_COLUMN: Record<StatsGrouping, string> = { country: 'country', prefix: 'prefix', connection: 'connection', channel: 'channel', provider: 'provider' };
 
 /**
  * The figures of the operator console, from the tenant log: the hourly counts the rollup keeps
@@ -63,7 +70,7 @@ export function loginStatsRepo(db: SqlExecutor) {
     const time = table === 'daily' ? 'day' : 'hour';
     const prefix = table === 'hourly_by_country' ? `'' AS prefix` : 'prefix';
     return `
-    SELECT ${time} AS hour, type, connection, country, ${prefix}, reason, channel, n FROM tenant_log_counts_${table}
+    SELECT ${time} AS hour, type, connection, country, ${prefix}, reason, channel, provider, n FROM tenant_log_counts_${table}
      WHERE ${time} >= $1 AND ${time} < $2 AND type = ANY($3::text[])
     UNION ALL
     SELECT ${COUNTED_COLUMNS}, 1 AS n FROM tenant_logs t
@@ -85,22 +92,22 @@ export function loginStatsRepo(db: SqlExecutor) {
             WHERE (t.tx_id, t.seq) > (c.tx_id, c.seq) AND t.tx_id < pg_snapshot_xmin(pg_current_snapshot())
             ORDER BY t.tx_id, t.seq LIMIT $1),
          hourly AS (
-           SELECT hour, type, connection, country, prefix, reason, channel, count(*) AS n FROM (SELECT ${COUNTED_COLUMNS} FROM batch t WHERE ${COUNTED_TYPES}) counted
-            GROUP BY hour, type, connection, country, prefix, reason, channel),
+           SELECT hour, type, connection, country, prefix, reason, channel, provider, count(*) AS n FROM (SELECT ${COUNTED_COLUMNS} FROM batch t WHERE ${COUNTED_TYPES}) counted
+            GROUP BY hour, type, connection, country, prefix, reason, channel, provider),
          added AS (
-           INSERT INTO tenant_log_counts_hourly (hour, type, connection, country, prefix, reason, channel, n)
-           SELECT hour, type, connection, country, prefix, reason, channel, n FROM hourly
-           ON CONFLICT (hour, type, connection, country, prefix, reason, channel) DO UPDATE SET n = tenant_log_counts_hourly.n + EXCLUDED.n),
+           INSERT INTO tenant_log_counts_hourly (hour, type, connection, country, prefix, reason, channel, provider, n)
+           SELECT hour, type, connection, country, prefix, reason, channel, provider, n FROM hourly
+           ON CONFLICT (hour, type, connection, country, prefix, reason, channel, provider) DO UPDATE SET n = tenant_log_counts_hourly.n + EXCLUDED.n),
          added_by_country AS (
-           INSERT INTO tenant_log_counts_hourly_by_country (hour, type, connection, country, reason, channel, n)
-           SELECT hour, type, connection, country, reason, channel, sum(n) FROM hourly
-            GROUP BY hour, type, connection, country, reason, channel
-           ON CONFLICT (hour, type, connection, country, reason, channel) DO UPDATE SET n = tenant_log_counts_hourly_by_country.n + EXCLUDED.n),
+           INSERT INTO tenant_log_counts_hourly_by_country (hour, type, connection, country, reason, channel, provider, n)
+           SELECT hour, type, connection, country, reason, channel, provider, sum(n) FROM hourly
+            GROUP BY hour, type, connection, country, reason, channel, provider
+           ON CONFLICT (hour, type, connection, country, reason, channel, provider) DO UPDATE SET n = tenant_log_counts_hourly_by_country.n + EXCLUDED.n),
          added_daily AS (
-           INSERT INTO tenant_log_counts_daily (day, type, connection, country, prefix, reason, channel, n)
-           SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', type, connection, country, prefix, reason, channel, sum(n) FROM hourly
-            GROUP BY 1, type, connection, country, prefix, reason, channel
-           ON CONFLICT (day, type, connection, country, prefix, reason, channel) DO UPDATE SET n = tenant_log_counts_daily.n + EXCLUDED.n),
+           INSERT INTO tenant_log_counts_daily (day, type, connection, country, prefix, reason, channel, provider, n)
+           SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', type, connection, country, prefix, reason, channel, provider, sum(n) FROM hourly
+            GROUP BY 1, type, connection, country, prefix, reason, channel, provider
+           ON CONFLICT (day, type, connection, country, prefix, reason, channel, provider) DO UPDATE SET n = tenant_log_counts_daily.n + EXCLUDED.n),
          last AS (SELECT tx_id, seq FROM batch ORDER BY tx_id DESC, seq DESC LIMIT 1),
          moved AS (UPDATE tenant_log_counts_cursor SET tx_id = last.tx_id, seq = last.seq FROM last)
          SELECT count(*)::int AS n FROM batch`,

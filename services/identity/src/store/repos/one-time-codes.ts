@@ -25,9 +25,11 @@ export interface StoredCode {
   used: boolean;
   /** The channel that carried it when not SMS (migration 015; null: SMS, or not delivered yet). */
   channel?: string | null;
+  /** The gateway's provider that carried it (migration 029; null: not named, or not delivered yet). */
+  provider?: string | null;
 }
 
-export type NewCode = Omit<StoredCode, 'attempts' | 'used' | 'channel'>;
+export type NewCode = Omit<StoredCode, 'attempts' | 'used' | 'channel' | 'provider'>;
 
 type CodeRow = StoredCode;
 
@@ -73,7 +75,7 @@ export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
          ON CONFLICT (connection_id, phone_number) DO UPDATE SET
            request_id = EXCLUDED.request_id, client_id = EXCLUDED.client_id, auth_params = EXCLUDED.auth_params,
            secret = EXCLUDED.secret, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
-           time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false, channel = NULL`,
+           time_step = EXCLUDED.time_step, digits = EXCLUDED.digits, attempts = 0, used = false, channel = NULL, provider = NULL`,
         [
           code.connection_id,
           code.phone_number,
@@ -101,13 +103,14 @@ export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
       return rowCount > 0;
     },
 
-    /** Notes the channel that carried a code, when not SMS (sms_verified_total counts by it). */
-    async recordChannel(code: CodeKey, channel: string): Promise<void> {
-      await db.query('UPDATE one_time_codes SET channel = $4 WHERE connection_id = $1 AND phone_number = $2 AND request_id = $3', [
+    /** Notes what carried a code: its channel when not SMS (null), the gateway's provider when named (sms_verified_total and the figures count by them). */
+    async recordDelivery(code: CodeKey, delivery: { channel: string | null; provider: string | null }): Promise<void> {
+      await db.query('UPDATE one_time_codes SET channel = $4, provider = $5 WHERE connection_id = $1 AND phone_number = $2 AND request_id = $3', [
         code.connection_id,
         code.phone_number,
         code.request_id,
-        channel,
+        delivery.channel,
+        delivery.provider,
       ]);
     },
 
