@@ -18,24 +18,27 @@ function ApiList() {
   const { api } = useConsole();
   const can = useCan();
   const [confirm, dialog] = useConfirm();
-  const apis = useLoad(() => ok(api.GET('/api/v2/resource-servers', { params: { query: { per_page: 100 } } })).then((a) => itemsOf<ResourceServer>(a, 'resource_servers')), []);
+  const readable = can('read:resource_servers');
+  const apis = useLoad(
+    () => (readable ? ok(api.GET('/api/v2/resource-servers', { params: { query: { per_page: 100 } } })).then((a) => itemsOf<ResourceServer>(a, 'resource_servers')) : Promise.resolve([])),
+    [],
+  );
   return (
     <section aria-labelledby="apis-title">
       <h1 id="apis-title">APIs and roles</h1>
       {dialog}
-      <h2>APIs</h2>
-      {can('create:resource_servers') && (
+      {readable && <h2>APIs</h2>}
+      {readable && can('create:resource_servers') && (
         <FormOpener label="New API…" done={apis.reload}>
           {(close, done) => <ApiForm confirm={confirm} close={close} done={done} />}
         </FormOpener>
       )}
-      {apis.error ? (
+      {!readable ? null : apis.error ? (
         <ErrorMessage error={apis.error} />
       ) : !apis.data ? (
         <Loading what="APIs" />
       ) : (
         <>
-          <p class="scroll-hint">The table scrolls sideways.</p>
           <div class="table-scroll" tabIndex={0} role="region" aria-label="APIs table">
             <table data-testid="apis">
               <caption class="visually-hidden">APIs (resource servers)</caption>

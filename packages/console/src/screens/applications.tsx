@@ -89,7 +89,6 @@ function ClientList() {
               ? `${list.data.total} of ${list.data.searched} applications match.`
               : `${list.data.total} application${list.data.total === 1 ? '' : 's'}.`}
           </p>
-          <p class="scroll-hint">The table scrolls sideways.</p>
           <div class="table-scroll" tabIndex={0} role="region" aria-label="Applications table">
             <table data-testid="clients">
               <caption class="visually-hidden">Applications</caption>
