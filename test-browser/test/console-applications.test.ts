@@ -103,7 +103,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     // Made through the API: the API the application gets access to, and a second application for the search to leave out.
     const identifier = 'https://flights.example.com/';
     const flights = await suite.api.call<{ id: string }>('POST', '/resource-servers', { name: 'Flights', identifier, scopes: [{ value: 'read:flights', description: 'Read flights' }, { value: 'book:flights' }] });
-    await suite.api.call('POST', '/clients', { name: 'Flight display', app_type: 'spa' });
+    const display = await suite.api.call<{ client_id: string }>('POST', '/clients', { name: 'Flight display', app_type: 'spa' });
     await openScreen(page, 'Applications');
 
     // A new machine-to-machine application: its secret is shown once, with a warning.
@@ -124,15 +124,19 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await created.waitFor({ state: 'detached' });
     expect(await page.content()).not.toContain(secret);
 
-    // The list: no Delete in it; the search keeps the matching rows (by name, then by client id).
+    // The list: no Delete in it; the search keeps the matching rows (by client id, then by name).
     const list = page.getByTestId('clients');
+    await list.getByRole('link', { name: 'Flight bot', exact: true }).waitFor();
     expect(await list.getByRole('button').count()).toBe(0);
-    await page.getByLabel('Search by name or client id').fill('flight b');
-    await page.getByRole('status').filter({ hasText: /^1 of \d+ applications match\.$/ }).waitFor();
+    const search = page.getByLabel('Search by name or client id');
+    await search.fill(display.client_id);
+    await list.getByRole('link', { name: 'Flight display', exact: true }).waitFor();
+    expect(await list.locator('tbody tr').allTextContents()).toEqual([expect.stringContaining(display.client_id)]);
+    await search.fill('flight b');
+    await list.getByRole('link', { name: 'Flight bot', exact: true }).waitFor();
     expect(await list.locator('tbody tr').allTextContents()).toEqual([expect.stringContaining('Flight bot')]);
+    expect(await page.getByRole('status').filter({ hasText: /^1 of \d+ applications match\.$/ }).count()).toBe(1);
     await axeAtBothWidths(page, '10-applications-search', found);
-    await page.getByLabel('Search by name or client id').fill(bot.client_id);
-    await page.getByRole('status').filter({ hasText: /^1 of / }).waitFor();
     await list.getByRole('link', { name: 'Flight bot', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Flight bot', exact: true }).waitFor();
     expect(page.url()).toContain(`#/applications/${bot.client_id}`);
@@ -177,6 +181,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await settings.getByLabel(/^Description/).fill('Books flights at night');
     await settings.getByRole('button', { name: 'Save…' }).click();
     const save = page.getByRole('dialog', { name: 'Save 5 change(s) to Flight bot?' });
+    await save.getByTestId('changes').waitFor();
     const listed = await save.getByTestId('changes').locator('li').allTextContents();
     expect(listed).toEqual([
       'Description: (none) → Books flights at night',
@@ -236,6 +241,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await apiSettings.getByLabel('Token dialect').selectOption('access_token_authz');
     await apiSettings.getByRole('button', { name: 'Save…' }).click();
     const saveApi = page.getByRole('dialog', { name: 'Save 4 change(s) to Flights?' });
+    await saveApi.getByTestId('changes').waitFor();
     expect(await saveApi.getByTestId('changes').locator('li').allTextContents()).toEqual([
       'Description of read:flights: Read flights → Read every flight',
       'Scope cancel:flights: (none) → added: Cancel a booking',
