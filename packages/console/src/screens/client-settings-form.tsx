@@ -64,7 +64,7 @@ export function ClientSettingsForm({
   const privateKeyJwt = client.token_endpoint_auth_method === null;
   return (
     <form
-      class="stack"
+      class="settings-grid"
       aria-label={`Settings of ${client.name}`}
       onSubmit={(e) => {
         e.preventDefault();
