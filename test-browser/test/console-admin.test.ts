@@ -26,7 +26,7 @@ describeWithChromium('the operator console in a real browser, as an Admin', () =
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     const screens = await nav.getByRole('link').allTextContents();
-    expect(screens).toHaveLength(9);
+    expect(screens).toHaveLength(10);
     const found: Record<string, unknown> = {};
     for (const screen of screens) {
       await openScreen(page, screen);
@@ -214,18 +214,19 @@ describeWithChromium('the operator console in a real browser, as an Admin', () =
     expect(backup.options.gateway_authentication).toMatchObject({ method: 'bearer', subject: 'smsauth-identity', audience: 'sms-gateway' });
     expect(JSON.stringify(backup)).not.toContain('a-gateway-secret-for-the-test');
 
-    // Applications: a client's callbacks edited after a confirmation naming the new list.
+    // Applications: a client's callbacks edited on its page after a confirmation naming the new list.
     const demo = await suite.api.call<{ name: string; callbacks?: string[] }>('GET', `/clients/${suite.stack.tenant.demoClientId}`);
     const addedCallback = 'https://console-test.example/callback';
-    await openScreen(page, 'Applications and APIs');
-    await page.getByRole('button', { name: `Edit URLs of ${demo.name}`, exact: true }).click();
+    await openScreen(page, 'Applications');
+    await page.getByTestId('clients').getByRole('link', { name: demo.name, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: demo.name, exact: true }).waitFor();
     await page.getByLabel('Callback URLs (one a line)').fill([...(demo.callbacks ?? []), addedCallback].join('\n'));
     await page.getByRole('button', { name: 'Save…' }).click();
-    const urlsDialog = page.getByRole('dialog', { name: `Change the URLs of ${demo.name}?` });
+    const urlsDialog = page.getByRole('dialog', { name: `Save 1 change(s) to ${demo.name}?` });
     expect(await urlsDialog.textContent()).toContain(addedCallback);
     await urlsDialog.getByRole('button', { name: 'Save', exact: true }).click();
     await urlsDialog.waitFor({ state: 'detached' });
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Saved: Callback URLs.' }).waitFor();
     expect((await suite.api.call<{ callbacks: string[] }>('GET', `/clients/${suite.stack.tenant.demoClientId}`)).callbacks).toEqual([...(demo.callbacks ?? []), addedCallback]);
 
     // Logs: the live view shows an event that happens while it is open.

@@ -66,7 +66,12 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   }
 
-  /** An Admin signed in, in a context that lets axe run (the console's CSP forbids injected script). */
+  /**
+   * One Admin signed in for the Admin tests (a sign-in is the slowest step), in a context that
+   * lets axe run (the console's CSP forbids injected script). Each test empties `problems` once
+   * it has checked them.
+   */
+  let admin: Promise<{ context: BrowserContext; page: Page; problems: string[] }> | undefined;
   async function signInAdmin(phone: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     await createOperator(suite.api, suite.stack, phone, ['Admin']);
     const context = await suite.browser.newContext({ viewport: VIEWPORTS.desktop, bypassCSP: true });
@@ -76,6 +81,8 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await page.getByRole('navigation', { name: 'Console' }).waitFor();
     return { context, page, problems };
   }
+  const signedInAdmin = () => (admin ??= signInAdmin('+14155550211'));
+  afterAll(async () => (await admin)?.context.close().catch(() => undefined));
 
   /** axe-core at both widths on the page as it is now; serious violations by name, and a screenshot of each. */
   async function axeAtBothWidths(page: Page, name: string, found: Record<string, unknown>): Promise<void> {
@@ -90,143 +97,191 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     await page.setViewportSize(VIEWPORTS.desktop);
   }
 
-  it('Admin: creates an API and a machine-to-machine application whose secret, shown once, gets tokens once the console gives it access to the API; changes its scopes and grant types (a refusal in the API\'s words); deletes the application and the API', async () => {
-    const { context, page, problems } = await signInAdmin('+14155550211');
+  it("Admin: finds an application in the list, and on its page gives it access to an API, edits its settings (a refusal in the API's words; logout URLs, token endpoint auth, refresh tokens read back), rotates its secret and deletes it; edits an API's scopes and RBAC; a built-in client and the management API offer no Delete", async () => {
+    const { page, problems } = await signedInAdmin();
     const found: Record<string, unknown> = {};
-    await openScreen(page, 'Applications and APIs');
-
-    // A new API, after a confirmation naming its audience.
+    // Made through the API: the API the application gets access to, and a second application for the search to leave out.
     const identifier = 'https://flights.example.com/';
-    await page.getByRole('button', { name: 'New API…' }).click();
-    const apiForm = page.getByRole('form', { name: 'New API' });
-    await apiForm.getByLabel('Name', { exact: true }).fill('Flights');
-    await apiForm.getByLabel(/^Identifier/).fill(identifier);
-    await apiForm.getByLabel(/^Scopes/).fill('read:flights Read flights\nbook:flights Book a flight');
-    await axeAtBothWidths(page, '10-new-api', found);
-    await apiForm.getByRole('button', { name: 'Create…' }).click();
-    const createApi = page.getByRole('dialog', { name: 'Create the API Flights?' });
-    expect(await createApi.textContent()).toContain(`tokens whose audience is ${identifier}`);
-    await createApi.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByTestId('apis').locator('tbody tr', { hasText: identifier }).waitFor();
-    const flights = (await suite.api.listResourceServers()).find((r) => r.identifier === identifier) as { id: string; name: string; scopes: Array<{ value: string; description: string }> } | undefined;
-    expect(flights).toMatchObject({ name: 'Flights', scopes: [{ value: 'read:flights', description: 'Read flights' }, { value: 'book:flights', description: 'Book a flight' }] });
+    const flights = await suite.api.call<{ id: string }>('POST', '/resource-servers', { name: 'Flights', identifier, scopes: [{ value: 'read:flights', description: 'Read flights' }, { value: 'book:flights' }] });
+    const display = await suite.api.call<{ client_id: string }>('POST', '/clients', { name: 'Flight display', app_type: 'spa' });
+    await openScreen(page, 'Applications');
 
     // A new machine-to-machine application: its secret is shown once, with a warning.
     await page.getByRole('button', { name: 'New application…' }).click();
     const clientForm = page.getByRole('form', { name: 'New application' });
     await clientForm.getByLabel('Name', { exact: true }).fill('Flight bot');
     await clientForm.getByLabel('Type').selectOption('non_interactive');
-    await axeAtBothWidths(page, '11-new-application', found);
     await clientForm.getByRole('button', { name: 'Create…' }).click();
     const createClient = page.getByRole('dialog', { name: 'Create the application Flight bot?' });
     expect(await createClient.textContent()).toContain('Its client secret is shown once');
     await createClient.getByRole('button', { name: 'Create', exact: true }).click();
     const created = page.getByTestId('created-client');
-    await created.waitFor();
-    expect(await created.getByRole('alert').textContent()).toContain('Copy the client secret now: it is shown this once.');
     const secret = await created.getByLabel('Client secret of Flight bot').inputValue();
     expect(secret.length).toBeGreaterThan(20);
-    await axeAtBothWidths(page, '12-client-secret-shown-once', found);
     const bot = (await suite.api.listClients()).find((c) => c.name === 'Flight bot')!;
-    expect(bot).toMatchObject({ app_type: 'non_interactive', grant_types: ['client_credentials'] });
-    // The API never answers the secret again; the console forgets it once dismissed.
     expect(JSON.stringify(await suite.api.call('GET', `/clients/${bot.client_id}`))).not.toContain(secret);
     await created.getByRole('button', { name: 'I have copied the secret' }).click();
     await created.waitFor({ state: 'detached' });
     expect(await page.content()).not.toContain(secret);
 
-    // Without a client grant the secret gets no token for the API.
-    const token = () =>
+    // The list: no Delete in it; the search keeps the matching rows (by client id, then by name).
+    const list = page.getByTestId('clients');
+    await list.getByRole('link', { name: 'Flight bot', exact: true }).waitFor();
+    expect(await list.getByRole('button').count()).toBe(0);
+    const search = page.getByLabel('Search by name or client id');
+    await search.fill(display.client_id);
+    await list.getByRole('link', { name: 'Flight display', exact: true }).waitFor();
+    expect(await list.locator('tbody tr').allTextContents()).toEqual([expect.stringContaining(display.client_id)]);
+    await search.fill('flight b');
+    await list.getByRole('link', { name: 'Flight bot', exact: true }).waitFor();
+    expect(await list.locator('tbody tr').allTextContents()).toEqual([expect.stringContaining('Flight bot')]);
+    expect(await page.getByRole('status').filter({ hasText: /^1 of \d+ applications match\.$/ }).count()).toBe(1);
+    await axeAtBothWidths(page, '10-applications-search', found);
+    await list.getByRole('link', { name: 'Flight bot', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Flight bot', exact: true }).waitFor();
+    expect(page.url()).toContain(`#/applications/${bot.client_id}`);
+
+    // Without a client grant the secret gets no token; with one given here, it does.
+    const token = (clientSecret: string, basic = false) =>
       requestJson(`${suite.stack.urls.authUrl}/oauth/token`, {
         method: 'POST',
-        json: { grant_type: 'client_credentials', client_id: bot.client_id, client_secret: secret, audience: identifier },
+        ...(basic ? { headers: { authorization: `Basic ${Buffer.from(`${bot.client_id}:${clientSecret}`).toString('base64')}` } } : {}),
+        json: { grant_type: 'client_credentials', audience: identifier, ...(basic ? {} : { client_id: bot.client_id, client_secret: clientSecret }) },
       });
-    expect((await token()).status).toBe(403);
+    expect((await token(secret)).status).toBe(403);
+    const access = page.getByRole('group', { name: 'API access of Flight bot' });
+    await access.getByRole('button', { name: 'Give Flight bot access to an API…' }).click();
+    await access.getByLabel('API', { exact: true }).selectOption({ label: `Flights (${identifier})` });
+    await access.getByRole('checkbox', { name: /^read:flights/ }).check();
+    await access.getByRole('button', { name: 'Give access…' }).click();
+    await page.getByRole('dialog', { name: 'Give Flight bot access to Flights?' }).getByRole('button', { name: 'Give access', exact: true }).click();
+    await access.getByTestId('client-grants').waitFor();
+    expect((await token(secret)).status).toBe(200);
 
-    // Access to the API (a client grant), given in the console.
-    const card = page.getByRole('region', { name: 'Flight bot', exact: true });
-    await card.getByRole('button', { name: 'Give Flight bot access to an API…' }).click();
-    await card.getByLabel('API', { exact: true }).selectOption({ label: `Flights (${identifier})` });
-    await card.getByRole('checkbox', { name: /^read:flights/ }).check();
-    await card.getByRole('button', { name: 'Give access…' }).click();
-    const give = page.getByRole('dialog', { name: 'Give Flight bot access to Flights?' });
-    expect(await give.textContent()).toContain('with the scopes read:flights');
-    await give.getByRole('button', { name: 'Give access', exact: true }).click();
-    await card.getByTestId('client-grants').waitFor();
-    const grantsOf = async () => itemsOf<{ id: string; audience: string; scope: string[] }>(await suite.api.call('GET', `/client-grants?client_id=${bot.client_id}`), 'client_grants');
-    expect((await grantsOf()).map((g) => [g.audience, g.scope])).toEqual([[identifier, ['read:flights']]]);
-    const issued = await token();
-    expect(issued.status).toBe(200);
-    expect((issued.body as { scope: string }).scope).toBe('read:flights');
-
-    // Its scopes changed: the confirmation says what is added.
-    await card.getByRole('button', { name: 'Change scopes for Flights' }).click();
-    await card.getByRole('checkbox', { name: /^book:flights/ }).check();
-    await card.getByRole('button', { name: 'Save…' }).click();
-    const change = page.getByRole('dialog', { name: 'Change the scopes of Flight bot for Flights?' });
-    expect(await change.textContent()).toContain('Added: book:flights. Taken away: none');
-    await axeAtBothWidths(page, '13-change-grant-confirm', found);
-    await change.getByRole('button', { name: 'Save', exact: true }).click();
-    await change.waitFor({ state: 'detached' });
-    await card.getByTestId('client-grants').filter({ hasText: 'read:flights book:flights' }).waitFor();
-    expect((await grantsOf())[0]!.scope).toEqual(['read:flights', 'book:flights']);
-
-    // Grant types: one the type cannot have is refused in the API's words, and nothing changes; an allowed one is saved.
-    await card.getByRole('button', { name: 'Change grant types of Flight bot' }).click();
-    await card.getByRole('checkbox', { name: /^Authorization code/ }).check();
-    await axeAtBothWidths(page, '14-grant-types', found);
-    await card.getByRole('button', { name: 'Save…' }).click();
-    const badTypes = page.getByRole('dialog', { name: 'Change the grant types of Flight bot?' });
-    expect(await badTypes.textContent()).toContain('Allowed from now on: Authorization code');
-    await badTypes.getByRole('button', { name: 'Save', exact: true }).click();
-    const refusal = badTypes.getByRole('alert');
+    // A grant type its type cannot have: refused in the API's words, nothing changes; undone.
+    const settings = page.getByRole('form', { name: 'Settings of Flight bot' });
+    await settings.getByRole('checkbox', { name: /^Authorization code/ }).check();
+    await settings.getByRole('button', { name: 'Save…' }).click();
+    const bad = page.getByRole('dialog', { name: 'Save 1 change(s) to Flight bot?' });
+    expect(await bad.textContent()).toContain('Grant types: client_credentials → authorization_code, client_credentials');
+    await bad.getByRole('button', { name: 'Save', exact: true }).click();
+    const refusal = bad.getByRole('alert');
     await refusal.waitFor();
     const said = await suite.api.call<{ message?: string; error_description?: string }>('PATCH', `/clients/${bot.client_id}`, { grant_types: ['client_credentials', 'authorization_code'] }, [400]);
     expect(await refusal.textContent()).toContain(`${said.message ?? said.error_description} (HTTP 400, `);
-    await badTypes.getByRole('button', { name: 'Cancel' }).click();
-    expect((await suite.api.call<{ grant_types: string[] }>('GET', `/clients/${bot.client_id}`)).grant_types).toEqual(['client_credentials']);
-    await card.getByRole('checkbox', { name: /^Authorization code/ }).uncheck();
-    await card.getByRole('checkbox', { name: /^Refresh token/ }).check();
-    await card.getByRole('button', { name: 'Save…' }).click();
-    const types = page.getByRole('dialog', { name: 'Change the grant types of Flight bot?' });
-    await types.getByRole('button', { name: 'Save', exact: true }).click();
-    await card.getByRole('status').filter({ hasText: 'Grant types saved.' }).waitFor();
-    expect((await suite.api.call<{ grant_types: string[] }>('GET', `/clients/${bot.client_id}`)).grant_types).toEqual(['refresh_token', 'client_credentials']);
+    await bad.getByRole('button', { name: 'Cancel' }).click();
+    await settings.getByRole('button', { name: 'Undo changes' }).click();
 
-    // Deleted, after a confirmation saying what goes with it.
-    await card.getByRole('button', { name: 'Delete Flight bot…' }).click();
-    const deleteClient = page.getByRole('dialog', { name: 'Delete the application Flight bot?' });
-    const deleteText = await deleteClient.textContent();
-    expect(deleteText).toContain('its credentials stop working at once');
-    expect(deleteText).toContain('Access tokens it already holds stay valid until they expire');
-    await axeAtBothWidths(page, '15-delete-application-confirm', found);
-    await deleteClient.getByRole('button', { name: 'Delete the application' }).click();
-    await card.waitFor({ state: 'detached' });
+    // Several settings at once: the dialog lists each with its old and new value; the API then answers them.
+    const logoutUrls = ['https://bot.example.com/signed-out', 'https://bot.example.com/'];
+    await settings.getByLabel('Allowed logout URLs (one a line)').fill(logoutUrls.join('\n'));
+    await settings.getByLabel('Token endpoint authentication').selectOption('client_secret_basic');
+    await settings.getByLabel('Rotation', { exact: true }).selectOption('non-rotating');
+    await settings.getByLabel(/^Idle lifetime in seconds/).fill('86400');
+    await settings.getByLabel(/^Description/).fill('Books flights at night');
+    await settings.getByRole('button', { name: 'Save…' }).click();
+    const save = page.getByRole('dialog', { name: 'Save 5 change(s) to Flight bot?' });
+    await save.getByTestId('changes').waitFor();
+    const listed = await save.getByTestId('changes').locator('li').allTextContents();
+    expect(listed).toEqual([
+      'Description: (none) → Books flights at night',
+      `Allowed logout URLs: (none) → ${logoutUrls.join(', ')}`,
+      'Token endpoint authentication: client_secret_post → client_secret_basic',
+      'Refresh-token rotation: rotating → non-rotating',
+      'Refresh-token idle lifetime (seconds): 2592000 → 86400',
+    ]);
+    await axeAtBothWidths(page, '11-application-save-confirm', found);
+    await save.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: /^Saved: Description, Allowed logout URLs/ }).waitFor();
+    expect(await suite.api.call('GET', `/clients/${bot.client_id}`)).toMatchObject({
+      description: 'Books flights at night',
+      allowed_logout_urls: logoutUrls,
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+      refresh_token: { rotation_type: 'non-rotating', idle_token_lifetime: 86400, token_lifetime: 2592000 },
+    });
+    expect((await token(secret, true)).status).toBe(200);
+    await axeAtBothWidths(page, '12-application-page', found);
+
+    // A new secret, shown once: the old one stops working at once.
+    await page.getByRole('button', { name: 'Rotate the secret of Flight bot…' }).click();
+    const rotate = page.getByRole('dialog', { name: 'Rotate the client secret of Flight bot?' });
+    expect(await rotate.textContent()).toContain('The old secret stops working at once');
+    await rotate.getByRole('button', { name: 'Rotate the secret' }).click();
+    const rotated = await page.getByTestId('rotated-secret').getByLabel('New client secret of Flight bot').inputValue();
+    expect(rotated).not.toBe(secret);
+    expect((await token(secret, true)).status).toBe(401);
+    expect((await token(rotated, true)).status).toBe(200);
+    await page.getByRole('button', { name: 'I have copied the secret' }).click();
+    expect(await page.content()).not.toContain(rotated);
+
+    // Deleted from its page: back to the list, its grants gone.
+    await page.getByRole('button', { name: 'Delete Flight bot…' }).click();
+    const remove = page.getByRole('dialog', { name: 'Delete the application Flight bot?' });
+    expect(await remove.textContent()).toContain('its credentials stop working at once');
+    await remove.getByRole('button', { name: 'Delete the application' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Applications', exact: true }).waitFor();
     await suite.api.call('GET', `/clients/${bot.client_id}`, undefined, [404]);
-    expect(await grantsOf()).toEqual([]);
-    expect((await token()).status).toBe(401);
+    expect(itemsOf(await suite.api.call('GET', `/client-grants?client_id=${bot.client_id}`), 'client_grants')).toEqual([]);
 
-    // The API too; the management API offers no Delete.
-    const apisTable = page.getByTestId('apis');
-    expect(await apisTable.locator('tbody tr', { hasText: 'management API' }).getByRole('button').count()).toBe(0);
-    await apisTable.getByRole('button', { name: 'Delete Flights…' }).click();
-    const deleteApi = page.getByRole('dialog', { name: 'Delete the API Flights?' });
-    expect(await deleteApi.textContent()).toContain(`identity issues no more tokens for ${identifier}`);
-    await deleteApi.getByRole('button', { name: 'Delete the API' }).click();
-    await apisTable.locator('tbody tr', { hasText: identifier }).waitFor({ state: 'detached' });
-    await suite.api.call('GET', `/resource-servers/${flights!.id}`, undefined, [404]);
+    // The bootstrap admin is built in: its page says so and offers no Delete (the API would answer 403).
+    const adminClient = (await suite.api.listClients()).find((c) => (c as { built_in?: boolean }).built_in && c.app_type === 'non_interactive')!;
+    await page.getByLabel('Search by name or client id').fill(adminClient.client_id);
+    await list.getByRole('link', { name: adminClient.name, exact: true }).click();
+    await page.getByTestId('built-in').waitFor();
+    expect(await page.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
+    await suite.api.call('DELETE', `/clients/${adminClient.client_id}`, undefined, [403]);
+
+    // An API's page: a scope added and one described again, RBAC on with permissions in the token, read back.
+    await openScreen(page, 'APIs and roles');
+    await page.getByTestId('apis').getByRole('link', { name: 'Flights', exact: true }).click();
+    const apiSettings = page.getByRole('form', { name: 'Settings of Flights' });
+    await apiSettings.getByLabel(/^Scopes/).fill('read:flights Read every flight\nbook:flights\ncancel:flights Cancel a booking');
+    await apiSettings.getByRole('checkbox', { name: /^RBAC/ }).check();
+    await apiSettings.getByLabel('Token dialect').selectOption('access_token_authz');
+    await apiSettings.getByRole('button', { name: 'Save…' }).click();
+    const saveApi = page.getByRole('dialog', { name: 'Save 4 change(s) to Flights?' });
+    await saveApi.getByTestId('changes').waitFor();
+    expect(await saveApi.getByTestId('changes').locator('li').allTextContents()).toEqual([
+      'Description of read:flights: Read flights → Read every flight',
+      'Scope cancel:flights: (none) → added: Cancel a booking',
+      'RBAC (enforce policies): off → on',
+      'Token dialect: access_token → access_token_authz',
+    ]);
+    await saveApi.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: /^Saved: / }).waitFor();
+    expect(await suite.api.call('GET', `/resource-servers/${flights.id}`)).toMatchObject({
+      scopes: [
+        { value: 'read:flights', description: 'Read every flight' },
+        { value: 'book:flights', description: '' },
+        { value: 'cancel:flights', description: 'Cancel a booking' },
+      ],
+      enforce_policies: true,
+      token_dialect: 'access_token_authz',
+    });
+    await axeAtBothWidths(page, '13-api-page', found);
+    await page.getByRole('button', { name: 'Delete Flights…' }).click();
+    await page.getByRole('dialog', { name: 'Delete the API Flights?' }).getByRole('button', { name: 'Delete the API' }).click();
+    await page.getByRole('heading', { level: 1, name: 'APIs and roles', exact: true }).waitFor();
+    await suite.api.call('GET', `/resource-servers/${flights.id}`, undefined, [404]);
+
+    // The management API: built in, no Delete, its name and scopes not editable.
+    await page.getByTestId('apis').getByRole('link').filter({ hasText: /management/i }).first().click();
+    await page.getByTestId('built-in').waitFor();
+    expect(await page.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
+    expect(await page.getByLabel(/^Scopes/).isDisabled()).toBe(true);
 
     expect(found).toEqual({});
     // The one error the browser logged: the refused grant types (shown in the dialog).
     expect(problems).toEqual([expect.stringContaining(`/api/v2/clients/${bot.client_id}: Failed to load resource: the server responded with a status of 400`)]);
-    await context.close();
+    problems.length = 0;
   });
 
   it('Admin: creates a role, gives and takes its permissions, gives it to a user whose permissions then show them, and deletes it; built-in roles offer no Delete', async () => {
-    const { context, page, problems } = await signInAdmin('+14155550212');
+    const { page, problems } = await signedInAdmin();
     const found: Record<string, unknown> = {};
     const management = (await suite.api.listResourceServers()).find((r) => (r as { is_system?: boolean }).is_system)!;
-    await openScreen(page, 'Applications and APIs');
+    await openScreen(page, 'APIs and roles');
     const roles = page.getByRole('region', { name: 'Roles', exact: true });
     for (const builtIn of ['Admin', 'Support', 'Viewer']) {
       await roles.getByRole('region', { name: new RegExp(`^${builtIn}`) }).waitFor();
@@ -249,6 +304,16 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     const role = itemsOf<{ id: string; name: string; description: string }>(await suite.api.call('GET', '/roles?name_filter=Auditor'), 'roles');
     expect(role.map((r) => [r.name, r.description])).toEqual([['Auditor', 'Reads the tenant logs']]);
     const rolePath = `/roles/${role[0]!.id}`;
+
+    // Its description changed: the dialog lists the change; the API answers it.
+    await auditor.getByRole('button', { name: 'Rename or describe Auditor…' }).click();
+    await auditor.getByLabel('Description', { exact: true }).fill('Reads the tenant logs and stats');
+    await auditor.getByRole('button', { name: 'Save…' }).click();
+    const rename = page.getByRole('dialog', { name: 'Save 1 change(s) to the role Auditor?' });
+    expect(await rename.textContent()).toContain('Description: Reads the tenant logs → Reads the tenant logs and stats');
+    await rename.getByRole('button', { name: 'Save', exact: true }).click();
+    await auditor.getByText('Reads the tenant logs and stats').waitFor();
+    expect((await suite.api.call<{ description: string }>('GET', rolePath)).description).toBe('Reads the tenant logs and stats');
     const permissionsOf = async (path: string) =>
       itemsOf<{ resource_server_identifier: string; permission_name: string }>(await suite.api.call('GET', `${path}/permissions`), 'permissions')
         .map((p) => `${p.resource_server_identifier} ${p.permission_name}`)
@@ -294,7 +359,7 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     expect(userPermissions.map((p) => [p.permission_name, p.sources.map((s) => `${s.source_type} ${s.source_name}`)])).toEqual([['read:logs', ['ROLE Auditor']]]);
 
     // Deleted: the user loses its permissions.
-    await openScreen(page, 'Applications and APIs');
+    await openScreen(page, 'APIs and roles');
     await auditor.getByRole('button', { name: 'Delete Auditor…' }).click();
     const remove = page.getByRole('dialog', { name: 'Delete the role Auditor?' });
     expect(await remove.textContent()).toContain('the users holding it lose its permissions from their next token');
@@ -306,7 +371,6 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
 
     expect(found).toEqual({});
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it('Admin: edits a log stream\'s content format and type and removes its Authorization header (the next delivery shows each), then deletes it', async () => {
@@ -317,9 +381,10 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
         type: 'http',
         sink: { httpEndpoint: sink.url('/events'), httpAuthorization: 'Bearer siem-token-for-the-test' },
       });
-      const { context, page, problems } = await signInAdmin('+14155550214');
+      const { page, problems } = await signedInAdmin();
       const found: Record<string, unknown> = {};
-      // Deliveries so far: JSON lines with the header.
+      // An event after the stream's creation (the Admin signed in before it), delivered as JSON lines with the header.
+      await suite.api.call('PATCH', `/clients/${suite.stack.tenant.demoClientId}`, { description: 'Before the stream change' });
       const first = await sink.next(() => true);
       expect(first.headers.authorization).toBe('Bearer siem-token-for-the-test');
       expect(first.headers['content-type']).toBe('application/json');
@@ -366,7 +431,6 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
 
       expect(found).toEqual({});
       expect(problems).toEqual([]);
-      await context.close();
     } finally {
       await sink.close();
     }
@@ -380,8 +444,14 @@ describeWithChromium('the operator console: applications, APIs, roles and log st
     const page = await context.newPage();
     const problems = recordConsoleProblems(page, suite.stack);
     await signInToConsole(context, suite.stack, phone, SCREENSHOTS, page);
-    const changing = /^(New|Create|Delete|Edit|Change|Give|Remove|Save|Pause|Resume)/;
-    await openScreen(page, 'Applications and APIs');
+    const changing = /^(New|Create|Delete|Edit|Change|Give|Remove|Save|Pause|Resume|Rename|Rotate|Undo)/;
+    await openScreen(page, 'Applications');
+    await page.getByTestId('clients').getByRole('link').first().click();
+    await page.getByRole('form', { name: /^Settings of / }).waitFor();
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
+    expect((await page.locator('main button').allTextContents()).filter((label) => changing.test(label.trim()))).toEqual([]);
+    expect(await page.getByLabel('Allowed logout URLs (one a line)').isDisabled()).toBe(true);
+    await openScreen(page, 'APIs and roles');
     await page.getByRole('region', { name: 'Roles', exact: true }).getByRole('region', { name: /^Viewer/ }).getByText('read:users').first().waitFor();
     await page.locator('.loading').first().waitFor({ state: 'detached' });
     await shot(page, '40-viewer-applications');

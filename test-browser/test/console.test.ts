@@ -88,7 +88,7 @@ describeWithChromium('the operator console in a real browser', () => {
     await nav.waitFor();
     expect(await page.locator('header.top').textContent()).toContain(operatorPhone);
     // Support's scopes: no connection, application, key or log stream screens.
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications and APIs', 'Logs', 'Import and export users']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications', 'APIs and roles', 'Logs', 'Import and export users']);
     await page.locator('.loading').first().waitFor({ state: 'detached' });
     await shot(page, '10-support-overview');
 
@@ -188,7 +188,7 @@ describeWithChromium('the operator console in a real browser', () => {
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     const screens = await nav.getByRole('link').allTextContents();
-    expect(screens).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications and APIs', 'Signing keys', 'Log streams', 'Logs', 'Import and export users']);
+    expect(screens).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications', 'APIs and roles', 'Signing keys', 'Log streams', 'Logs', 'Import and export users']);
     const changing = /^(Unblock|Block|Lift|Revoke|Delete|Rotate|Change mode|Save|Add to|Remove|Send|Resume|Pause|Edit|New SMS connection|Give|Take)/;
     for (const screen of screens) {
       await openScreen(page, screen);

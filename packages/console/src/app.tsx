@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { Console, type ConsoleContext } from './context';
 import { href, useRoute } from './router';
+import { Apis } from './screens/apis';
 import { Applications } from './screens/applications';
 import { Connections } from './screens/connections';
 import { FraudGuard } from './screens/fraud-guard';
@@ -25,7 +26,8 @@ export const SCREENS: Screen[] = [
   { path: 'users', label: 'Find a login', needs: ['read:users', 'read:logs'], render: (r) => <Users route={r} /> },
   { path: 'fraud', label: 'Fraud guard', needs: ['read:connections', 'read:sms_fraud_blocks'], render: () => <FraudGuard /> },
   { path: 'connections', label: 'Connections', needs: ['read:connections'], render: (r) => <Connections route={r} /> },
-  { path: 'applications', label: 'Applications and APIs', needs: ['read:clients', 'read:resource_servers'], render: () => <Applications /> },
+  { path: 'applications', label: 'Applications', needs: ['read:clients'], render: (r) => <Applications route={r} /> },
+  { path: 'apis', label: 'APIs and roles', needs: ['read:resource_servers', 'read:roles'], render: (r) => <Apis route={r} /> },
   { path: 'keys', label: 'Signing keys', needs: ['read:signing_keys'], render: () => <Keys /> },
   { path: 'log-streams', label: 'Log streams', needs: ['read:log_streams'], render: () => <LogStreams /> },
   { path: 'logs', label: 'Logs', needs: ['read:logs'], render: () => <Logs /> },

@@ -345,6 +345,10 @@ export const ClientCreateSchema = z.strictObject({
   cross_origin_authentication: clientFields.cross_origin_authentication.optional(),
   cross_origin_auth: CrossOriginAuthSchema.optional(),
   cross_origin_loc: clientFields.cross_origin_loc.optional(),
+  built_in: z
+    .literal(false)
+    .optional()
+    .describe('Read-only: `false` is accepted, so that a tool may send back an exported client; only the service creates built-in clients.'),
 });
 export type ClientCreate = z.infer<typeof ClientCreateSchema>;
 
@@ -374,6 +378,10 @@ export const ClientUpdateSchema = z.strictObject({
   cross_origin_authentication: clientFields.cross_origin_authentication.optional(),
   cross_origin_auth: CrossOriginAuthSchema.optional(),
   cross_origin_loc: clientFields.cross_origin_loc.nullable().optional(),
+  built_in: z
+    .boolean()
+    .optional()
+    .describe("Read-only: accepted when it is the client's current value (a tool sending back what GET showed); a different value is a 400."),
 });
 export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;
 
@@ -420,6 +428,15 @@ export const ClientRecordSchema = z.object({
   cross_origin_loc: z.string().optional(),
   /** Only in the responses of create and rotate-secret. */
   client_secret: z.string().optional(),
+  /**
+   * Not an Auth0 field; present (true) only on the clients the service keeps itself: the bootstrap
+   * admin (ADMIN_CLIENT_ID: never deleted, its app_type never changed) and the console's own client
+   * (created again at the next start when deleted).
+   */
+  built_in: z
+    .literal(true)
+    .optional()
+    .describe('Not an Auth0 field. Present (true) only on the clients the service keeps itself: the bootstrap admin (never deleted) and the console\'s own client (created again at the next start).'),
 });
 export type ClientRecord = z.infer<typeof ClientRecordSchema>;
 

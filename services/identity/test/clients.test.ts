@@ -263,6 +263,21 @@ describe('/api/v2/clients', () => {
     expect(res.body.error).toBe('forbidden');
   });
 
+  it('marks the bootstrap admin built_in (so a console offers no delete), not the others, and keeps the mark read-only', async () => {
+    const admin = await request(identity.app).get(`/api/v2/clients/${ADMIN_CLIENT_ID}`).set(auth);
+    expect(admin.body.built_in).toBe(true);
+    const other = await create({ name: 'Not built in', app_type: 'spa' });
+    expect(other.body).not.toHaveProperty('built_in');
+    // Sent back as GET showed it: accepted; any other value: refused, naming the field.
+    const same = await request(identity.app).patch(`/api/v2/clients/${ADMIN_CLIENT_ID}`).set(auth).send({ built_in: true, description: 'kept' });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ built_in: true, description: 'kept' });
+    const made = await request(identity.app).patch(`/api/v2/clients/${other.body.client_id}`).set(auth).send({ built_in: true });
+    expect(made.status).toBe(400);
+    expect(JSON.stringify(made.body)).toContain('built_in');
+    expect((await create({ name: 'Claims built in', app_type: 'spa', built_in: true })).status).toBe(400);
+  });
+
   it('stores Auth0\'s cross_origin_authentication (off by default) and cross_origin_loc, and clears the location with null', async () => {
     const created = await create({ name: 'Embedded', app_type: 'spa', web_origins: ['https://app.example.com'] });
     expect(created.body.cross_origin_authentication).toBe(false);

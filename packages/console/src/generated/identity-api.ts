@@ -119,7 +119,7 @@ export interface paths {
         get: operations["getApiV2ClientsId"];
         put?: never;
         post?: never;
-        /** Delete a client (not the bootstrap admin) */
+        /** Delete a client (not the bootstrap admin, which is built_in) */
         delete: operations["deleteApiV2ClientsId"];
         options?: never;
         head?: never;
@@ -1557,6 +1557,11 @@ export interface components {
             allowed_origins?: string[];
             /** @enum {string} */
             app_type: "native" | "spa" | "regular_web" | "non_interactive";
+            /**
+             * @description Read-only: `false` is accepted, so that a tool may send back an exported client; only the service creates built-in clients.
+             * @constant
+             */
+            built_in?: false;
             /** @default [] */
             callbacks?: string[];
             /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
@@ -1798,6 +1803,11 @@ export interface components {
             allowed_origins: string[];
             /** @enum {string} */
             app_type: "native" | "spa" | "regular_web" | "non_interactive";
+            /**
+             * @description Not an Auth0 field. Present (true) only on the clients the service keeps itself: the bootstrap admin (never deleted) and the console's own client (created again at the next start).
+             * @constant
+             */
+            built_in?: true;
             callbacks: string[];
             /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
             client_aliases?: string[];
@@ -1934,6 +1944,11 @@ export interface components {
             allowed_origins?: string[];
             /** @enum {string} */
             app_type?: "native" | "spa" | "regular_web" | "non_interactive";
+            /**
+             * @description Not an Auth0 field. Present (true) only on the clients the service keeps itself: the bootstrap admin (never deleted) and the console's own client (created again at the next start).
+             * @constant
+             */
+            built_in?: true;
             callbacks?: string[];
             /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
             client_aliases?: string[];
@@ -2069,6 +2084,8 @@ export interface components {
             allowed_origins?: string[];
             /** @enum {string} */
             app_type?: "native" | "spa" | "regular_web" | "non_interactive";
+            /** @description Read-only: accepted when it is the client's current value (a tool sending back what GET showed); a different value is a 400. */
+            built_in?: boolean;
             callbacks?: string[];
             /** @description Auth0 setting for a feature identity does not have: stored and shown, nothing acts on it. */
             client_aliases?: string[];

@@ -1,84 +1,73 @@
 import { useState } from 'preact/hooks';
-import { ok } from '../api';
-import { DeleteButton, FormActions, FormOpener } from '../components/form';
-import { useConfirm, useFocusOnMount, type Confirm } from '../components/ui';
+import { itemsOf, ok } from '../api';
+import { FormActions, FormOpener } from '../components/form';
+import { ErrorMessage, Loading, useConfirm, useFocusOnMount, useLoad, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
+import { href } from '../router';
+import { ApiDetail } from './api-detail';
 import type { ResourceServer } from './applications-data';
+import { scopesOf } from './client-settings';
+import { Roles } from './roles';
 
-/** "scope description words" a line: the scope, then an optional description. */
-function scopesOf(text: string): Array<{ value: string; description: string }> {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .map((line) => {
-      const [value, ...words] = line.split(/\s+/);
-      return { value: value!, description: words.join(' ') };
-    });
+/** `#/apis`: the APIs (resource servers) and the roles; `#/apis/<id>`: that API's page. */
+export function Apis({ route }: { route: string[] }) {
+  return route[0] ? <ApiDetail id={route[0]} /> : <ApiList />;
 }
 
-/** The APIs (resource servers): listed; created and deleted as the operator's scopes allow (never the management API). */
-export function Apis({ apis, reload }: { apis: ResourceServer[]; reload: () => void }) {
+function ApiList() {
   const { api } = useConsole();
   const can = useCan();
   const [confirm, dialog] = useConfirm();
-  const deletable = can('delete:resource_servers');
+  const readable = can('read:resource_servers');
+  const apis = useLoad(
+    () => (readable ? ok(api.GET('/api/v2/resource-servers', { params: { query: { per_page: 100 } } })).then((a) => itemsOf<ResourceServer>(a, 'resource_servers')) : Promise.resolve([])),
+    [],
+  );
   return (
-    <>
+    <section aria-labelledby="apis-title">
+      <h1 id="apis-title">APIs and roles</h1>
       {dialog}
-      {can('create:resource_servers') && (
-        <FormOpener label="New API…" done={reload}>
+      {readable && <h2>APIs</h2>}
+      {readable && can('create:resource_servers') && (
+        <FormOpener label="New API…" done={apis.reload}>
           {(close, done) => <ApiForm confirm={confirm} close={close} done={done} />}
         </FormOpener>
       )}
-      <div class="table-scroll" tabIndex={0}>
-        <table data-testid="apis">
-          <caption class="visually-hidden">APIs (resource servers)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Identifier (audience)</th>
-              <th scope="col">Scopes</th>
-              {deletable && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {apis.map((r) => (
-              <tr key={r.id}>
-                <th scope="row">{r.name}</th>
-                <td>
-                  <code>{r.identifier}</code>
-                </td>
-                <td>{r.is_system ? 'management API' : (r.scopes ?? []).map((s) => s.value).join(', ') || '—'}</td>
-                {deletable && (
-                  <td>
-                    {!r.is_system && (
-                      <DeleteButton
-                        confirm={confirm}
-                        kind="API"
-                        name={r.name}
-                        effect={
-                          <p>
-                            identity issues no more tokens for {r.identifier}: every application's access to it (client grants) and every role's and user's
-                            permissions on it are deleted. Tokens already issued for it stay valid at the API until they expire. It cannot be undone.
-                          </p>
-                        }
-                        run={() => ok(api.DELETE('/api/v2/resource-servers/{id}', { params: { path: { id: r.id } } }))}
-                        done={reload}
-                      />
-                    )}
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </>
+      {!readable ? null : apis.error ? (
+        <ErrorMessage error={apis.error} />
+      ) : !apis.data ? (
+        <Loading what="APIs" />
+      ) : (
+        <>
+          <div class="table-scroll" tabIndex={0} role="region" aria-label="APIs table">
+            <table data-testid="apis">
+              <caption class="visually-hidden">APIs (resource servers)</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Identifier (audience)</th>
+                  <th scope="col">Scopes</th>
+                </tr>
+              </thead>
+              <tbody>
+                {apis.data.map((r) => (
+                  <tr key={r.id}>
+                    <th scope="row">
+                      <a href={href('apis', r.id)}>{r.name}</a>
+                    </th>
+                    <td>
+                      <code>{r.identifier}</code>
+                    </td>
+                    <td>{r.is_system ? 'management API' : (r.scopes ?? []).map((s) => s.value).join(', ') || '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {can('read:roles') && <Roles apis={apis.data ?? []} />}
+    </section>
   );
 }
 

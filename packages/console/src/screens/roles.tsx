@@ -5,6 +5,8 @@ import { DeleteButton, FormActions, FormOpener } from '../components/form';
 import { ErrorMessage, Loading, Notice, useConfirm, useFocusOnMount, useLoad, type Confirm } from '../components/ui';
 import { useCan, useConsole } from '../context';
 import { difference, inChunks, listRoles, type Permission, type ResourceServer, type Role } from './applications-data';
+import { roleChanges } from './client-settings';
+import { ChangeList } from './client-settings-form';
 import { ScopeChecks } from './scope-checks';
 
 /**
@@ -72,7 +74,7 @@ function RoleCard({ role, apis, confirm, reload }: { role: Role; apis: ResourceS
   const { api } = useConsole();
   const can = useCan();
   const permissions = useLoad(() => ok(api.GET('/api/v2/roles/{id}/permissions', { params: { path: { id: role.id }, query: { per_page: 100 } } })).then((a) => itemsOf<Permission>(a, 'permissions')), [role.id]);
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditing] = useState<'permissions' | 'name' | false>(false);
   const [message, setMessage] = useState('');
   const id = `role-${role.id}`;
   const byApi = new Map<string, string[]>();
@@ -104,8 +106,13 @@ function RoleCard({ role, apis, confirm, reload }: { role: Role; apis: ResourceS
       )}
       {!editing && (
         <div class="actions">
+          {can('update:roles') && (
+            <button type="button" onClick={() => setEditing('name')}>
+              Rename or describe {role.name}…
+            </button>
+          )}
           {can('update:roles') && apis.length > 0 && permissions.data && (
-            <button type="button" onClick={() => setEditing(true)}>
+            <button type="button" onClick={() => setEditing('permissions')}>
               Edit permissions of {role.name}…
             </button>
           )}
@@ -126,7 +133,19 @@ function RoleCard({ role, apis, confirm, reload }: { role: Role; apis: ResourceS
           )}
         </div>
       )}
-      {editing && permissions.data && (
+      {editing === 'name' && (
+        <RoleNameForm
+          role={role}
+          confirm={confirm}
+          close={() => setEditing(false)}
+          done={() => {
+            setEditing(false);
+            setMessage('Saved.');
+            reload();
+          }}
+        />
+      )}
+      {editing === 'permissions' && permissions.data && (
         <PermissionsForm
           role={role}
           held={permissions.data}
@@ -141,6 +160,44 @@ function RoleCard({ role, apis, confirm, reload }: { role: Role; apis: ResourceS
         />
       )}
     </section>
+  );
+}
+
+/** The role's name and description (`PATCH /roles/{id}`); the dialog lists what changes. */
+function RoleNameForm({ role, confirm, close, done }: { role: Role; confirm: Confirm; close: () => void; done: () => void }) {
+  const { api } = useConsole();
+  const [name, setName] = useState(role.name);
+  const [description, setDescription] = useState(role.description);
+  const first = useFocusOnMount<HTMLInputElement>();
+  const formId = `rename-${role.id}`;
+  return (
+    <form
+      class="stack"
+      aria-label={`Name and description of ${role.name}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const { patch, changes } = roleChanges(role, { name, description });
+        if (changes.length === 0) return close();
+        confirm({
+          title: `Save ${changes.length} change(s) to the role ${role.name}?`,
+          effect: (
+            <>
+              <ChangeList changes={changes} />
+              <p>Who holds the role and its permissions stay as they are.</p>
+            </>
+          ),
+          action: 'Save',
+          run: () => ok(api.PATCH('/api/v2/roles/{id}', { params: { path: { id: role.id } }, body: patch })),
+          done,
+        });
+      }}
+    >
+      <label for={`${formId}-name`}>Name</label>
+      <input ref={first} id={`${formId}-name`} required maxLength={50} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      <label for={`${formId}-description`}>Description</label>
+      <input id={`${formId}-description`} maxLength={140} value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
+      <FormActions close={close} submit="Save…" />
+    </form>
   );
 }
 

@@ -62,6 +62,7 @@ export function toClientRecord(
     cross_origin_authentication: client.cross_origin_authentication,
     ...(client.cross_origin_loc ? { cross_origin_loc: client.cross_origin_loc } : {}),
     ...(clientSecret ? { client_secret: clientSecret } : {}),
+    ...(client.system_role !== null ? { built_in: true as const } : {}),
   };
 }
 
@@ -269,6 +270,9 @@ export async function updateClient(store: IdentityStore, clientId: string, patch
       if (!(await tx.clientCredentials.find(clientId, id))) {
         throw invalidField(`client_authentication_methods.private_key_jwt.credentials.${index}.id`, `no credential ${id} on this client`);
       }
+    }
+    if (patch.built_in !== undefined && patch.built_in !== (current.system_role !== null)) {
+      throw invalidField('built_in', `is read-only (${current.system_role !== null ? 'a built-in client stays built in' : 'only the service creates built-in clients'})`);
     }
     if (current.system_role === BOOTSTRAP_ADMIN_ROLE && appType !== current.app_type) {
       throw forbidden('The app_type of the bootstrap admin client cannot be changed');

@@ -87,7 +87,7 @@ export function clientOperations({ store }: ManagementDependencies, write: Manag
     managementOperation({
       method: 'delete',
       path: '/clients/:id',
-      summary: 'Delete a client (not the bootstrap admin)',
+      summary: 'Delete a client (not the bootstrap admin, which is built_in)',
       scope: 'delete:clients',
       params: byId,
       status: '204',
