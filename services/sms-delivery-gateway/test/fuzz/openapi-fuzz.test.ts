@@ -40,7 +40,7 @@ describe('the SMS delivery gateway against its own OpenAPI document (fuzz)', () 
         AWS_SMS_CONFIGURATION_SET: 'otp-events',
         AWS_SMS_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:sms-events',
       },
-      'bird-events': { provider: 'bird', BIRD_ACCESS_KEY, BIRD_WORKSPACE_ID, BIRD_CHANNEL_ID, BIRD_SIGNING_KEY, BIRD_API_BASE_URL: bird.origin },
+      'bird-events': { provider: 'bird', BIRD_ACCESS_KEY, BIRD_WORKSPACE_ID, BIRD_CHANNEL_ID, BIRD_SIGNING_KEY, BIRD_API_BASE_URL: bird.baseUrl },
     };
     const { app } = buildGateway({
       GATEWAY_AUTH_SECRET: SECRET,
