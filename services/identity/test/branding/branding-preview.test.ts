@@ -8,7 +8,7 @@ import { describeOnEachDatabase, FlowHarness } from '../passwordless/flow-harnes
 const SCREENS: Record<LoginPreviewScreen, { title: string; mark: RegExp }> = {
   phone: { title: 'login-id.login-id.title', mark: /<input id="phone_number"(?![^>]*aria-invalid)/ },
   'phone-error': { title: 'login-id.login-id.title', mark: /<p class="error" id="phone-error" role="alert">/ },
-  code: { title: 'login-passwordless.login-passwordless-sms-otp.title', mark: /<p class="cooldown" id="resend-hint">/ },
+  code: { title: 'login-passwordless.login-passwordless-sms-otp.title', mark: /<p class="cooldown" id="resend-hint">[\s\S]*value="voice"[\s\S]*value="whatsapp"/ },
   'code-error': { title: 'login-passwordless.login-passwordless-sms-otp.title', mark: /<p class="error" id="code-error" role="alert">/ },
   'code-resend-wait': { title: 'login-passwordless.login-passwordless-sms-otp.title', mark: /<p class="notice" role="status">[\s\S]*class="cooldown wait-30"/ },
   'passkey-offer': { title: 'passkeys.passkey-enrollment-local.title', mark: /id="passkey-offer"/ },

@@ -23,7 +23,7 @@ import {
   type PhoneView,
 } from './views';
 
-/** The sample data of a preview: nobody's number, no real transaction, an example application. */
+/** The sample data of a preview: nobody's number, no real transaction, an example application; the code page offers every channel (the most text). */
 const SAMPLE_NUMBER = '+14155550100';
 const SAMPLE_RETURN_URL = 'https://app.example.com/';
 const SAMPLE_LOGOUT_URL = 'https://app.example.com/logout';
@@ -38,7 +38,7 @@ function drawScreen(screen: LoginPreviewScreen, chrome: PageChrome, form: FormCo
   const phone = (view: Omit<PhoneView, 'countries'>) =>
     phonePage(chrome, form, { country: loginPageCountry(undefined, t.language), ...view, countries: phoneCountries(t.language) });
   const code = (view: Partial<CodeView>) =>
-    codePage(chrome, form, { phoneNumber: SAMPLE_NUMBER, digits: 6, cooldownSeconds: 0, channel: 'sms', channels: ['sms', 'voice'], ...view });
+    codePage(chrome, form, { phoneNumber: SAMPLE_NUMBER, digits: 6, cooldownSeconds: 0, channel: 'sms', channels: ['sms', 'voice', 'whatsapp'], ...view });
   switch (screen) {
     case 'phone':
       return phone({});
