@@ -82,8 +82,9 @@ describeOnEachDatabase('POST /api/v2/branding/preview', (database) => {
     const put = (path: string, body: unknown) => h.http().put(`/api/v2${path}`).set('authorization', `Bearer ${h.admin}`).send(body as object);
     await put('/prompts/login-passwordless/custom-text/de', { 'login-passwordless-sms-otp': { title: 'Gespeicherter Titel', buttonText: 'Gespeicherter Knopf' } }).expect(200);
     await put('/prompts/common/custom-text/de', { common: { languageButtonText: 'Gespeicherte Sprache' } }).expect(200);
-    const res = await preview({ screen: 'code', language: 'de', custom_text: { 'login-passwordless': { 'login-passwordless-sms-otp': { title: 'Entwurfstitel' } } } }).expect(200);
-    expect(res.text).toContain('<h1>Entwurfstitel</h1>');
+    const res = await preview({ screen: 'code', language: 'de', custom_text: { 'login-passwordless': { 'login-passwordless-sms-otp': { title: 'Entwurfstitel <script> autofocus' } } } }).expect(200);
+    // Escaped as on the real page, and left as written (only the markup is made inert).
+    expect(res.text).toContain('<h1>Entwurfstitel &lt;script&gt; autofocus</h1>');
     // The draft replaces the prompt's saved texts as PUT would: the saved button text is gone.
     expect(res.text).not.toContain('Gespeicherter Knopf');
     expect(res.text).toContain('Gespeicherte Sprache');

@@ -76,7 +76,7 @@ function inert(html: string): string {
     .replace(/<noscript>[\s\S]*?<\/noscript>\n?/g, '')
     .replace(/(<form\b[^>]*?) action="[^"]*"/g, '$1 action="#"')
     .replace(/(<a\b[^>]*?) href="[^"]*"/g, '$1 href="#"')
-    .replace(/ autofocus\b/g, '');
+    .replace(/(<input\b[^>]*?) autofocus(?=[\s>])/g, '$1');
 }
 
 export interface LoginPreview {
