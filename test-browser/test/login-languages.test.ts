@@ -4,6 +4,7 @@ import { LOGIN_LANGUAGES, RIGHT_TO_LEFT_LANGUAGES } from '@smsauth/contracts';
 import { seriousAxeViolations } from '../src/accessibility';
 import { CallbackServer } from '../src/callback-server';
 import { describeWithChromium } from '../src/chromium';
+import { layoutProblems } from '../src/page-checks';
 import { createAppOnConnection, useBrowserSuite } from '../src/stack';
 
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'login-languages');
@@ -12,25 +13,6 @@ const WIDTHS = [390, 1280] as const;
 const SCREENSHOT_LANGUAGES = new Set(['en', 'ar', 'de', 'ja', 'th']);
 /** axe on every state at both widths; every other language on its richest state (the phone page's error) at 390 px, for the budget. */
 const AXE_LANGUAGES = new Set(['en', 'ar', 'de', 'ja', 'th', 'he']);
-
-/** Texts whose content is wider than their box, the document wider than the window, and raw keys shown. */
-async function layoutProblems(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    interface Box { tagName: string; textContent: string | null; scrollWidth: number; clientWidth: number; offsetParent: unknown }
-    const document = (globalThis as unknown as { document: { documentElement: Box; body: { innerText: string }; querySelectorAll(selector: string): ArrayLike<Box> } }).document;
-    const problems: string[] = [];
-    const doc = document.documentElement;
-    if (doc.scrollWidth > doc.clientWidth + 1) problems.push(`document ${doc.scrollWidth} > ${doc.clientWidth}`);
-    for (const el of Array.from(document.querySelectorAll('main h1, main h2, main p, main label, main button, main a, main select'))) {
-      const box = el;
-      if (box.offsetParent === null) continue;
-      if (box.scrollWidth > box.clientWidth + 1 && box.clientWidth > 0) problems.push(`${box.tagName.toLowerCase()} "${box.textContent?.trim().slice(0, 40)}" ${box.scrollWidth} > ${box.clientWidth}`);
-    }
-    const raw = /\b(?:smsauth|login-id|login-passwordless|passkeys|logout|common)\.[a-z-]+\.[A-Za-z-]+\b/.exec(document.body.innerText);
-    if (raw) problems.push(`raw key shown: ${raw[0]}`);
-    return problems;
-  });
-}
 
 /**
  * The hosted pages in every bundled language at a phone's and a desktop's width: the right

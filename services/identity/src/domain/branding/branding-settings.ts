@@ -37,3 +37,10 @@ export function brandingChangesOf(update: BrandingUpdate): Partial<StoredBrandin
 export async function updateBranding(tx: IdentityStore, update: BrandingUpdate, now: Date): Promise<Branding> {
   return brandingRecordOf(await tx.branding.update(brandingChangesOf(update), now));
 }
+
+/** The stored brand as an update would leave it, without writing it (the pages' preview of a draft). */
+export async function draftBranding(store: IdentityStore, update: BrandingUpdate): Promise<StoredBranding> {
+  const stored = (await store.branding.find()) ?? EMPTY_BRANDING;
+  const given = Object.entries(brandingChangesOf(update)).filter((entry) => entry[1] !== undefined);
+  return { ...stored, ...Object.fromEntries(given) };
+}
