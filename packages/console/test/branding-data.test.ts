@@ -12,6 +12,7 @@ import {
   textChanges,
   textsBodyOf,
   textsKey,
+  withoutInlineStyles,
   type PromptTexts,
 } from '../src/screens/branding/branding-data';
 
@@ -121,5 +122,16 @@ describe('the preview request', () => {
       custom_text: { 'login-passwordless': { 'login-passwordless-sms-otp': { title: 'Votre code' } } },
     });
     expect(previewRequestOf('phone', 'en', brandDraftOf({}), drafts)).not.toHaveProperty('custom_text');
+  });
+});
+
+describe('the preview page in the console\'s frame', () => {
+  it('takes the inline brand stylesheet out of the page, to be adopted by the frame\'s document', () => {
+    const page = '<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="/authorize/login.css"><style>button { background: #aa0000; }</style></head><body><p>x</p></body></html>';
+    expect(withoutInlineStyles(page)).toEqual({
+      html: '<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="/authorize/login.css"></head><body><p>x</p></body></html>',
+      css: ['button { background: #aa0000; }'],
+    });
+    expect(withoutInlineStyles('<p>no style</p>')).toEqual({ html: '<p>no style</p>', css: [] });
   });
 });

@@ -14,6 +14,12 @@ describe('GET /console (the operator console, packages/console built)', () => {
     expect(csp).toContain("connect-src 'self';");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
+    // The Branding screen's preview (a srcdoc frame, which inherits this policy) shows a draft
+    // brand's https logo and font; styles and scripts stay this origin's.
+    expect(csp).toContain("img-src 'self' data: https:;");
+    expect(csp).toContain('font-src https:;');
+    expect(csp).toContain("style-src 'self';");
+    expect(csp).toContain("frame-src 'self';");
     expect(page.headers['cache-control']).toBe('no-store');
     // No inline script: the page names its module by a relative URL (the build also works elsewhere).
     expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);

@@ -227,3 +227,19 @@ export function previewRequestOf(screen: PreviewScreen, language: Language, bran
   const customText = previewTextsOf(drafts, language);
   return { screen, language, branding: brandPreviewOf(brand), ...(Object.keys(customText).length ? { custom_text: customText } : {}) };
 }
+
+/**
+ * A preview page without its `<style>` elements, and their CSS. A srcdoc frame inherits the
+ * console's Content-Security-Policy, whose `style-src 'self'` refuses inline styles (the preview
+ * inlines the draft's brand stylesheet); the console gives the CSS to the frame's document as a
+ * constructed stylesheet instead (CSSOM, which the policy does not govern), after the page's own
+ * stylesheets, where the `<style>` was.
+ */
+export function withoutInlineStyles(html: string): { html: string; css: string[] } {
+  const css: string[] = [];
+  const stripped = html.replace(/<style\b[^>]*>([\s\S]*?)<\/style>/gi, (_all, text: string) => {
+    css.push(text);
+    return '';
+  });
+  return { html: stripped, css };
+}

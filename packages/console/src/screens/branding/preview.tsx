@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiErrorFrom } from '../../api';
 import { ErrorMessage } from '../../components/ui';
 import { useConsole } from '../../context';
-import { languageName, PREVIEW_SCREENS, PREVIEW_WIDTHS, type PreviewRequest, type PreviewWidth } from './branding-data';
+import { languageName, PREVIEW_SCREENS, PREVIEW_WIDTHS, withoutInlineStyles, type PreviewRequest, type PreviewWidth } from './branding-data';
 
 /** How long the preview waits after an edit before asking again: typing a colour asks once, not per key. */
 const DEBOUNCE_MS = 300;
@@ -27,7 +27,7 @@ export function Preview({
   setScreen: (screen: PreviewRequest['screen']) => void;
 }) {
   const { api } = useConsole();
-  const [html, setHtml] = useState<string | undefined>();
+  const [page, setPage] = useState<{ html: string; css: string[] } | undefined>();
   const [error, setError] = useState<unknown>();
   const [width, setWidth] = useState<PreviewWidth>('phone');
   const requestKey = JSON.stringify(request);
@@ -43,7 +43,7 @@ export function Preview({
           return;
         }
         setError(undefined);
-        setHtml(data as string);
+        setPage(withoutInlineStyles(data as unknown as string));
       } catch (err) {
         if (asked === latest.current) setError(err);
       }
@@ -100,13 +100,14 @@ export function Preview({
       </div>
       <ErrorMessage error={error} />
       <div class="preview-box" ref={box} style={{ height: `${Math.ceil(FRAME_HEIGHT * scale)}px` }}>
-        {html !== undefined && (
+        {page && (
           <iframe
             class="preview-frame"
             data-width={width}
             title={`Preview of the login page: ${screenLabel}, ${languageName(request.language)}, ${PREVIEW_WIDTHS[width].label}`}
             sandbox="allow-same-origin"
-            srcdoc={html}
+            srcdoc={page.html}
+            onLoad={(e) => adoptStyles(e.currentTarget as HTMLIFrameElement, page.css)}
             style={{ width: `${frameWidth}px`, height: `${FRAME_HEIGHT}px`, transform: `scale(${scale})` }}
           />
         )}
@@ -114,6 +115,18 @@ export function Preview({
       {scale < 1 && <p class="detail">Shown at {Math.round(scale * 100)} % of its size.</p>}
     </section>
   );
+}
+
+/** The preview's inline CSS, given to the frame's document as constructed stylesheets (see withoutInlineStyles). */
+function adoptStyles(frame: HTMLIFrameElement, css: string[]): void {
+  const view = frame.contentWindow as (Window & typeof globalThis) | null;
+  const document = frame.contentDocument;
+  if (!view || !document || !css.length) return;
+  document.adoptedStyleSheets = css.map((text) => {
+    const sheet = new view.CSSStyleSheet();
+    sheet.replaceSync(text);
+    return sheet;
+  });
 }
 
 function parseJson(body: unknown): unknown {
