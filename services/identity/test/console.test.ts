@@ -4,7 +4,7 @@ import { adminToken, AUTH_URL, identitiesClosedAfterAll, MANAGEMENT_AUDIENCE } f
 describe('GET /console (the operator console, packages/console built)', () => {
   const start = identitiesClosedAfterAll();
 
-  it('serves the built single-page app under a CSP allowing nothing inline and nothing from another origin', async () => {
+  it('serves the built single-page app under a CSP allowing nothing inline and no script, style or call to another origin', async () => {
     const { app } = await start();
     await request(app).get('/console').expect(301).expect('location', '/console/');
     const page = await request(app).get('/console/').expect(200).expect('content-type', /html/);
