@@ -28,7 +28,9 @@ export function Branding() {
   const [previewScreen, setPreviewScreen] = useState<PreviewScreen>('phone');
 
   if (branding.error) return <Page dialog={dialog}><ErrorMessage error={branding.error} /></Page>;
-  if (!branding.data || settings.loading) return <Page dialog={dialog}><Loading what="the brand" /></Page>;
+  if (settings.error) return <Page dialog={dialog}><ErrorMessage error={settings.error} /></Page>;
+  // First load only: a reload after a save keeps the forms (and their notices) on the screen.
+  if (!branding.data || (settings.data === undefined && settings.loading)) return <Page dialog={dialog}><Loading what="the brand" /></Page>;
   // Without read:tenant_settings the enabled languages are unknown: every language is offered.
   const enabled = (settings.data?.enabled_locales ?? [...LANGUAGES]).filter(isLanguage);
   const defaultLanguage = enabled[0] ?? 'en';
@@ -52,10 +54,8 @@ export function Branding() {
             draft={brand}
             setDraft={setBrandDraft}
             confirm={confirm}
-            reload={() => {
-              setBrandDraft(undefined);
-              branding.reload();
-            }}
+            // The draft stays: saved, it equals the saved brand, so the preview never flickers back to the old one.
+            reload={branding.reload}
             canUpdate={can('update:branding')}
           />
           {settings.data && (

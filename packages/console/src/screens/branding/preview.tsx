@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiErrorFrom } from '../../api';
-import { ErrorMessage } from '../../components/ui';
+import { ErrorMessage, Loading } from '../../components/ui';
 import { useConsole } from '../../context';
 import { languageName, PREVIEW_SCREENS, PREVIEW_WIDTHS, withoutInlineStyles, type PreviewRequest, type PreviewWidth } from './branding-data';
 
@@ -99,6 +99,7 @@ export function Preview({
         </fieldset>
       </div>
       <ErrorMessage error={error} />
+      {!page && !error && <Loading what="the preview" />}
       <div class="preview-box" ref={box} style={{ height: `${Math.ceil(FRAME_HEIGHT * scale)}px` }}>
         {page && (
           <iframe
