@@ -42,12 +42,12 @@ export function BrandForm({
       <FieldError error={refusal} path={path} id={`brand-${key}-error`} />
     </>
   );
-  const colour = (key: 'primary' | 'page_background', path: string, label: string) => (
+  const colour = (key: 'primary' | 'page_background', path: string, label: string, example: string) => (
     <>
       <label for={`brand-${key}`}>{label} (#rrggbb; empty: the built-in one)</label>
       <span class="colour">
         <input type="color" aria-label={`${label}, picker`} value={colorInputValue(draft[key])} onInput={set(key)} />
-        <input id={`brand-${key}`} value={draft[key]} placeholder="#0059d6" maxLength={7} onInput={set(key)} {...refusedField(refusal, path, `brand-${key}-error`)} />
+        <input id={`brand-${key}`} value={draft[key]} placeholder={example} maxLength={7} onInput={set(key)} {...refusedField(refusal, path, `brand-${key}-error`)} />
       </span>
       <FieldError error={refusal} path={path} id={`brand-${key}-error`} />
     </>
@@ -76,8 +76,8 @@ export function BrandForm({
       </fieldset>
       <fieldset disabled={!canUpdate}>
         <legend>Colours</legend>
-        {colour('primary', 'colors.primary', 'Primary colour')}
-        {colour('page_background', 'colors.page_background', 'Page background')}
+        {colour('primary', 'colors.primary', 'Primary colour', '#0059d6')}
+        {colour('page_background', 'colors.page_background', 'Page background', '#f4f4f8')}
       </fieldset>
       <FieldError error={refusal} path="colors" exact id="brand-colors-error" />
       <FieldError error={refusal} path="" exact id="brand-error" />
