@@ -169,3 +169,39 @@ export const CustomTextReadPathSchema = z.object({
 /** `{}`: the answer for a prompt with no text and for Auth0's prompts identity's pages do not have. */
 export const PromptPartialsSchema = z.strictObject({}).describe('Always {}: identity\'s pages take no partials (Auth0 keeps them for tenants with a custom domain).');
 export const PromptPartialsPathSchema = z.object({ prompt: z.enum(READABLE_PROMPTS, { message: 'not a prompt: one of Auth0\'s prompt names or smsauth' }) });
+
+/**
+ * The states of the hosted login pages a preview shows (`POST /api/v2/branding/preview`): each
+ * is one page of identity's login in one situation, rendered with sample data.
+ */
+export const LOGIN_PREVIEW_SCREENS = [
+  'phone',
+  'phone-error',
+  'code',
+  'code-error',
+  'code-resend-wait',
+  'passkey-offer',
+  'passkey-error',
+  'signed-in',
+  'signed-out',
+  'error',
+  'front-channel-logout',
+] as const;
+export type LoginPreviewScreen = (typeof LOGIN_PREVIEW_SCREENS)[number];
+
+/** `POST /api/v2/branding/preview`: a page of the hosted login as a draft brand and draft texts would show it (nothing is saved). */
+export const BrandingPreviewSchema = z.strictObject({
+  screen: z
+    .enum(LOGIN_PREVIEW_SCREENS, { message: `the hosted login's page states: ${LOGIN_PREVIEW_SCREENS.join(', ')}` })
+    .describe(
+      'The page and its state: the phone page (empty, or refusing a number), the code page (waiting for the code, refusing one, or just after a resend while the resend button waits), the passkey offer after an SMS login, the phone page refusing a passkey, the page of a completed sign-in, the signed-out page, an error page, the front-channel logout page.',
+    ),
+  language: z.enum(LOGIN_LANGUAGES, { message: `the hosted pages speak these languages only: ${LOGIN_LANGUAGES.join(', ')}` }).describe('The page\'s language (LOGIN_LANGUAGES; enabled or not).'),
+  branding: BrandingUpdateSchema.optional().describe('A draft of the brand, as PATCH /api/v2/branding takes it: merged over the saved brand for this page, not saved.'),
+  custom_text: z
+    .strictObject(Object.fromEntries(CUSTOM_TEXT_PROMPTS.map((prompt) => [prompt, CustomTextSchema.optional()])))
+    .optional()
+    .describe('Draft texts of this language by prompt, each as PUT /api/v2/prompts/{prompt}/custom-text/{language} takes them: a prompt given replaces its saved texts for this page, not saved.'),
+  client_id: z.string().min(1).max(255).optional().describe('The application whose name the page shows (unknown: 404); absent: a sample name.'),
+});
+export type BrandingPreview = z.infer<typeof BrandingPreviewSchema>;

@@ -53,6 +53,23 @@ export interface paths {
         patch: operations["patchApiV2Branding"];
         trace?: never;
     };
+    "/api/v2/branding/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A page of the hosted login in one state and language, as a draft brand and draft texts would show it (nothing is saved) */
+        post: operations["postApiV2BrandingPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/client-grants": {
         parameters: {
             query?: never;
@@ -1541,6 +1558,197 @@ export interface components {
                 url?: string;
             };
             logo_url?: string;
+        };
+        BrandingPreview: {
+            /** @description A draft of the brand, as PATCH /api/v2/branding takes it: merged over the saved brand for this page, not saved. */
+            branding?: {
+                /** @description null removes both colours. */
+                colors?: {
+                    /** @description Behind the card: `#rrggbb` or `#rgb` (shown as lower-case `#rrggbb`); null removes it. Auth0's gradient object ({type: linear-gradient, start, end, angle_deg}) is refused: the pages paint a solid background. */
+                    page_background?: string | null;
+                    /** @description The hosted pages' buttons and links: `#rrggbb` or `#rgb` (shown as lower-case `#rrggbb`); null removes it. */
+                    primary?: string | null;
+                } | null;
+                /** @description The pages' icon; an https: URL (anything else is refused), null removes it. */
+                favicon_url?: string | null;
+                font?: {
+                    /** @description A font file (woff2, woff, ttf: not a stylesheet, as at Auth0) used before the system fonts; an https: URL, null removes it. */
+                    url?: string | null;
+                } | null;
+                /** @description Shown above the page title; an https: URL (anything else is refused), null removes it. */
+                logo_url?: string | null;
+            };
+            /** @description The application whose name the page shows (unknown: 404); absent: a sample name. */
+            client_id?: string;
+            /** @description Draft texts of this language by prompt, each as PUT /api/v2/prompts/{prompt}/custom-text/{language} takes them: a prompt given replaces its saved texts for this page, not saved. */
+            custom_text?: {
+                /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+                common?: {
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "channel-choice"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    common?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    error?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "login-passwordless-sms-otp"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    logout?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "logout-aborted"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "logout-complete"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "passkey-offer"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "phone-number"?: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+                "login-passwordless"?: {
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "channel-choice"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    common?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    error?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "login-passwordless-sms-otp"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    logout?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "logout-aborted"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "logout-complete"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "passkey-offer"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "phone-number"?: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+                logout?: {
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "channel-choice"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    common?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    error?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "login-passwordless-sms-otp"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    logout?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "logout-aborted"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "logout-complete"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "passkey-offer"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "phone-number"?: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+                smsauth?: {
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "channel-choice"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    common?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    error?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "login-passwordless-sms-otp"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    logout?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "logout-aborted"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "logout-complete"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "passkey-offer"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "phone-number"?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+            /**
+             * @description The page's language (LOGIN_LANGUAGES; enabled or not).
+             * @enum {string}
+             */
+            language: "en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW";
+            /**
+             * @description The page and its state: the phone page (empty, or refusing a number), the code page (waiting for the code, refusing one, or just after a resend while the resend button waits), the passkey offer after an SMS login, the phone page refusing a passkey, the page of a completed sign-in, the signed-out page, an error page, the front-channel logout page.
+             * @enum {string}
+             */
+            screen: "phone" | "phone-error" | "code" | "code-error" | "code-resend-wait" | "passkey-offer" | "passkey-error" | "signed-in" | "signed-out" | "error" | "front-channel-logout";
         };
         BrandingUpdate: {
             /** @description null removes both colours. */
@@ -3902,6 +4110,128 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Request body over the size limit. `error`: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported request body encoding. `error`: `invalid_request`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postApiV2BrandingPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandingPreview"];
+            };
+        };
+        responses: {
+            /** @description The whole page, drawn by the hosted login's own views with sample data: the draft brand stylesheet inlined, no script, forms and links inert, and a Content-Security-Policy (also in a `<meta>`) that allows only identity's own files and the draft's https images and font. */
+            200: {
+                headers: {
+                    /** @description No script, no form submission; styles, images and fonts from identity and the draft's https URLs only. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unknown id. `error`: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
                     };
                 };
             };

@@ -1,4 +1,6 @@
 import { fuzzOpenApi, fuzzReport, fuzzSettings, propertyTimeout, type DocumentedRefusal } from '@smsauth/test-support';
+import { LOGIN_LANGUAGES } from '@smsauth/contracts';
+import { Translator, type MessageKey } from '../../src/routes/authorize/i18n/messages';
 import { FlowHarness, type LoginSetup } from '../passwordless/flow-harness';
 
 // Requests generated from identity's own published document (GET /openapi.json), answers
@@ -22,18 +24,31 @@ const SKIP: Record<string, string> = {
 };
 
 /**
+ * The hosted pages' texts of these keys as a page shows them, in every bundled language (a
+ * generated PATCH /tenants/settings may have made any of them the tenant's default), an argument
+ * standing for any text.
+ */
+function pageTextInEveryLanguage(...keys: string[]): RegExp {
+  const ARGUMENT = 'ARGUMENT\u0001';
+  const args = { clientId: ARGUMENT, returnTo: ARGUMENT, appName: ARGUMENT, name: ARGUMENT };
+  const texts = LOGIN_LANGUAGES.flatMap((language) => keys.map((key) => new Translator(language).html(key as MessageKey, args)));
+  const patterns = [...new Set(texts)].map((text) => text.split(ARGUMENT).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^<]*'));
+  return new RegExp(patterns.join('|'));
+}
+
+/**
  * 400s to requests the document's schemas allow, each stated in the document's words because
  * JSON Schema cannot say it. Anything else refused is a rule the document does not state.
  */
 const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
   {
     operation: /^(GET|POST) \/authorize\//,
-    answer: /This sign-in has expired|Request refused/,
+    answer: pageTextInEveryLanguage('smsauth.error-page.expiredTitle', 'smsauth.error-page.forgedTitle'),
     reason: 'state: the pages and posts of a transaction need one opened by GET /authorize in this browser (its cookie and CSRF token)',
   },
   {
     operation: /^(GET|POST) \/(authorize|co\/verify)$/,
-    answer: /Unknown application|Callback URL mismatch|Origin not allowed/,
+    answer: pageTextInEveryLanguage('smsauth.error-page.unknownClientTitle', 'smsauth.error-page.callbackMismatchTitle', 'smsauth.error-page.originNotAllowedTitle'),
     reason: 'state: the client must exist and the redirect_uri be one of its callbacks (or web origins), as the parameters\' descriptions say',
   },
   {
@@ -43,7 +58,14 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
   },
   {
     operation: /^GET \/(v2|oidc)\/logout$/,
-    answer: /Unknown client|not defined as a valid URL|allowed_logout_urls|id_token_hint/,
+    answer: pageTextInEveryLanguage(
+      'smsauth.error-page.logoutUnknownClient',
+      'smsauth.error-page.logoutReturnToNotAllowed',
+      'smsauth.error-page.logoutPostLogoutUriNotAllowed',
+      'smsauth.error-page.logoutHintNotIssuedHere',
+      'smsauth.error-page.logoutHintMismatch',
+      'smsauth.error-page.logoutClientNotNamed',
+    ),
     reason: "state: the client must exist, returnTo / post_logout_redirect_uri be one of its allowed_logout_urls and id_token_hint a token issued here, as the parameters' descriptions say",
   },
   {

@@ -443,6 +443,7 @@ describe('management API auth matrix', () => {
     'DELETE /log-streams/:id': async () => ({ url: `/log-streams/${(await createLogStream()).id}`, status: 204 }),
     'GET /branding': async () => ({ url: '/branding', status: 200, schema: BrandingSchema }),
     'PATCH /branding': async () => ({ url: '/branding', body: { colors: { primary: '#0059d6' } }, status: 200, schema: BrandingSchema }),
+    'POST /branding/preview': async () => ({ url: '/branding/preview', body: { screen: 'phone', language: 'en' }, status: 200 }),
     'GET /prompts': async () => ({ url: '/prompts', status: 200, schema: PromptSettingsSchema }),
     'PATCH /prompts': async () => ({ url: '/prompts', body: { identifier_first: true }, status: 200, schema: PromptSettingsSchema }),
     'GET /prompts/:prompt/custom-text/:language': async () => ({ url: '/prompts/logout/custom-text/en', status: 200, schema: CustomTextSchema }),

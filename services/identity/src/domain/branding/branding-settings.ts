@@ -22,14 +22,25 @@ export async function getBranding(store: IdentityStore): Promise<Branding> {
 
 const colour = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : normaliseColour(value));
 
-/** The fields given replace the stored ones; null (or a null `colors` / `font`) removes them. */
-export async function updateBranding(tx: IdentityStore, update: BrandingUpdate, now: Date): Promise<Branding> {
-  const changes: Partial<StoredBranding> = {
+/** What an update changes: a column given (null: removed); undefined: kept. */
+function brandingChanges(update: BrandingUpdate): Partial<StoredBranding> {
+  return {
     logo_url: update.logo_url,
     favicon_url: update.favicon_url,
     font_url: update.font === null ? null : update.font?.url,
     primary_color: update.colors === null ? null : colour(update.colors?.primary),
     page_background_color: update.colors === null ? null : colour(update.colors?.page_background),
   };
-  return brandingRecordOf(await tx.branding.update(changes, now));
+}
+
+/** The fields given replace the stored ones; null (or a null `colors` / `font`) removes them. */
+export async function updateBranding(tx: IdentityStore, update: BrandingUpdate, now: Date): Promise<Branding> {
+  return brandingRecordOf(await tx.branding.update(brandingChanges(update), now));
+}
+
+/** The stored brand as an update would leave it, without writing it (the pages' preview of a draft). */
+export async function draftBranding(store: IdentityStore, update: BrandingUpdate): Promise<StoredBranding> {
+  const stored = (await store.branding.find()) ?? EMPTY_BRANDING;
+  const given = Object.entries(brandingChanges(update)).filter((entry) => entry[1] !== undefined);
+  return { ...stored, ...Object.fromEntries(given) };
 }

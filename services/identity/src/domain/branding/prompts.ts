@@ -27,14 +27,19 @@ export async function getCustomText(store: IdentityStore, prompt: string, langua
   return (await store.promptCustomTexts.find(prompt, language)) ?? {};
 }
 
-/** Replaces the prompt's texts in the language (`{}` removes them); a screen of another prompt is refused. */
-export async function replaceCustomText(tx: IdentityStore, prompt: CustomTextPrompt, language: string, texts: CustomText, now: Date): Promise<StoredScreenTexts> {
+/** A prompt's texts as stored: the screens given, each checked to be one of the prompt's (`path` names a refused one). */
+export function promptTexts(prompt: CustomTextPrompt, texts: CustomText, path: (screen: string) => string = (screen) => screen): StoredScreenTexts {
   const screens: readonly string[] = CUSTOM_TEXT_SCREENS[prompt];
   const given = Object.entries(texts).filter((entry): entry is [string, Record<string, string>] => entry[1] !== undefined);
   for (const [screen] of given) {
-    if (!screens.includes(screen)) throw invalidField(screen, `is not a screen of the ${prompt} prompt (its screens: ${screens.join(', ')})`);
+    if (!screens.includes(screen)) throw invalidField(path(screen), `is not a screen of the ${prompt} prompt (its screens: ${screens.join(', ')})`);
   }
-  const stored = Object.fromEntries(given);
+  return Object.fromEntries(given);
+}
+
+/** Replaces the prompt's texts in the language (`{}` removes them); a screen of another prompt is refused. */
+export async function replaceCustomText(tx: IdentityStore, prompt: CustomTextPrompt, language: string, texts: CustomText, now: Date): Promise<StoredScreenTexts> {
+  const stored = promptTexts(prompt, texts);
   await tx.promptCustomTexts.replace(prompt, language, stored, now);
   return stored;
 }

@@ -29,6 +29,11 @@ export interface BrandAssets {
   fontStylesheetUrl?: string;
   /** `/authorize/brand.css?v=…`: colours and font of the tenant. */
   stylesheetUrl?: string;
+  /**
+   * The brand stylesheet itself, in a `<style>` instead of the link: a preview of a draft brand
+   * (brand.css serves the saved one). Made by brandStylesheet: hex colours and checked URLs only.
+   */
+  inlineStylesheet?: string;
   /** The logo's alternative text: the application's name. */
   appName?: string;
 }
@@ -72,7 +77,7 @@ function layout(chrome: PageChrome, title: string, body: string): string {
     brand?.faviconUrl ? `<link rel="icon" href="${escapeHtml(brand.faviconUrl)}">` : '',
     brand?.fontStylesheetUrl ? `<link rel="stylesheet" href="${escapeHtml(brand.fontStylesheetUrl)}">` : '',
     '<link rel="stylesheet" href="/authorize/login.css">',
-    brand?.stylesheetUrl ? `<link rel="stylesheet" href="${escapeHtml(brand.stylesheetUrl)}">` : '',
+    brand?.inlineStylesheet ? `<style>${brand.inlineStylesheet}</style>` : brand?.stylesheetUrl ? `<link rel="stylesheet" href="${escapeHtml(brand.stylesheetUrl)}">` : '',
   ].filter(Boolean).join('\n');
   const logo = brand?.logoUrl ? `<img class="logo" src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(t.text('smsauth.common.logoAlt', { appName: brand.appName ?? '' }))}">\n` : '';
   const switcher = languageSwitcher(chrome);

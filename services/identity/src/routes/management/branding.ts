@@ -1,4 +1,5 @@
 import {
+  BrandingPreviewSchema,
   BrandingSchema,
   BrandingUpdateSchema,
   CustomTextPathSchema,
@@ -11,10 +12,12 @@ import {
   TenantSettingsSchema,
   TenantSettingsUpdateSchema,
 } from '@smsauth/contracts';
-import type { Operation } from '@smsauth/service-kit';
+import { textResponse, type Operation } from '@smsauth/service-kit';
 import * as branding from '../../domain/branding/branding-settings';
+import { previewAppearance } from '../../domain/branding/preview';
 import * as prompts from '../../domain/branding/prompts';
 import * as tenantSettings from '../../domain/branding/tenant-settings';
+import { loginPreview } from '../authorize/preview';
 import type { ManagementDependencies, ManagementWrite } from './context';
 import { managementOperation } from './declare';
 import { record } from './responses';
@@ -52,6 +55,25 @@ export function brandingOperations({ store, clock, sessions, appearanceChanged }
       response: record('Branding', BrandingSchema),
       errors: ['400'],
       handle: ({ body, req, res }) => changed(write(req, res, 'Update branding', (tx) => branding.updateBranding(tx, body, clock.now()))),
+    }),
+    managementOperation({
+      method: 'post',
+      path: '/branding/preview',
+      summary: 'A page of the hosted login in one state and language, as a draft brand and draft texts would show it (nothing is saved)',
+      scope: 'read:branding',
+      body: { schema: BrandingPreviewSchema, component: 'BrandingPreview' },
+      status: '200',
+      response: textResponse(
+        'The whole page, drawn by the hosted login\'s own views with sample data: the draft brand stylesheet inlined, no script, forms and links inert, and a Content-Security-Policy (also in a `<meta>`) that allows only identity\'s own files and the draft\'s https images and font.',
+        'text/html; charset=utf-8',
+        { 'Content-Security-Policy': { description: 'No script, no form submission; styles, images and fonts from identity and the draft\'s https URLs only.', schema: { type: 'string' } } },
+      ),
+      errors: ['400', '404'],
+      handle: async ({ body, res }) => {
+        const preview = loginPreview(body.screen, body.language, await previewAppearance(store, body));
+        res.set({ 'Content-Security-Policy': preview.contentSecurityPolicy, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }).type('text/html; charset=utf-8');
+        return preview.html;
+      },
     }),
     managementOperation({
       method: 'get',
