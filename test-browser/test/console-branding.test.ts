@@ -13,10 +13,18 @@ async function previewFrame(page: Page): Promise<Frame> {
   return frame!;
 }
 
-/** Waits until `expression` (evaluated in the preview's current document) is true. */
+/**
+ * Waits until `expression`, evaluated in the preview's current document, is true (or 10 s have
+ * passed, then fails saying so). Polled with `evaluate` rather than `waitForFunction`, whose
+ * polling script the sandboxed frame refuses (no allow-scripts), which Chromium logs as an error.
+ */
 async function previewShows(page: Page, expression: string): Promise<void> {
   const frame = await previewFrame(page);
-  await frame.waitForFunction(expression, undefined, { timeout: 10_000 });
+  const until = Date.now() + 10_000;
+  while (!(await frame.evaluate(expression).catch(() => false))) {
+    if (Date.now() > until) throw new Error(`the preview never showed ${expression}`);
+    await page.waitForTimeout(100);
+  }
 }
 
 const sendCodeBackground = `(() => { const b = [...document.querySelectorAll('button')].find((e) => e.textContent.trim() === 'Send code'); return b && getComputedStyle(b).backgroundColor; })()`;

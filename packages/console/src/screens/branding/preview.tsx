@@ -68,26 +68,26 @@ export function Preview({
       <h2 id="preview-title">Preview</h2>
       <p class="detail">The drafts above, not saved: the login page as identity renders it with them.</p>
       <div class="pickers">
-        <label>
-          Page{' '}
-          <select value={request.screen} onChange={(e) => setScreen((e.target as HTMLSelectElement).value as PreviewRequest['screen'])}>
+        <div>
+          <label for="preview-page">Page</label>
+          <select id="preview-page" value={request.screen} onChange={(e) => setScreen((e.target as HTMLSelectElement).value as PreviewRequest['screen'])}>
             {PREVIEW_SCREENS.map(([screen, label]) => (
               <option key={screen} value={screen}>
                 {label}
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          Language{' '}
-          <select value={request.language} onChange={(e) => setLanguage((e.target as HTMLSelectElement).value as PreviewRequest['language'])}>
+        </div>
+        <div>
+          <label for="preview-language">Language</label>
+          <select id="preview-language" value={request.language} onChange={(e) => setLanguage((e.target as HTMLSelectElement).value as PreviewRequest['language'])}>
             {languages.map((l) => (
               <option key={l} value={l}>
                 {languageName(l)}
               </option>
             ))}
           </select>
-        </label>
+        </div>
         <fieldset class="widths">
           <legend>Width</legend>
           {(Object.keys(PREVIEW_WIDTHS) as PreviewWidth[]).map((w) => (

@@ -73,26 +73,26 @@ export function TextsForm({
       canUpdate={canUpdate}
     >
       <div class="pickers">
-        <label>
-          Language{' '}
-          <select value={language} onChange={(e) => setLanguage((e.target as HTMLSelectElement).value as Language)}>
+        <div>
+          <label for="texts-language">Language</label>
+          <select id="texts-language" value={language} onChange={(e) => setLanguage((e.target as HTMLSelectElement).value as Language)}>
             {languages.map((l) => (
               <option key={l} value={l}>
                 {languageName(l)}
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          Prompt{' '}
-          <select value={prompt} onChange={(e) => setPrompt((e.target as HTMLSelectElement).value as Prompt)}>
+        </div>
+        <div>
+          <label for="texts-prompt">Prompt</label>
+          <select id="texts-prompt" value={prompt} onChange={(e) => setPrompt((e.target as HTMLSelectElement).value as Prompt)}>
             {(Object.keys(PROMPT_SCREENS) as Prompt[]).map((p) => (
               <option key={p} value={p}>
                 {PROMPT_NAMES[p]}
               </option>
             ))}
           </select>
-        </label>
+        </div>
       </div>
       <ErrorMessage error={texts.error} />
       {!texts.data && !texts.error && <Loading what="the texts" />}
