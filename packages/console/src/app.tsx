@@ -4,6 +4,7 @@ import { Console, type ConsoleContext } from './context';
 import { href, useRoute } from './router';
 import { Apis } from './screens/apis';
 import { Applications } from './screens/applications';
+import { Branding } from './screens/branding';
 import { Connections } from './screens/connections';
 import { FraudGuard } from './screens/fraud-guard';
 import { Keys } from './screens/keys';
@@ -31,6 +32,7 @@ export const SCREENS: Screen[] = [
   { path: 'keys', label: 'Signing keys', needs: ['read:signing_keys'], render: () => <Keys /> },
   { path: 'log-streams', label: 'Log streams', needs: ['read:log_streams'], render: () => <LogStreams /> },
   { path: 'logs', label: 'Logs', needs: ['read:logs'], render: () => <Logs /> },
+  { path: 'branding', label: 'Branding', needs: ['read:branding'], render: () => <Branding /> },
   { path: 'jobs', label: 'Import and export users', needs: ['create:users', 'read:users'], render: (r) => <UserJobs route={r} /> },
 ];
 

@@ -547,6 +547,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/prompts/{prompt}/default-text/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the texts the hosted pages show for a prompt's screens when no custom text replaces them (smsauth's; not Auth0's) */
+        get: operations["getApiV2PromptsPromptDefaultTextLanguage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/prompts/{prompt}/partials": {
         parameters: {
             query?: never;
@@ -2984,6 +3001,45 @@ export interface components {
             logins: number;
             signups: number;
             updated_at: string;
+        };
+        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+        DefaultText: {
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "channel-choice"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            common?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            error?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "login-passwordless-sms-otp"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            logout?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "logout-aborted"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "logout-complete"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "passkey-offer"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "phone-number"?: {
+                [key: string]: string;
+            };
         };
         ErrorBody: {
             details?: {
@@ -8871,6 +8927,91 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiV2PromptsPromptDefaultTextLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A language of the hosted pages (LOGIN_LANGUAGES); a text its file lacks is the English one, as on the pages. */
+                language: "en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW";
+                /** @description A prompt whose texts the hosted pages show: login-passwordless, logout, common or smsauth. */
+                prompt: "login-passwordless" | "logout" | "common" | "smsauth";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefaultText"];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
                     };
                 };
             };

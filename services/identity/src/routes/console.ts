@@ -9,15 +9,19 @@ import type { IdentityStore } from '../store';
 export const CONSOLE_PATH = '/console';
 
 /**
- * The console's policy: its script, styles, images and token worker from this origin only; it
- * calls this origin only (the management API, /oauth/token) and frames only this origin (the
- * hosted login's silent prompt=none answer); nothing inline, no eval, framed by nobody.
+ * The console's policy: its script, styles and token worker from this origin only; it calls this
+ * origin only (the management API, /oauth/token) and frames only this origin (the hosted login's
+ * silent prompt=none answer) and the Branding screen's srcdoc preview; nothing inline, no eval,
+ * framed by nobody. A srcdoc frame inherits this policy, so the preview of a draft brand can
+ * show its logo and font only if they may load here: images and fonts from https origins (a
+ * brand's URLs are https only). They carry no script; scripts and styles stay this origin's.
  */
 export const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: https:",
+  "font-src https:",
   "connect-src 'self'",
   "worker-src 'self'",
   "frame-src 'self'",

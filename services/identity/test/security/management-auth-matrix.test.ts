@@ -448,6 +448,7 @@ describe('management API auth matrix', () => {
     'PATCH /prompts': async () => ({ url: '/prompts', body: { identifier_first: true }, status: 200, schema: PromptSettingsSchema }),
     'GET /prompts/:prompt/custom-text/:language': async () => ({ url: '/prompts/logout/custom-text/en', status: 200, schema: CustomTextSchema }),
     'PUT /prompts/:prompt/custom-text/:language': async () => ({ url: '/prompts/logout/custom-text/en', body: { logout: { title: 'Bye' } }, status: 200, schema: CustomTextSchema }),
+    'GET /prompts/:prompt/default-text/:language': async () => ({ url: '/prompts/logout/default-text/en', status: 200, schema: CustomTextSchema }),
     'GET /prompts/:prompt/partials': async () => ({ url: '/prompts/login-passwordless/partials', status: 200, schema: z.strictObject({}) }),
     'GET /tenants/settings': async () => ({ url: '/tenants/settings', status: 200, schema: TenantSettingsSchema }),
     'PATCH /tenants/settings': async () => ({ url: '/tenants/settings', body: { friendly_name: 'Matrix' }, status: 200, schema: TenantSettingsSchema }),

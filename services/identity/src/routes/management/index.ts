@@ -12,6 +12,7 @@ import { jobOperations } from './jobs';
 import { logStreamOperations } from './log-streams';
 import { logOperations } from './logs';
 import { bodyParsersOf } from './multipart';
+import { promptDefaultOperations } from './prompt-defaults';
 import { resourceServerOperations } from './resource-servers';
 import { roleOperations } from './roles';
 import { statsOperations } from './stats';
@@ -44,6 +45,7 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
     ...logStreamOperations(deps, write),
     ...jobOperations(deps, write),
     ...brandingOperations(deps, write),
+    ...promptDefaultOperations(),
   ];
 }
 
