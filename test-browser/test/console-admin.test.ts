@@ -26,7 +26,7 @@ describeWithChromium('the operator console in a real browser, as an Admin', () =
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     const screens = await nav.getByRole('link').allTextContents();
-    expect(screens).toHaveLength(10);
+    expect(screens).toHaveLength(11);
     const found: Record<string, unknown> = {};
     for (const screen of screens) {
       await openScreen(page, screen);

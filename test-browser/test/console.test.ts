@@ -188,7 +188,7 @@ describeWithChromium('the operator console in a real browser', () => {
     const nav = page.getByRole('navigation', { name: 'Console' });
     await nav.waitFor();
     const screens = await nav.getByRole('link').allTextContents();
-    expect(screens).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications', 'APIs and roles', 'Signing keys', 'Log streams', 'Logs', 'Import and export users']);
+    expect(screens).toEqual(['Overview', 'Find a login', 'Fraud guard', 'Connections', 'Applications', 'APIs and roles', 'Signing keys', 'Log streams', 'Logs', 'Branding', 'Import and export users']);
     const changing = /^(Unblock|Block|Lift|Revoke|Delete|Rotate|Change mode|Save|Add to|Remove|Send|Resume|Pause|Edit|New SMS connection|Give|Take)/;
     for (const screen of screens) {
       await openScreen(page, screen);
