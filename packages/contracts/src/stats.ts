@@ -70,6 +70,8 @@ export type SmsStatsQuery = z.output<typeof SmsStatsQuerySchema>;
  * reason (rate_limit, signup_disabled, blocked_user, country, number_type, velocity, fraud_guard,
  * test_numbers_disabled, delivery_failed), and logins with a passkey (each one a code not sent).
  * By channel, the key is `sms`, `whatsapp` or `voice`, and '' holds the passkey logins.
+ * `spend_usd`: the codes sent, each at the price of its country and channel; `saved_usd`: the
+ * passkey logins, each at the SMS price of its number's country (GET /stats/sms-prices).
  */
 export const SmsStatSchema = z.object({
   period: z.string(),
@@ -79,5 +81,7 @@ export const SmsStatSchema = z.object({
   conversion: z.number().nullable(),
   refused: z.record(z.string(), z.int().nonnegative()),
   passkey_logins: z.int().nonnegative(),
+  spend_usd: z.number().nonnegative(),
+  saved_usd: z.number().nonnegative(),
 });
 export type SmsStat = z.infer<typeof SmsStatSchema>;

@@ -14,6 +14,7 @@ import { logOperations } from './logs';
 import { bodyParsersOf } from './multipart';
 import { resourceServerOperations } from './resource-servers';
 import { roleOperations } from './roles';
+import { smsEconomicsOperations } from './sms-economics';
 import { statsOperations } from './stats';
 import { sessionOperations } from './sessions';
 import { signingKeyOperations } from './signing-keys';
@@ -40,6 +41,7 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
     ...userBlockOperations(deps, write),
     ...roleOperations(deps, write),
     ...statsOperations(deps),
+    ...smsEconomicsOperations(deps, write),
     ...signingKeyOperations(deps),
     ...logStreamOperations(deps, write),
     ...jobOperations(deps, write),

@@ -24,6 +24,7 @@ import * as logoutNotifications from './025-logout-notifications';
 import * as crossOriginAuthentication from './026-cross-origin-authentication';
 import * as brandingAndTexts from './027-branding-and-texts';
 import * as loginLanguage from './028-login-language';
+import * as smsPrices from './032-sms-prices';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -83,4 +84,5 @@ export const migrations: readonly Migration[] = [
   { version: 26, name: 'cross-origin-authentication', sql: crossOriginAuthentication.sql },
   { version: 27, name: 'branding-and-texts', sql: brandingAndTexts.sql },
   { version: 28, name: 'login-language', sql: loginLanguage.sql },
+  { version: 32, name: 'sms-prices', sql: smsPrices.sql },
 ];
