@@ -120,6 +120,11 @@ describeOnEachDatabase('SMS economics: prices, spend, saved and time to verify',
     expect(refused.body.error).toBe('insufficient_scope');
   });
 
+  it('shows each record’s number country in the tenant log, as the console’s attempts list reads it', async () => {
+    const sent = await h.management('get', `/logs?sort=date:1&q=${encodeURIComponent('type:cs')}`);
+    expect(sent.body.map((l: { phone_country?: string }) => l.phone_country)).toEqual(['GB', 'GB', 'GB', 'GB', 'US', 'GB']);
+  });
+
   it('answers time to verify as percentiles of the seconds from each code sent to its login', async () => {
     const res = await h.management('get', '/stats/time-to-verify?from=2030-01-01&to=2030-01-01');
     expect(res.status).toBe(200);
