@@ -717,7 +717,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Codes sent, verified and refused, and passkey logins, per period and country, prefix, connection or channel; conversion = verified / sent */
+        /** Codes sent, verified and refused, passkey logins, spend and what passkeys saved (USD), per period and country, prefix, connection or channel; conversion = verified / sent */
         get: operations["getApiV2StatsSms"];
         put?: never;
         post?: never;
