@@ -8,17 +8,18 @@ import { DELIVERY_CHANNELS } from './channels';
 /** The country of a price: ISO 3166-1 alpha-2, or `*` for every country without its own price. */
 export const PRICE_ANY_COUNTRY = '*';
 
-/** USD per message (a voice call: per call), as the console shows it: at most 10, at most 6 decimals. */
+/** USD per message (a voice call: per call): 0 to 10, kept to the millionth (rounded). */
 const PriceSchema = z
   .number()
   .min(0, { message: 'must be 0 or more (USD per message)' })
   .max(10, { message: 'must be at most 10 (USD per message)' })
-  .refine((v) => Math.round(v * 1e6) / 1e6 === v, { message: 'must have at most 6 decimals' });
+  .describe('USD per message (a voice call: per call), 0 to 10, kept to 6 decimals (rounded); null: back to the built-in price.');
 
 const PriceCountrySchema = z
   .string()
   .regex(/^([A-Z]{2}|\*)$/, { message: 'must be an ISO 3166-1 alpha-2 country code in upper case, like GB, or * for every other country' })
-  .meta({ pattern: '^([A-Z]{2}|\\*)$' });
+  .meta({ pattern: '^([A-Z]{2}|\\*)$' })
+  .describe('ISO 3166-1 alpha-2 code of a country with phone numbers (one libphonenumber knows; others are refused), or * for every country without its own price.');
 
 /** One price in force: the tenant's own or the default table's. */
 export const SmsPriceSchema = z.object({
@@ -50,7 +51,8 @@ export const SmsPricesUpdateSchema = z
           .strict(),
       )
       .min(1, { message: 'must name at least one price' })
-      .max(1000, { message: 'must name at most 1000 prices' }),
+      .max(1000, { message: 'must name at most 1000 prices' })
+      .describe('The prices to set; each country and channel at most once (a price named twice is refused).'),
   })
   .strict();
 export type SmsPricesUpdate = z.infer<typeof SmsPricesUpdateSchema>;

@@ -3279,9 +3279,11 @@ export interface components {
             }[];
         };
         SmsPricesUpdate: {
+            /** @description The prices to set; each country and channel at most once (a price named twice is refused). */
             prices: {
                 /** @enum {string} */
                 channel: "sms" | "whatsapp" | "voice";
+                /** @description ISO 3166-1 alpha-2 code of a country with phone numbers (one libphonenumber knows; others are refused), or * for every country without its own price. */
                 country: string;
                 price: number | null;
             }[];
