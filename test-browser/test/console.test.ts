@@ -173,6 +173,14 @@ describeWithChromium('the operator console in a real browser', () => {
     expect(after[2]).not.toBe('0.0 %');
     expect(Number((await smsRow.locator('td').nth(1).textContent())!.trim())).toBe(smsVerifiedBefore + 1);
     await shot(page, '14-support-conversion-moved');
+    // Spend at the built-in prices, and the start the fraud guard refused, found by number, with its reason.
+    expect(await page.getByTestId('spend').textContent()).toMatch(/^Spend: \$\d+\.\d+ for \d+ codes sent\./);
+    await page.getByLabel('Number', { exact: true }).fill(refused);
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    const attempt = page.getByTestId('attempts-table').locator('tbody tr');
+    await page.getByTestId('attempts-table').locator('tbody tr', { hasText: refused.slice(-4) }).waitFor();
+    expect((await attempt.first().locator('td').allTextContents()).slice(1)).toEqual([expect.stringContaining(refused.slice(-4)), 'GB', 'SMS', 'refused', 'fraud_guard']);
+    await shot(page, '15-support-spend-and-attempts');
     expect(problems).toEqual([]);
     await context.close();
   });

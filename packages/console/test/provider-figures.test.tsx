@@ -16,6 +16,8 @@ const row = (key: string, sent: number, verified: number, refused: Record<string
   conversion: sent > 0 ? verified / sent : null,
   refused,
   passkey_logins: 0,
+  spend_usd: 0,
+  saved_usd: 0,
 });
 
 describe('the overview’s figures per delivery provider', () => {

@@ -25,3 +25,4 @@ export * from './user-jobs';
 export * from './login-languages';
 export * from './branding';
 export * from './tenant-settings';
+export * from './sms-economics';

@@ -72,6 +72,8 @@ export type SmsStatsQuery = z.output<typeof SmsStatsQuerySchema>;
  * By channel, the key is `sms`, `whatsapp` or `voice`, and '' holds the passkey logins. By
  * provider, the key is the gateway's provider instance that accepted the code (`unknown` when
  * the gateway named none), and '' holds refusals and passkey logins.
+ * `spend_usd`: the codes sent, each at the price of its country and channel; `saved_usd`: the
+ * passkey logins, each at the SMS price of its number's country (GET /stats/sms-prices).
  */
 export const SmsStatSchema = z.object({
   period: z.string(),
@@ -81,5 +83,7 @@ export const SmsStatSchema = z.object({
   conversion: z.number().nullable(),
   refused: z.record(z.string(), z.int().nonnegative()),
   passkey_logins: z.int().nonnegative(),
+  spend_usd: z.number().nonnegative(),
+  saved_usd: z.number().nonnegative(),
 });
 export type SmsStat = z.infer<typeof SmsStatSchema>;

@@ -92,6 +92,8 @@ export const TenantLogSchema = z.object({
   user_agent: z.string().optional(),
   /** Masked: country code and last digits only. */
   phone_number: z.string().optional(),
+  /** The number's country (ISO 3166-1 alpha-2), as the SMS figures count it; absent when unknown. */
+  phone_country: z.string().optional(),
   details: z.record(z.string(), z.unknown()),
 });
 export type TenantLog = z.infer<typeof TenantLogSchema>;

@@ -31,6 +31,12 @@ export function TimeChart({ title, times, series, testId }: { title: string; tim
         axes: onlyPercent
           ? [{}, { scale: 'pct', label: '%' }]
           : [{}, { label: 'count' }, ...(hasPercent ? [{ scale: 'pct', side: 1, label: '%', grid: { show: false } }] : [])],
+        // The legend shows the latest period's figures until the pointer is over the chart (and again
+        // once it leaves), instead of uPlot's "--".
+        hooks: {
+          ready: [(u) => u.setLegend({ idx: times.length - 1 }, false)],
+          setCursor: [(u) => u.cursor.idx == null && u.setLegend({ idx: times.length - 1 }, false)],
+        },
         series: [
           {},
           ...series.map((s, i) => ({

@@ -751,8 +751,43 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Codes sent, verified and refused, and passkey logins, per period and country, prefix, connection, channel or provider; conversion = verified / sent */
+        /** Codes sent, verified and refused, passkey logins, spend and what passkeys saved (USD), per period and country, prefix, connection, channel or provider; conversion = verified / sent */
         get: operations["getApiV2StatsSms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/stats/sms-prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The price per country and channel that /stats/sms counts spend at, USD per message: the tenant's own over the built-in list prices; country * is every other country */
+        get: operations["getApiV2StatsSmsPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set prices per country (or * for every other) and channel, USD per message; price null goes back to the built-in one */
+        patch: operations["patchApiV2StatsSmsPrices"];
+        trace?: never;
+    };
+    "/api/v2/stats/time-to-verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Seconds from a code sent to the login it made (p50, p90, p99) over a period, as /stats/sms takes it */
+        get: operations["getApiV2StatsTimeToVerify"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3512,6 +3547,28 @@ export interface components {
                 verified: number;
             }[];
         };
+        SmsPrices: {
+            /** @constant */
+            currency: "USD";
+            prices: {
+                /** @enum {string} */
+                channel: "sms" | "whatsapp" | "voice";
+                country: string;
+                price: number;
+                /** @enum {string} */
+                source: "tenant" | "default";
+            }[];
+        };
+        SmsPricesUpdate: {
+            /** @description The prices to set; each country and channel at most once (a price named twice is refused). */
+            prices: {
+                /** @enum {string} */
+                channel: "sms" | "whatsapp" | "voice";
+                /** @description ISO 3166-1 alpha-2 code of a country with phone numbers (one libphonenumber knows; others are refused), or * for every country without its own price. */
+                country: string;
+                price: number | null;
+            }[];
+        };
         SmsStat: {
             conversion: number | null;
             key: string;
@@ -3520,7 +3577,9 @@ export interface components {
             refused: {
                 [key: string]: number;
             };
+            saved_usd: number;
             sent: number;
+            spend_usd: number;
             verified: number;
         };
         SmsTemplateTestRequest: {
@@ -3589,6 +3648,7 @@ export interface components {
             };
             ip?: string;
             log_id: string;
+            phone_country?: string;
             phone_number?: string;
             type: string;
             user_agent?: string;
@@ -3607,6 +3667,7 @@ export interface components {
             };
             ip?: string;
             log_id?: string;
+            phone_country?: string;
             phone_number?: string;
             type?: string;
             user_agent?: string;
@@ -3746,6 +3807,14 @@ export interface components {
             universal_login?: {
                 [key: string]: unknown;
             };
+        };
+        TimeToVerify: {
+            from: string;
+            p50: number | null;
+            p90: number | null;
+            p99: number | null;
+            to: string;
+            verified: number;
         };
         UserBlocksResponse: {
             blocked_for: {
@@ -11150,6 +11219,279 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SmsStat"][];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiV2StatsSmsPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmsPrices"];
+                };
+            };
+            /** @description Text no service accepts, refused before the operation runs: a NUL character or an unpaired UTF-16 surrogate in the path, the query or the body, or a path segment that is not valid percent-encoding of UTF-8; `details` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    patchApiV2StatsSmsPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmsPricesUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmsPrices"];
+                };
+            };
+            /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid token (with `WWW-Authenticate`). `error`: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    };
+                };
+            };
+            /** @description The token lacks the route's scope, or the record may not be changed. `error`: `insufficient_scope`, `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /** @description Request body over the size limit. `error`: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported request body encoding. `error`: `invalid_request`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    };
+                };
+            };
+            /** @description Unexpected server error (no internals in the body). `error`: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable (with `Retry-After: 5`). `error`: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiV2StatsTimeToVerify: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date or time (UTC without a zone), 1970 or later; by default the start of the 6th day before `to`'s. */
+                from?: string;
+                /** @description ISO 8601 date (that day included) or time (excluded); by default the end of the current hour. At most 366 days. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeToVerify"];
                 };
             };
             /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */

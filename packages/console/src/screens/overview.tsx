@@ -6,6 +6,12 @@ import { useCan, useConsole } from '../context';
 import { href } from '../router';
 import { bySecond, dailyStats, PERIODS, periodOf, periodStarts, smsStats, totalsByKey, type SmsStatsRow } from '../stats';
 import { useBlockedPrefixes } from './fraud-data';
+import { AttemptsList, PricesEditor, SpendFigures, TimeToVerifyFigures } from './sms-economics';
+
+/** The period in the words of an empty state ("No code sent in the last 14 days"). */
+function emptyPeriod(name: string): string {
+  return { '24h': 'in the last 24 hours', '14d': 'in the last 14 days', '30d': 'in the last 30 days' }[name] ?? 'in this period';
+}
 
 /** Up to this many countries get a line of their own on the conversion chart. */
 const TOP_COUNTRIES = 5;
@@ -52,7 +58,41 @@ export function Overview() {
 
       <section class="card" aria-labelledby="sms-title">
         <h2 id="sms-title">SMS sent and verified</h2>
-        {sms.loading ? <Loading what="SMS figures" /> : sms.error ? <ErrorMessage error={sms.error} /> : <SmsCharts times={times} rows={sms.data ?? []} />}
+        {sms.loading ? (
+          <Loading what="SMS figures" />
+        ) : sms.error ? (
+          <ErrorMessage error={sms.error} />
+        ) : (sms.data ?? []).length === 0 ? (
+          <p data-testid="sms-empty">
+            No code sent {emptyPeriod(periodName)}: send a test code from <a href={href('connections')}>Connections</a>, then come back here.
+          </p>
+        ) : (
+          <SmsCharts times={times} rows={sms.data ?? []} />
+        )}
+      </section>
+
+      <section class="card" aria-labelledby="spend-title">
+        <h2 id="spend-title">Spend and time to verify</h2>
+        {sms.loading ? <Loading what="spend" /> : sms.error ? <ErrorMessage error={sms.error} /> : <SpendFigures rows={sms.data ?? []} periodLabel={emptyPeriod(periodName)} />}
+        <TimeToVerifyFigures period={period} />
+      </section>
+
+      <section class="card" aria-labelledby="attempts-title">
+        <h2 id="attempts-title">Attempts</h2>
+        {can('read:logs') ? <AttemptsList period={period} /> : <p>Reading attempts needs the read:logs permission.</p>}
+      </section>
+
+      <section class="card" aria-labelledby="prices-title">
+        <h2 id="prices-title">Prices</h2>
+        <details>
+          <summary>Prices per country and channel that spend is counted at</summary>
+          <PricesEditor
+            changed={() => {
+              sms.reload();
+              channels.reload();
+            }}
+          />
+        </details>
       </section>
 
       <section class="card" aria-labelledby="channels-title">

@@ -22,6 +22,7 @@ import { refreshTokensRepo } from './repos/refresh-tokens';
 import { resourceServersRepo } from './repos/resource-servers';
 import { rolesRepo } from './repos/roles';
 import { loginStatsRepo } from './repos/login-stats';
+import { smsEconomicsRepo } from './repos/sms-economics';
 import { signingKeysRepo } from './repos/signing-keys';
 import { smsFraudGuardRepo } from './repos/sms-fraud-guard';
 import { lastDeliveriesRepo } from './repos/last-deliveries';
@@ -80,6 +81,7 @@ export interface IdentityStore {
   readonly tenantLogs: ReturnType<typeof tenantLogsRepo>;
   /** The console's figures: hourly counts of tenant log records (rolled up) and user counts. */
   readonly loginStats: ReturnType<typeof loginStatsRepo>;
+  readonly smsEconomics: ReturnType<typeof smsEconomicsRepo>;
   /** Log streams, their cursors and delivery leases, and the tenant log records they deliver. */
   readonly logStreams: ReturnType<typeof logStreamsRepo>;
   /** Bulk user import and export jobs, their leases, refused records and export files. */
@@ -182,6 +184,7 @@ function bindStore(
     branding: brandingRepo(db),
     promptCustomTexts: promptCustomTextsRepo(db),
     loginStats: loginStatsRepo(db),
+    smsEconomics: smsEconomicsRepo(db),
     transaction: transaction ?? ((fn) => fn(store)),
     async lockForTransaction(name) {
       await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smsauth-identity:${name}`]);
@@ -305,7 +308,8 @@ export type { StoredClient } from './repos/clients';
 export type { StoredConnection } from './repos/connections';
 export type { SmsPrefixCount, SmsSend, SmsSendCounted, SmsVerificationCount, StoredSmsFraudBlock } from './repos/sms-fraud-guard';
 export type { StoredResourceServer } from './repos/resource-servers';
-export type { GroupedCount, StatsGrouping } from './repos/login-stats';
+export type { CountryChannelCount, GroupedCount, StatsGrouping } from './repos/login-stats';
+export type { StoredSmsPrice, TimeToVerifyFigures } from './repos/sms-economics';
 export { COUNTED_LOG_TYPES } from './repos/login-stats';
 export type { StoredRole, StoredPermission, ListedPermission, ListedUserPermission, RoleMember } from './repos/roles';
 export type { StoredClientGrant } from './repos/client-grants';

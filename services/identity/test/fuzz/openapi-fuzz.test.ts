@@ -115,6 +115,11 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
     reason: 'the calendar (the pattern cannot refuse February 30) and rules across from/to (order, at most 31 days by hour or 366 by day), stated in the description',
   },
   {
+    operation: 'PATCH /api/v2/stats/sms-prices',
+    answer: /prices\.\d+(\.country)?: .*(is not a country with phone numbers|is named twice)/,
+    reason: 'the countries libphonenumber knows, and each country and channel named once (uniqueItems compares whole objects): stated in the field descriptions',
+  },
+  {
     operation: 'PATCH /api/v2/connections/{id}/clients',
     answer: /\d+\.client_id: no client with id/,
     reason: 'state: the clients named must exist, as the field description says',

@@ -68,12 +68,16 @@ describeOnEachDatabase('passkeys on the hosted login', (database) => {
 
   const smsCount = () => h.gateway.requests.length;
 
-  /** The console's figures of the last 7 days, summed: passkey logins and codes verified. */
-  async function loginFigures(): Promise<{ passkeyLogins: number; verified: number }> {
+  /** The console's figures of the last 7 days, summed: passkey logins, codes verified and what passkeys saved (USD). */
+  async function loginFigures(): Promise<{ passkeyLogins: number; verified: number; savedUsd: number }> {
     const res = await h.management('get', '/stats/sms?group_by=channel');
     expect(res.status).toBe(200);
-    const figures = res.body as Array<{ passkey_logins: number; verified: number }>;
-    return { passkeyLogins: figures.reduce((n, f) => n + f.passkey_logins, 0), verified: figures.reduce((n, f) => n + f.verified, 0) };
+    const figures = res.body as Array<{ passkey_logins: number; verified: number; saved_usd: number }>;
+    return {
+      passkeyLogins: figures.reduce((n, f) => n + f.passkey_logins, 0),
+      verified: figures.reduce((n, f) => n + f.verified, 0),
+      savedUsd: Math.round(figures.reduce((n, f) => n + f.saved_usd, 0) * 1e6) / 1e6,
+    };
   }
 
   describe('the offer after an SMS login', () => {
@@ -220,7 +224,12 @@ describeOnEachDatabase('passkeys on the hosted login', (database) => {
       expect(metrics.text).toMatch(/\npasskey_sms_saved_total(\{[^}]*\})? [1-9]/);
       expect(metrics.text).toMatch(/\npasskey_enrollments_total\{[^}]*result="success"[^}]*\} [1-9]/);
       // The console's figures: one passkey login (an SMS saved); the silent sign-in is no code verified.
-      expect(await loginFigures()).toEqual({ passkeyLogins: figuresBefore.passkeyLogins + 1, verified: figuresBefore.verified });
+      // The passkey login saved a US SMS at its built-in price (0.0083 USD).
+      expect(await loginFigures()).toEqual({
+        passkeyLogins: figuresBefore.passkeyLogins + 1,
+        verified: figuresBefore.verified,
+        savedUsd: Math.round((figuresBefore.savedUsd + 0.0083) * 1e6) / 1e6,
+      });
     });
 
     it('continues a code flow with PKCE: the code exchanges for tokens', async () => {

@@ -56,9 +56,10 @@ describeOnEachDatabase('the console figures by channel', (database) => {
   });
   afterAll(() => h.close());
 
+  // Spend at the built-in prices: by SMS one Brazilian (0.0525) and one British (0.0524) code, by WhatsApp two Brazilian (0.0315).
   const expected = [
-    { period: '2030-01-01T00:00:00.000Z', key: 'sms', sent: 2, verified: 2, conversion: 1, refused: { country: 1 }, passkey_logins: 0 },
-    { period: '2030-01-01T00:00:00.000Z', key: 'whatsapp', sent: 2, verified: 1, conversion: 0.5, refused: {}, passkey_logins: 0 },
+    { period: '2030-01-01T00:00:00.000Z', key: 'sms', sent: 2, verified: 2, conversion: 1, refused: { country: 1 }, passkey_logins: 0, spend_usd: 0.1049, saved_usd: 0 },
+    { period: '2030-01-01T00:00:00.000Z', key: 'whatsapp', sent: 2, verified: 1, conversion: 0.5, refused: {}, passkey_logins: 0, spend_usd: 0.063, saved_usd: 0 },
   ];
 
   it('counts each code under the channel that carried it, a fallback under the channel that took it', async () => {

@@ -57,10 +57,11 @@ describeOnEachDatabase('the console figures by provider', (database) => {
 
   const period = '2030-01-01T00:00:00.000Z';
   const expected = [
-    { period, key: '', sent: 0, verified: 0, conversion: null, refused: { country: 1 }, passkey_logins: 0 },
-    { period, key: 'twilio', sent: 1, verified: 1, conversion: 1, refused: {}, passkey_logins: 0 },
-    { period, key: 'unknown', sent: 1, verified: 1, conversion: 1, refused: {}, passkey_logins: 0 },
-    { period, key: 'vonage-eu', sent: 2, verified: 1, conversion: 0.5, refused: {}, passkey_logins: 0 },
+    // Spend at the built-in list prices (GET /stats/sms-prices): one US SMS, one French, two British.
+    { period, key: '', sent: 0, verified: 0, conversion: null, refused: { country: 1 }, passkey_logins: 0, spend_usd: 0, saved_usd: 0 },
+    { period, key: 'twilio', sent: 1, verified: 1, conversion: 1, refused: {}, passkey_logins: 0, spend_usd: 0.0083, saved_usd: 0 },
+    { period, key: 'unknown', sent: 1, verified: 1, conversion: 1, refused: {}, passkey_logins: 0, spend_usd: 0.0822, saved_usd: 0 },
+    { period, key: 'vonage-eu', sent: 2, verified: 1, conversion: 0.5, refused: {}, passkey_logins: 0, spend_usd: 0.1048, saved_usd: 0 },
   ];
 
   it('counts each code, sent and verified, under the provider the gateway named, `unknown` where it named none', async () => {

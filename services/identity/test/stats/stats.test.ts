@@ -43,11 +43,12 @@ describeOnEachDatabase('the console figures and a number’s timeline', (databas
   });
   afterAll(() => h.close());
 
+  // Spend at the built-in prices: a British SMS 0.0524, a US one 0.0083.
   const hourly = [
-    { period: '2030-01-01T00:00:00.000Z', key: 'DE', sent: 0, verified: 0, conversion: null, refused: { country: 1 }, passkey_logins: 0 },
-    { period: '2030-01-01T00:00:00.000Z', key: 'GB', sent: 5, verified: 1, conversion: 0.2, refused: { fraud_guard: 1 }, passkey_logins: 0 },
-    { period: '2030-01-01T00:00:00.000Z', key: 'US', sent: 2, verified: 2, conversion: 1, refused: {}, passkey_logins: 0 },
-    { period: '2030-01-01T02:00:00.000Z', key: 'US', sent: 1, verified: 1, conversion: 1, refused: {}, passkey_logins: 0 },
+    { period: '2030-01-01T00:00:00.000Z', key: 'DE', sent: 0, verified: 0, conversion: null, refused: { country: 1 }, passkey_logins: 0, spend_usd: 0, saved_usd: 0 },
+    { period: '2030-01-01T00:00:00.000Z', key: 'GB', sent: 5, verified: 1, conversion: 0.2, refused: { fraud_guard: 1 }, passkey_logins: 0, spend_usd: 0.262, saved_usd: 0 },
+    { period: '2030-01-01T00:00:00.000Z', key: 'US', sent: 2, verified: 2, conversion: 1, refused: {}, passkey_logins: 0, spend_usd: 0.0166, saved_usd: 0 },
+    { period: '2030-01-01T02:00:00.000Z', key: 'US', sent: 1, verified: 1, conversion: 1, refused: {}, passkey_logins: 0, spend_usd: 0.0083, saved_usd: 0 },
   ];
 
   it('counts codes sent, verified and refused per hour and country', async () => {
@@ -79,7 +80,7 @@ describeOnEachDatabase('the console figures and a number’s timeline', (databas
     }
     const byConnection = await stats('from=2030-01-01&to=2030-01-02&group_by=connection');
     expect(byConnection.body).toEqual([
-      { period: '2030-01-01T00:00:00.000Z', key: setup.connection, sent: 8, verified: 4, conversion: 0.5, refused: { country: 1, fraud_guard: 1 }, passkey_logins: 0 },
+      { period: '2030-01-01T00:00:00.000Z', key: setup.connection, sent: 8, verified: 4, conversion: 0.5, refused: { country: 1, fraud_guard: 1 }, passkey_logins: 0, spend_usd: 0.2869, saved_usd: 0 },
     ]);
   });
 

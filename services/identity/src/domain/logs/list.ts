@@ -10,6 +10,7 @@ export function toTenantLog(row: StoredTenantLog): TenantLog {
   for (const key of ['client_id', 'client_name', 'connection', 'connection_id', 'user_id', 'ip', 'user_agent', 'phone_number'] as const) {
     if (row[key] !== null) log[key] = row[key];
   }
+  if (row.phone_country) log.phone_country = row.phone_country;
   log.details = row.details;
   return log as TenantLog;
 }

@@ -1,6 +1,8 @@
 import { dayOf, type DailyStat, type DailyStatsQuery, type SmsStat, type SmsStatsQuery } from '@smsauth/contracts';
 import type { Clock } from '@smsauth/service-kit';
 import type { GroupedCount, IdentityStore } from '../../store';
+import { priceTable } from './sms-prices';
+import { SPEND_TYPES, withSpend } from './sms-spend';
 import { invalidField } from './validation';
 
 // The operator console's figures, from what identity records anyway: the tenant log (codes sent,
@@ -79,16 +81,27 @@ const CODE_EXCHANGES = new Set(['', 'oauth/ro', 'otp', 'hosted-login']);
  * UTC hours or days from the start of `from`'s; only periods and keys with something to count.
  */
 export async function smsStats(store: IdentityStore, clock: Clock, query: SmsStatsQuery): Promise<SmsStat[]> {
+  const range = smsRange(clock, query);
+  const [rows, spendRows, prices] = await store.transaction(async (tx) => [
+    await tx.loginStats.grouped(range, query.interval, query.group_by, SMS_TYPES),
+    await tx.loginStats.groupedByCountryAndChannel(range, query.interval, query.group_by, SPEND_TYPES),
+    await priceTable(tx),
+  ] as const);
+  return withSpend(smsFigures(rows), spendRows, prices);
+}
+
+/**
+ * The whole hours `/stats/sms` counts (the rollup counts by hour, so a range starting mid-hour
+ * starts at its hour), from its `from`, `to` and `interval`; 400 on a span too long.
+ */
+export function smsRange(clock: Clock, query: Pick<SmsStatsQuery, 'from' | 'to' | 'interval'>): { from: Date; to: Date } {
   const now = clock.now();
   // Without `to`: up to the end of the current hour, so what was recorded at this very instant counts.
   const to = query.to !== undefined ? instantOf(query.to, true) : new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS);
   // By default the 7 days up to `to`: its day and the 6 before.
   const from = query.from !== undefined ? instantOf(query.from, false) : new Date(startOfUtcDay(new Date(to.getTime() - 1)).getTime() - (DEFAULT_SMS_DAYS - 1) * DAY_MS);
   checkSpan(from, to, query.interval === 'hour' ? MAX_HOURLY_DAYS : MAX_DAYS, `interval=${query.interval}:`);
-  // Whole hours: the rollup counts by hour, so a range starting mid-hour starts at its hour.
-  const range = { from: new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS), to: new Date(Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS) };
-  const rows = await store.transaction((tx) => tx.loginStats.grouped(range, query.interval, query.group_by, SMS_TYPES));
-  return smsFigures(rows);
+  return { from: new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS), to: new Date(Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS) };
 }
 
 function smsFigures(rows: readonly GroupedCount[]): SmsStat[] {
@@ -98,7 +111,7 @@ function smsFigures(rows: readonly GroupedCount[]): SmsStat[] {
     const id = `${period}\0${row.key}`;
     let figure = figures.get(id);
     if (!figure) {
-      figure = { period, key: row.key, sent: 0, verified: 0, conversion: null, refused: {}, passkey_logins: 0 };
+      figure = { period, key: row.key, sent: 0, verified: 0, conversion: null, refused: {}, passkey_logins: 0, spend_usd: 0, saved_usd: 0 };
       figures.set(id, figure);
     }
     if (row.type === 'cs') {

@@ -15,6 +15,7 @@ import { bodyParsersOf } from './multipart';
 import { promptDefaultOperations } from './prompt-defaults';
 import { resourceServerOperations } from './resource-servers';
 import { roleOperations } from './roles';
+import { smsEconomicsOperations } from './sms-economics';
 import { statsOperations } from './stats';
 import { sessionOperations } from './sessions';
 import { signingKeyOperations } from './signing-keys';
@@ -41,6 +42,7 @@ export function managementOperations(deps: ManagementDependencies): Operation[] 
     ...userBlockOperations(deps, write),
     ...roleOperations(deps, write),
     ...statsOperations(deps),
+    ...smsEconomicsOperations(deps, write),
     ...signingKeyOperations(deps),
     ...logStreamOperations(deps, write),
     ...jobOperations(deps, write),

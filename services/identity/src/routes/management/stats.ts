@@ -34,7 +34,7 @@ export function statsOperations({ store, clock }: ManagementDependencies): Opera
     managementOperation({
       method: 'get',
       path: '/stats/sms',
-      summary: 'Codes sent, verified and refused, and passkey logins, per period and country, prefix, connection, channel or provider; conversion = verified / sent',
+      summary: 'Codes sent, verified and refused, passkey logins, spend and what passkeys saved (USD), per period and country, prefix, connection, channel or provider; conversion = verified / sent',
       scope: 'read:stats',
       query: SmsStatsQuerySchema,
       queryDescriptions: {

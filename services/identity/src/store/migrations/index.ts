@@ -25,6 +25,7 @@ import * as crossOriginAuthentication from './026-cross-origin-authentication';
 import * as brandingAndTexts from './027-branding-and-texts';
 import * as loginLanguage from './028-login-language';
 import * as statsByProvider from './029-stats-by-provider';
+import * as smsPrices from './030-sms-prices';
 import type { MigrationContext } from './context';
 import type { SqlExecutor } from '../sql-client';
 
@@ -85,4 +86,5 @@ export const migrations: readonly Migration[] = [
   { version: 27, name: 'branding-and-texts', sql: brandingAndTexts.sql },
   { version: 28, name: 'login-language', sql: loginLanguage.sql },
   { version: 29, name: 'stats-by-provider', sql: statsByProvider.sql },
+  { version: 30, name: 'sms-prices', sql: smsPrices.sql },
 ];

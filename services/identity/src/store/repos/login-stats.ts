@@ -54,6 +54,12 @@ export interface GroupedCount {
   n: number;
 }
 
+/** A `GroupedCount` with the country and the channel it is about. */
+export interface CountryChannelCount extends GroupedCount {
+  country: string;
+  channel: string;
+}
+
 const GROUP_COLUMN: Record<StatsGrouping, string> = { country: 'country', prefix: 'prefix', connection: 'connection', channel: 'channel', provider: 'provider' };
 
 /**
@@ -136,6 +142,25 @@ export function loginStatsRepo(db: SqlExecutor) {
         [range.from, range.to, types, cursor[0]?.tx_id ?? '0', cursor[0]?.seq ?? '0'],
       );
       return rows.map((r) => ({ period: new Date(r.period), key: r.key, type: r.type, reason: r.reason, n: Number(r.n) }));
+    },
+
+    /**
+     * Counts of `types` in [from, to) as `grouped` answers them, each also by the country and the
+     * channel it is about: what spend multiplies by a price per country and channel (issue 47).
+     */
+    async groupedByCountryAndChannel(range: { from: Date; to: Date }, interval: 'hour' | 'day', groupBy: StatsGrouping, types: readonly string[]): Promise<CountryChannelCount[]> {
+      const dayAligned = interval === 'day' && range.from.getTime() % DAY_MS === 0 && range.to.getTime() % DAY_MS === 0;
+      const table: CountTable = dayAligned ? 'daily' : groupBy === 'prefix' ? 'hourly' : 'hourly_by_country';
+      await db.query('SET LOCAL plan_cache_mode = force_custom_plan');
+      const { rows: cursor } = await db.query<{ tx_id: string; seq: string }>('SELECT tx_id::text AS tx_id, seq::text AS seq FROM tenant_log_counts_cursor');
+      const { rows } = await db.query<{ period: Date; key: string; country: string; channel: string; type: string; reason: string; n: string | number }>(
+        `SELECT date_trunc('${interval === 'hour' ? 'hour' : 'day'}', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS period,
+                ${GROUP_COLUMN[groupBy]} AS key, country, channel, type, reason, sum(n)::bigint AS n
+           FROM (${counted(table)}) counted
+          GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
+        [range.from, range.to, types, cursor[0]?.tx_id ?? '0', cursor[0]?.seq ?? '0'],
+      );
+      return rows.map((r) => ({ period: new Date(r.period), key: r.key, country: r.country, channel: r.channel, type: r.type, reason: r.reason, n: Number(r.n) }));
     },
 
     /** Users created per UTC day in [from, to). */

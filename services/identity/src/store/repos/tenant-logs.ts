@@ -55,8 +55,8 @@ const APPEND = `
   INSERT INTO tenant_logs (${WRITTEN_COLUMNS})
   SELECT ${WRITTEN_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS r(${TENANT_LOG_RECORD_TYPES})`;
 
-/** A stored record as read: fields not known are null (the number's hash, country and prefix are not read back). */
-type ReadTenantLogRecord = Omit<TenantLogRecord, 'phone_lookup' | 'phone_country' | 'phone_prefix'>;
+/** A stored record as read: fields not known are null (the number's hash and prefix are not read back; log streams do not read its country). */
+type ReadTenantLogRecord = Omit<TenantLogRecord, 'phone_lookup' | 'phone_prefix'>;
 export type StoredTenantLog = { [K in keyof ReadTenantLogRecord]-?: undefined extends ReadTenantLogRecord[K] ? Exclude<ReadTenantLogRecord[K], undefined> | null : ReadTenantLogRecord[K] };
 
 /** Columns `q` may compare for equality; `phone_number` compares the keyed hash of the full numbers given. */
@@ -80,7 +80,8 @@ export interface TenantLogSearch {
   descending: boolean;
 }
 
-const SELECT_LOG = `SELECT ${TENANT_LOG_COLUMNS} FROM tenant_logs`;
+// With the number's country: the console's attempts list shows it (the masked number cannot tell it).
+const SELECT_LOG = `SELECT ${TENANT_LOG_COLUMNS}, phone_country FROM tenant_logs`;
 
 function whereOf(conditions: readonly TenantLogCondition[], params: unknown[], cipher: Pick<SecretCipher, 'lookupHash'>): string {
   const parts = conditions.map((condition) => {
