@@ -199,7 +199,8 @@ export const BrandingPreviewSchema = z.strictObject({
   language: z.enum(LOGIN_LANGUAGES, { message: `the hosted pages speak these languages only: ${LOGIN_LANGUAGES.join(', ')}` }).describe('The page\'s language (LOGIN_LANGUAGES; enabled or not).'),
   branding: BrandingUpdateSchema.optional().describe('A draft of the brand, as PATCH /api/v2/branding takes it: merged over the saved brand for this page, not saved.'),
   custom_text: z
-    .strictObject(Object.fromEntries(CUSTOM_TEXT_PROMPTS.map((prompt) => [prompt, CustomTextSchema.optional()])))
+    // Each prompt with only its own screens, so the document states which screens a prompt has.
+    .strictObject(Object.fromEntries(CUSTOM_TEXT_PROMPTS.map((prompt) => [prompt, customTextBodyOf(CUSTOM_TEXT_SCREENS[prompt]).optional()])))
     .optional()
     .describe('Draft texts of this language by prompt, each as PUT /api/v2/prompts/{prompt}/custom-text/{language} takes them: a prompt given replaces its saved texts for this page, not saved.'),
   client_id: z.string().min(1).max(255).optional().describe('The application whose name the page shows (unknown: 404); absent: a sample name.'),

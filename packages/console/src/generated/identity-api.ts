@@ -1617,103 +1617,20 @@ export interface components {
             client_id?: string;
             /** @description Draft texts of this language by prompt, each as PUT /api/v2/prompts/{prompt}/custom-text/{language} takes them: a prompt given replaces its saved texts for this page, not saved. */
             custom_text?: {
-                /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
                 common?: {
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "channel-choice"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
                     common?: {
                         [key: string]: string;
                     };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    error?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "login-passwordless-sms-otp"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    logout?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "logout-aborted"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "logout-complete"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "passkey-offer"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "phone-number"?: {
-                        [key: string]: string;
-                    };
                 };
-                /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
                 "login-passwordless"?: {
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "channel-choice"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    common?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    error?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
                     "login-passwordless-sms-otp"?: {
                         [key: string]: string;
                     };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    logout?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "logout-aborted"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "logout-complete"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "passkey-offer"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "phone-number"?: {
-                        [key: string]: string;
-                    };
                 };
-                /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
                 logout?: {
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "channel-choice"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    common?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    error?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "login-passwordless-sms-otp"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
                     logout?: {
                         [key: string]: string;
                     };
@@ -1725,43 +1642,14 @@ export interface components {
                     "logout-complete"?: {
                         [key: string]: string;
                     };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "passkey-offer"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "phone-number"?: {
-                        [key: string]: string;
-                    };
                 };
-                /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
                 smsauth?: {
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
                     "channel-choice"?: {
                         [key: string]: string;
                     };
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    common?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
                     error?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "login-passwordless-sms-otp"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    logout?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "logout-aborted"?: {
-                        [key: string]: string;
-                    };
-                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "logout-complete"?: {
                         [key: string]: string;
                     };
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
@@ -4270,7 +4158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html; charset=utf-8": string;
+                    "text/html": string;
                 };
             };
             /** @description Validation failed; `details` names each field. `error`: `invalid_request`. */

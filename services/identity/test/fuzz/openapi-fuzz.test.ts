@@ -130,6 +130,11 @@ const DOCUMENTED_REFUSALS: DocumentedRefusal[] = [
     reason: "state: built_in is accepted only as the role's current value, as the field description says",
   },
   {
+    operation: 'PATCH /api/v2/clients/{id}',
+    answer: /built_in: is read-only/,
+    reason: "state: built_in is accepted only as the client's current value, as the field description says",
+  },
+  {
     operation: 'POST /api/v2/jobs/users-exports',
     answer: /connection_id: no connection with id/,
     reason: 'state: the connection must exist, as the field description says',

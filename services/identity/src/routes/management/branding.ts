@@ -65,7 +65,7 @@ export function brandingOperations({ store, clock, sessions, appearanceChanged }
       status: '200',
       response: textResponse(
         'The whole page, drawn by the hosted login\'s own views with sample data: the draft brand stylesheet inlined, no script, forms and links inert, and a Content-Security-Policy (also in a `<meta>`) that allows only identity\'s own files and the draft\'s https images and font.',
-        'text/html; charset=utf-8',
+        'text/html',
         { 'Content-Security-Policy': { description: 'No script, no form submission; styles, images and fonts from identity and the draft\'s https URLs only.', schema: { type: 'string' } } },
       ),
       errors: ['400', '404'],
