@@ -1,4 +1,5 @@
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
+import { logRecord } from '../../src/domain/logs/tenant-log';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from './flow-harness';
 
 /*
@@ -35,11 +36,29 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
 
   // A connection created now runs the SMS fraud guard (count the prefix's send, or find it
   // blocked) in the rate limits' statement. The code and its tenant-log record (`cs`) are
-  // written ahead of the delivery in one statement, and the outcome after it: still 4.
+  // written ahead of the delivery in one statement, and the outcome after it: still 4. The
+  // outcome's UPDATE is shared with concurrent starts' (one statement for all, under load).
   it('a start reads its context once, counts both rate limits and its prefix for the fraud guard at once, writes the code with its record ahead of the SMS and the outcome after: 4 statements', async () => {
     const who = h.caller();
     const sent = await statementsOf(async () => expect((await h.start({ client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code' }, who.ip)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'WITH claimed', 'WITH logged']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'WITH claimed', 'UPDATE tenant_logs']);
+  });
+
+  it('the delivery outcomes of starts settled at the same moment go to their records in one UPDATE', async () => {
+    const at = new Date();
+    const [first, second] = [logRecord('cs', { clientId: setup.clientId }, at), logRecord('cs', { clientId: setup.clientId }, at)];
+    await h.identity.store.tenantLogs.append([first, second]);
+    const logins = h.identity.store.passwordlessLogins;
+    const sent = await statementsOf(() =>
+      Promise.all([
+        logins.settleStart(first.log_id, { delivery: 'sent', channel: 'sms' }),
+        logins.settleStart(second.log_id, { delivery: 'failed' }),
+        logins.settleStart(first.log_id, { note: 'merged' }),
+      ]),
+    );
+    expect(sent).toEqual(['UPDATE tenant_logs']);
+    expect((await h.identity.store.tenantLogs.findById(first.log_id))?.details).toEqual({ delivery: 'sent', channel: 'sms', note: 'merged' });
+    expect((await h.identity.store.tenantLogs.findById(second.log_id))?.details).toEqual({ delivery: 'failed' });
   });
 
   it('a start with an Idempotency-Key looks its key up first: 5 statements; its retry answers from the key: 2, and sends nothing', async () => {

@@ -1,3 +1,4 @@
+import { groupCommit } from '../group-commit';
 import { fromJsonRow, type JsonRow } from '../json-rows';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
@@ -75,14 +76,41 @@ const EXCHANGE_CONTEXT = `
     (SELECT consecutive_failures FROM login_failures_by_phone WHERE phone_number = $3) AS phone_failures
   ${CONTEXT_FROM}`;
 
+/** Settled deliveries per grouped UPDATE at most. */
+const SETTLE_GROUP_MAX = 200;
+
+/** A delivery's outcome merged into its `cs` record's details (settleStart without a key). */
+interface RecordOutcome {
+  log_id: string;
+  outcome: Record<string, unknown>;
+}
+
+/**
+ * The `details` of many `cs` records in one statement. Outcomes for the same record (which
+ * one start never gives twice) are merged first, in the order given, as successive updates would.
+ */
+async function settleRecords(db: SqlExecutor, items: readonly RecordOutcome[]): Promise<void> {
+  const merged = new Map<string, Record<string, unknown>>();
+  for (const { log_id, outcome } of items) merged.set(log_id, { ...merged.get(log_id), ...outcome });
+  await db.query(
+    `UPDATE tenant_logs t SET details = t.details || s.outcome
+     FROM jsonb_to_recordset($1::jsonb) AS s(log_id text, outcome jsonb) WHERE t.log_id = s.log_id`,
+    [JSON.stringify([...merged].map(([log_id, outcome]) => ({ log_id, outcome })))],
+  );
+}
+
 /**
  * The statements of the passwordless login path that span several tables, one round trip
  * each: every round trip costs both processes a socket write and a wake-up, which on a
- * busy host outweighs the work the statement does.
+ * busy host outweighs the work the statement does. With `groupCommit` (the root store, not
+ * one bound to a transaction), the outcomes of concurrent starts' deliveries share one UPDATE.
  */
-export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, options: { recordTenantLogs?: boolean } = {}) {
+export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, options: { recordTenantLogs?: boolean; groupCommit?: boolean } = {}) {
   const recording = options.recordTenantLogs ?? true;
   const rateLimits = rateLimitsRepo(db);
+  const writeOutcomes = options.groupCommit
+    ? groupCommit((items: readonly RecordOutcome[]) => settleRecords(db, items), SETTLE_GROUP_MAX)
+    : (items: readonly RecordOutcome[]) => settleRecords(db, items);
   const contextFrom = (row: ContextRow): LoginContext => {
     const connectionRow = fromJsonRow<ConnectionRow>(row.connection);
     const connection = connectionRow ? openConnectionRow(cipher, connectionRow) : undefined;
@@ -159,13 +187,19 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
 
     /**
      * A start's delivery settled: its `cs` record's details get `outcome` and, with `key`, the
-     * key's row gets the start's answer (only while it still names this start). One statement.
+     * key's row gets the start's answer (only while it still names this start). One statement;
+     * without a key (most starts), grouped with concurrent starts' outcomes (groupCommit), and
+     * resolved once that statement has committed.
      */
     async settleStart(
       logId: string | undefined,
       outcome: Record<string, unknown>,
       key?: { clientId: string; idempotencyKey: string; startId: string; response: Record<string, unknown> },
     ): Promise<void> {
+      if (!key) {
+        if (recording && logId !== undefined) await writeOutcomes([{ log_id: logId, outcome }]);
+        return;
+      }
       await db.query(
         `WITH logged AS (
            UPDATE tenant_logs SET details = details || $2::jsonb WHERE $1::text IS NOT NULL AND log_id = $1)
