@@ -72,14 +72,27 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
     expect(h.gateway.requests).toHaveLength(deliveries);
   });
 
-  it('/oauth/ro with the right code takes 3 statements: context, attempt, and a completion that also counts the fraud guard\'s verification and stores the opaque access token', async () => {
+  // The context reads the code as it stands; a guess right for it takes its attempt in the completion.
+  it('/oauth/ro with the right code takes 2 statements: context with the code, and a completion that also takes the attempt, counts the fraud guard\'s verification and stores the opaque access token', async () => {
     const who = h.caller();
     const code = await h.sendCode(setup, who);
     const sent = await statementsOf(async () => expect((await h.ro(setup, who, code)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'UPDATE one_time_codes', 'WITH consumed']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH consumed']);
+    const { rows } = await h.identity.sql.query<{ attempts: number; used: boolean }>('SELECT attempts, used FROM one_time_codes WHERE phone_number = $1', [who.phone]);
+    expect(rows).toEqual([{ attempts: 1, used: true }]);
   });
 
-  it('the OTP grant with a JWT access token takes 4: context, API, attempt, and a completion that also counts the fraud guard\'s verification', async () => {
+  it('/oauth/ro with a wrong code takes the attempt first, as before: context, attempt, the failure counted', async () => {
+    const who = h.caller();
+    const code = await h.sendCode(setup, who);
+    const wrong = String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
+    const sent = await statementsOf(async () => expect((await h.ro(setup, who, wrong)).status).toBe(401));
+    expect(sent.slice(0, 2)).toEqual(['SELECT to_jsonb(cl)', 'UPDATE one_time_codes']);
+    const { rows } = await h.identity.sql.query<{ attempts: number; used: boolean }>('SELECT attempts, used FROM one_time_codes WHERE phone_number = $1', [who.phone]);
+    expect(rows).toEqual([{ attempts: 1, used: false }]);
+  });
+
+  it('the OTP grant with a JWT access token takes 3: context with the code, API, and a completion that also takes the attempt and counts the fraud guard\'s verification', async () => {
     const api = await h.createApi({ name: 'Round trips', identifier: 'https://round-trips.test', scopes: [] });
     const who = h.caller();
     const code = await h.sendCode(setup, who);
@@ -94,6 +107,6 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
         ).status,
       ).toBe(200),
     );
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'SELECT *', 'UPDATE one_time_codes', 'WITH consumed']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'SELECT *', 'WITH consumed']);
   });
 });

@@ -6,7 +6,7 @@ import type { StoredAccessToken } from './access-tokens';
 import type { StoredClient } from './clients';
 import type { FailureCounters } from './login-failures';
 import { openConnectionRow, SELECT_CONNECTION, type ConnectionRow, type StoredConnection } from './connections';
-import { sealedCodeSecret, type CodeKey, type NewCode } from './one-time-codes';
+import { openedCode, sealedCodeSecret, type CodeKey, type NewCode, type StoredCode } from './one-time-codes';
 import { GUARDED_HITS, rateLimitsRepo } from './rate-limits';
 import {
   ON_VERIFIED,
@@ -55,6 +55,7 @@ interface ContextRow {
   client: JsonRow<StoredClient> | null;
   connection: JsonRow<ConnectionRow> | null;
   user: JsonRow<Omit<StoredUser, 'connection_name'>> | null;
+  code?: (Omit<JsonRow<StoredCode>, 'issued_at' | 'expires_at'> & { issued_at: string; expires_at: string }) | null;
   ip_failures?: number | null;
   ip_last_failure_at?: Date | null;
   phone_failures?: number | null;
@@ -71,6 +72,7 @@ const START_CONTEXT = `SELECT to_jsonb(cl) AS client, to_jsonb(co) AS connection
 
 const EXCHANGE_CONTEXT = `
   SELECT to_jsonb(cl) AS client, to_jsonb(co) AS connection, to_jsonb(u) AS user,
+    (SELECT to_jsonb(oc) FROM one_time_codes oc WHERE oc.connection_id = co.id AND oc.phone_number = $3) AS code,
     (SELECT failures FROM login_failures_by_ip WHERE phone_number = $3 AND ip = $4) AS ip_failures,
     (SELECT updated_at FROM login_failures_by_ip WHERE phone_number = $3 AND ip = $4) AS ip_last_failure_at,
     (SELECT consecutive_failures FROM login_failures_by_phone WHERE phone_number = $3) AS phone_failures
@@ -120,6 +122,14 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
       connection,
       user: user && connection ? { ...user, connection_name: connection.name } : undefined,
     };
+  };
+
+  const codeOf = (row: NonNullable<ContextRow['code']>): StoredCode | undefined => {
+    try {
+      return openedCode(cipher, { ...row, issued_at: new Date(row.issued_at), expires_at: new Date(row.expires_at) });
+    } catch {
+      return undefined;
+    }
   };
 
   return {
@@ -214,17 +224,24 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
       await db.query('DELETE FROM passwordless_start_keys WHERE client_id = $1 AND idempotency_key = $2 AND start_id = $3', [clientId, idempotencyKey, startId]);
     },
 
-    /** startContext plus the brute-force counters of the number and of this IP for it. */
+    /**
+     * startContext plus the brute-force counters of the number and of this IP for it, and the
+     * number's code on the connection as it stands (read only: no attempt is taken; see
+     * consumeCodeAndRecordLogin's `takeAttempt`). A code whose secret does not open is left out
+     * (codes.reserveAttempt then reports it as before).
+     */
     async exchangeContext(
       clientId: string,
       connectionName: string,
       phoneNumber: string,
       ip: string,
-    ): Promise<LoginContext & { bruteForce: FailureCounters }> {
+    ): Promise<LoginContext & { bruteForce: FailureCounters; code?: StoredCode }> {
       const { rows } = await db.query<ContextRow>(EXCHANGE_CONTEXT, [clientId, connectionName, phoneNumber, ip]);
       const row = rows[0]!;
+      const code = row.code ? codeOf(row.code) : undefined;
       return {
         ...contextFrom(row),
+        ...(code ? { code } : {}),
         bruteForce: {
           ipFailures: row.ip_failures ?? 0,
           ipLastFailureAt: row.ip_last_failure_at ?? null,
@@ -263,8 +280,12 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
      * user or records another login, and appends `login.log` to the tenant logs with the
      * user's id. With `verification`, counts the fraud guard's verified code for its prefix;
      * with `accessToken`, stores that opaque token for the user (dropping the user's expired
-     * ones, as accessTokens.insert does). Undefined: the code was used (or replaced)
-     * meanwhile, and nothing was changed: no counter, no token.
+     * ones, as accessTokens.insert does). With `takeAttempt` (a guess checked against the code
+     * as exchangeContext read it, before any attempt was taken), the statement also takes the
+     * guess's attempt, as codes.reserveAttempt would: only from a code issued to that client and
+     * below `maxAttempts`, so of parallel guesses still at most `maxAttempts` count. Undefined: the
+     * code was used, replaced, expired or out of attempts meanwhile, and nothing was changed: no
+     * counter, no token, no attempt.
      */
     async consumeCodeAndRecordLogin(
       code: CodeKey,
@@ -276,14 +297,16 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
         log?: Omit<TenantLogRecord, 'user_id'>;
         verification?: SmsVerificationCount;
         accessToken?: Omit<StoredAccessToken, 'user_id'>;
+        takeAttempt?: { clientId: string };
       },
     ): Promise<StoredUser | undefined> {
       const token = login.accessToken;
       const { rows } = await db.query<StoredUser>(
         `WITH consumed AS (
-           UPDATE one_time_codes SET used = true
+           UPDATE one_time_codes SET used = true, attempts = attempts + CASE WHEN $17::text IS NULL THEN 0 ELSE 1 END
            WHERE connection_id = $1 AND phone_number = $2 AND request_id = $3
-             AND NOT used AND attempts <= $5 AND expires_at > $4
+             AND NOT used AND expires_at > $4
+             AND ($17::text IS NULL OR client_id = $17) AND attempts + CASE WHEN $17::text IS NULL THEN 0 ELSE 1 END <= $5
            RETURNING connection_id, phone_number),
          cleared_ip AS (
            DELETE FROM login_failures_by_ip WHERE phone_number = $2 AND ip = $7 AND EXISTS (SELECT 1 FROM consumed)),
@@ -319,6 +342,7 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
           login.verification?.prefix ?? null, login.verification?.windowStart ?? null,
           token?.token_hash ?? null, token?.client_id ?? null, token?.scope ?? null, token?.created_at ?? null, token?.expires_at ?? null,
           token?.claims ?? null,
+          login.takeAttempt?.clientId ?? null,
         ],
       );
       return rows[0];
