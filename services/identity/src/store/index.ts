@@ -160,7 +160,7 @@ function bindStore(
     smsFraudGuard: smsFraudGuardRepo(db),
     loginFailures: loginFailuresRepo(db),
     lastDeliveries: lastDeliveriesRepo(db),
-    passwordlessLogins: passwordlessLoginsRepo(db, cipher, { recordTenantLogs: recording }),
+    passwordlessLogins: passwordlessLoginsRepo(db, cipher, { recordTenantLogs: recording, groupCommit: transaction !== undefined }),
     refreshTokens: refreshTokensRepo(db),
     accessTokens: accessTokensRepo(db),
     authorizeTransactions: authorizeTransactionsRepo(db),

@@ -1,4 +1,5 @@
 import { PASSWORDLESS_OTP_GRANT } from '@smsauth/contracts';
+import { logRecord } from '../../src/domain/logs/tenant-log';
 import { describeOnEachDatabase, FlowHarness, type LoginSetup } from './flow-harness';
 
 /*
@@ -35,11 +36,29 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
 
   // A connection created now runs the SMS fraud guard (count the prefix's send, or find it
   // blocked) in the rate limits' statement. The code and its tenant-log record (`cs`) are
-  // written ahead of the delivery in one statement, and the outcome after it: still 4.
+  // written ahead of the delivery in one statement, and the outcome after it: still 4. The
+  // outcome's UPDATE is shared with concurrent starts' (one statement for all, under load).
   it('a start reads its context once, counts both rate limits and its prefix for the fraud guard at once, writes the code with its record ahead of the SMS and the outcome after: 4 statements', async () => {
     const who = h.caller();
     const sent = await statementsOf(async () => expect((await h.start({ client_id: setup.clientId, connection: setup.connection, phone_number: who.phone, send: 'code' }, who.ip)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'WITH claimed', 'WITH logged']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH first', 'WITH claimed', 'UPDATE tenant_logs']);
+  });
+
+  it('the delivery outcomes of starts settled at the same moment go to their records in one UPDATE', async () => {
+    const at = new Date();
+    const [first, second] = [logRecord('cs', { clientId: setup.clientId }, at), logRecord('cs', { clientId: setup.clientId }, at)];
+    await h.identity.store.tenantLogs.append([first, second]);
+    const logins = h.identity.store.passwordlessLogins;
+    const sent = await statementsOf(() =>
+      Promise.all([
+        logins.settleStart(first.log_id, { delivery: 'sent', channel: 'sms' }),
+        logins.settleStart(second.log_id, { delivery: 'failed' }),
+        logins.settleStart(first.log_id, { note: 'merged' }),
+      ]),
+    );
+    expect(sent).toEqual(['UPDATE tenant_logs']);
+    expect((await h.identity.store.tenantLogs.findById(first.log_id))?.details).toEqual({ delivery: 'sent', channel: 'sms', note: 'merged' });
+    expect((await h.identity.store.tenantLogs.findById(second.log_id))?.details).toEqual({ delivery: 'failed' });
   });
 
   it('a start with an Idempotency-Key looks its key up first: 5 statements; its retry answers from the key: 2, and sends nothing', async () => {
@@ -53,14 +72,27 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
     expect(h.gateway.requests).toHaveLength(deliveries);
   });
 
-  it('/oauth/ro with the right code takes 3 statements: context, attempt, and a completion that also counts the fraud guard\'s verification and stores the opaque access token', async () => {
+  // The context reads the code as it stands; a guess right for it takes its attempt in the completion.
+  it('/oauth/ro with the right code takes 2 statements: context with the code, and a completion that also takes the attempt, counts the fraud guard\'s verification and stores the opaque access token', async () => {
     const who = h.caller();
     const code = await h.sendCode(setup, who);
     const sent = await statementsOf(async () => expect((await h.ro(setup, who, code)).status).toBe(200));
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'UPDATE one_time_codes', 'WITH consumed']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'WITH consumed']);
+    const { rows } = await h.identity.sql.query<{ attempts: number; used: boolean }>('SELECT attempts, used FROM one_time_codes WHERE phone_number = $1', [who.phone]);
+    expect(rows).toEqual([{ attempts: 1, used: true }]);
   });
 
-  it('the OTP grant with a JWT access token takes 4: context, API, attempt, and a completion that also counts the fraud guard\'s verification', async () => {
+  it('/oauth/ro with a wrong code takes the attempt first, as before: context, attempt, the failure counted', async () => {
+    const who = h.caller();
+    const code = await h.sendCode(setup, who);
+    const wrong = String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
+    const sent = await statementsOf(async () => expect((await h.ro(setup, who, wrong)).status).toBe(401));
+    expect(sent.slice(0, 2)).toEqual(['SELECT to_jsonb(cl)', 'UPDATE one_time_codes']);
+    const { rows } = await h.identity.sql.query<{ attempts: number; used: boolean }>('SELECT attempts, used FROM one_time_codes WHERE phone_number = $1', [who.phone]);
+    expect(rows).toEqual([{ attempts: 1, used: false }]);
+  });
+
+  it('the OTP grant with a JWT access token takes 3: context with the code, API, and a completion that also takes the attempt and counts the fraud guard\'s verification', async () => {
     const api = await h.createApi({ name: 'Round trips', identifier: 'https://round-trips.test', scopes: [] });
     const who = h.caller();
     const code = await h.sendCode(setup, who);
@@ -75,6 +107,6 @@ describeOnEachDatabase('SQL statements per passwordless login', (database) => {
         ).status,
       ).toBe(200),
     );
-    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'SELECT *', 'UPDATE one_time_codes', 'WITH consumed']);
+    expect(sent).toEqual(['SELECT to_jsonb(cl)', 'SELECT *', 'WITH consumed']);
   });
 });

@@ -97,7 +97,7 @@ export async function authenticateCrossOrigin(deps: PasswordlessExchangeDependen
   if (!parsed.success) throw invalidRequest(parsed.error.issues);
   const request = parsed.data;
   const phoneNumber = canonicalUsername(request.username);
-  const { client, connection, user, failures } = await passwordlessExchangeContext(
+  const { client, connection, user, failures, code } = await passwordlessExchangeContext(
     deps.store,
     { clientId: request.client_id, connection: request.realm, phoneNumber, ip: call.ip },
     (found) => {
@@ -114,6 +114,7 @@ export async function authenticateCrossOrigin(deps: PasswordlessExchangeDependen
     ip: call.ip,
     user,
     failures,
+    code,
     log: { via: 'cross-origin', clientName: client.name, userAgent: call.userAgent },
   });
   if (!result.ok) throw otpGrantRejection(result.reason);

@@ -1,7 +1,7 @@
 import { ErrorCodes } from '@smsauth/contracts';
 import { HttpError } from '@smsauth/service-kit';
 import { canonicalPhoneNumber, problemText } from '../phone/canonical-number';
-import type { IdentityStore, StoredClient, StoredConnection, StoredUser } from '../../store';
+import type { IdentityStore, StoredClient, StoredCode, StoredConnection, StoredUser } from '../../store';
 import type { BruteForceState } from '../passwordless/brute-force';
 import type { CodeExchangeDependencies } from '../passwordless/code-exchange';
 import type { ClientAuthenticator } from './client-auth';
@@ -25,8 +25,8 @@ export function canonicalUsername(username: string): string {
 }
 
 /**
- * The client, the connection and what the code exchange needs to know about the number,
- * in one round trip. `clientFrom` checks the client (it exists, authenticates as its method says,
+ * The client, the connection and what the code exchange needs to know about the number
+ * (its user, its brute-force counters, its code as it stands), in one round trip. `clientFrom` checks the client (it exists, authenticates as its method says,
  * may use the grant) before the connection is looked at; the connection must exist and
  * have the client enabled.
  */
@@ -34,7 +34,7 @@ export async function passwordlessExchangeContext(
   store: IdentityStore,
   names: { clientId: string; connection: string; phoneNumber: string; ip: string },
   clientFrom: (client: StoredClient | undefined) => StoredClient | Promise<StoredClient>,
-): Promise<{ client: StoredClient; connection: StoredConnection; user: StoredUser | undefined; failures: BruteForceState }> {
+): Promise<{ client: StoredClient; connection: StoredConnection; user: StoredUser | undefined; failures: BruteForceState; code: StoredCode | undefined }> {
   const context = await store.passwordlessLogins.exchangeContext(names.clientId, names.connection, names.phoneNumber, names.ip);
   const client = await clientFrom(context.client);
   const { connection } = context;
@@ -42,5 +42,5 @@ export async function passwordlessExchangeContext(
     // One answer for both, so a client cannot probe for connections it is not enabled on.
     throw unauthorizedClient(`The client is not enabled for the connection ${names.connection}`);
   }
-  return { client, connection, user: context.user, failures: context.bruteForce };
+  return { client, connection, user: context.user, failures: context.bruteForce, code: context.code };
 }

@@ -28,7 +28,7 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
     const request = parsed.data;
     const phoneNumber = canonicalUsername(request.username);
 
-    const { client, connection, user, failures } = await passwordlessExchangeContext(
+    const { client, connection, user, failures, code } = await passwordlessExchangeContext(
       deps.store,
       { clientId: request.client_id, connection: request.realm, phoneNumber, ip: call.ip },
       async (found) => {
@@ -51,6 +51,7 @@ export function passwordlessOtpGrant(deps: PasswordlessExchangeDependencies): To
       ip: call.ip,
       user,
       failures,
+      code,
       log: { via: 'otp', clientName: client.name, userAgent: call.headers['user-agent'] },
       accessToken: accessToken?.row,
     });

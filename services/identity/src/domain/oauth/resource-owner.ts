@@ -32,7 +32,7 @@ export async function resourceOwnerLogin(
   const request = parsed.data;
   const phoneNumber = canonicalUsername(request.username);
 
-  const { client, connection, user, failures } = await passwordlessExchangeContext(
+  const { client, connection, user, failures, code } = await passwordlessExchangeContext(
     deps.store,
     { clientId: request.client_id, connection: request.connection, phoneNumber, ip: call.ip },
     async (found) => {
@@ -59,6 +59,7 @@ export async function resourceOwnerLogin(
     ip: call.ip,
     user,
     failures,
+    code,
     log: { via: 'oauth/ro', clientName: client.name, userAgent: call.headers['user-agent'] },
     accessToken: accessToken.row,
   });

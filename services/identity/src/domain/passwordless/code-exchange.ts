@@ -32,6 +32,12 @@ export interface CodeExchangeAttempt {
   user: StoredUser | undefined;
   /** The number's brute-force counters and this IP's, read with the connection. */
   failures: BruteForceState;
+  /**
+   * The number's code as read with the connection (exchangeContext), no attempt taken yet: a
+   * right guess against it then takes its attempt in the statement that consumes it (one round
+   * trip fewer); a wrong one takes it with codes.reserveAttempt, as without it.
+   */
+  code?: StoredCode | undefined;
   /** For the tenant log records of the exchange: which path, and what it knows of the caller. */
   log?: ExchangeLog;
   /**
@@ -87,6 +93,7 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
   }
 
   const outcome = await checkGuess(store, attempt, now, deps.smsPolicy);
+  let refusal: Exclude<CodeRejection, 'blocked'> = outcome.ok ? 'used' : outcome.reason;
   if (outcome.ok) {
     // One parse of the (stored, E.164) number for both the metric and the fraud guard.
     const parsed = canonicalPhoneNumber(phoneNumber);
@@ -102,15 +109,18 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
       // login (and changes nothing), where a separate statement's failure was only logged.
       verification: verification.count,
       accessToken: attempt.accessToken,
+      ...(outcome.attemptTaken ? {} : { takeAttempt: { clientId: attempt.clientId } }),
     });
     if (user) {
       deps.smsMetrics.verified.inc({ country: countryLabel(number), channel: outcome.code.channel ?? 'sms' });
       reportSmsVerification(deps.smsPolicy, connection, phoneNumber, verification);
       return { ok: true, user, code: outcome.code };
     }
+    // A right guess whose attempt was taken and lost the race to a parallel one reads as a used
+    // code; one checked against the code as read finds out now why it could take no attempt.
+    if (!outcome.attemptTaken) refusal = await whyUnusable(store, attempt, now);
   }
-  // A right guess that lost the race to a parallel one reads as a used code.
-  const reason = outcome.ok ? 'used' : outcome.reason;
+  const reason = refusal;
   await countRefusedExchange(
     store,
     { phoneNumber, ip, at: now, countIp: protection },
@@ -121,24 +131,34 @@ export async function exchangeCode(deps: CodeExchangeDependencies, attempt: Code
   return { ok: false, reason };
 }
 
-/** Takes an attempt on the code and compares the guess; a right guess still has to be consumed. */
+/**
+ * Compares the guess, its attempt taken first (codes.reserveAttempt) unless it is right for
+ * the code read with the context: then the statement that consumes the code takes the attempt
+ * (`attemptTaken: false`), and a guess counts only if that statement could take one, so at
+ * most MAX_CODE_ATTEMPTS guesses count however many arrive in parallel. A right guess still
+ * has to be consumed.
+ */
 async function checkGuess(
   store: IdentityStore,
   attempt: CodeExchangeAttempt,
   now: Date,
   smsPolicy: Pick<SmsPolicyDependencies, 'testNumbersAllowed'>,
-): Promise<{ ok: true; code: StoredCode } | { ok: false; reason: Exclude<CodeRejection, 'blocked'> }> {
+): Promise<{ ok: true; code: StoredCode; attemptTaken: boolean } | { ok: false; reason: Exclude<CodeRejection, 'blocked'> }> {
   const { connection, phoneNumber, clientId } = attempt;
   // disable_signup: only numbers that already have a user may log in (start refuses the
   // others; this covers a user deleted in between). Checked before an attempt is taken.
   if (connection.options.disable_signup && !attempt.user) {
     return { ok: false, reason: 'unknown' };
   }
+  const isRight = (code: StoredCode) =>
+    isTestNumberCode(smsPolicy, connection, phoneNumber, attempt.candidate) || verifyOtp(attempt.candidate, code.secret, { issuedAt: code.issued_at, step: code.time_step, digits: code.digits });
+  const read = attempt.code?.client_id === clientId ? attempt.code : undefined;
+  if (read && isRight(read)) return { ok: true, code: read, attemptTaken: false };
   const code = await store.codes.reserveAttempt(connection.id, phoneNumber, clientId, now, MAX_CODE_ATTEMPTS);
   if (!code) return { ok: false, reason: await whyUnusable(store, attempt, now) };
-  const right = isTestNumberCode(smsPolicy, connection, phoneNumber, attempt.candidate) || verifyOtp(attempt.candidate, code.secret, { issuedAt: code.issued_at, step: code.time_step, digits: code.digits });
-  if (!right) return { ok: false, reason: 'wrong' };
-  return { ok: true, code };
+  // The code that was read (same start, same secret) was compared already: the guess is wrong.
+  if (code.request_id === read?.request_id || !isRight(code)) return { ok: false, reason: 'wrong' };
+  return { ok: true, code, attemptTaken: true };
 }
 
 /** Why reserveAttempt found nothing to check, for the OTP grant's error description. */

@@ -17,7 +17,16 @@ export interface SegmentCount {
 
 const BITS_PER_CHARACTER = { 'GSM-7': 7, 'UCS-2': 16 } as const;
 
+/**
+ * Printable ASCII in GSM 03.38's basic alphabet (one septet each; not the extension characters
+ * `[ \ ] ^ { | } ~`, nor the backtick, which GSM-7 lacks), and the line feed.
+ */
+const GSM7_BASIC_ASCII = /^[A-Za-z0-9 \n!"#$%&'()*+,\-./:;<=>?@_]*$/;
+
 export function countSmsSegments(body: string): SegmentCount {
+  // Most messages (every default code message in Latin script) are short plain ASCII: one
+  // segment of GSM-7, one septet a character; the calculator's grapheme walk is not needed.
+  if (body.length <= 160 && GSM7_BASIC_ASCII.test(body)) return { encoding: 'GSM-7', characters: body.length, segments: 1, fits_one_segment: true };
   const message = new SegmentedMessage(body, 'auto');
   const encoding = message.encodingName;
   const segments = message.segmentsCount;

@@ -64,11 +64,31 @@ export function isKnownCountry(code: string): code is CountryCode {
   return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
 }
 
+/** How many inputs' answers canonicalPhoneNumber keeps (the oldest goes first): a few seconds of logins at a busy moment. */
+const RECENT_ANSWERS_MAX = 4096;
+const RECENT_INPUT_MAX_LENGTH = 40;
+/** Frozen: one answer object is handed to every caller that asks about the same input. */
+const recentAnswers = new Map<string, CanonicalPhoneNumberResult>();
+
 /**
  * Parses `input` (E.164, or a national format when `defaultCountry` is given) into its
  * canonical form, or says what is wrong with it in words a user can act on.
  */
 export function canonicalPhoneNumber(input: string, defaultCountry?: string): CanonicalPhoneNumberResult {
+  // A login reads its number five times or so (start, its record, the exchange, its record, the
+  // fraud guard's count); libphonenumber's "max" parse is the costly part, so recent answers are kept.
+  // Only inputs of a phone number's size: arbitrary text could otherwise fill the memory.
+  if (input.length > RECENT_INPUT_MAX_LENGTH) return parseCanonical(input, defaultCountry);
+  const key = defaultCountry === undefined ? input : `${defaultCountry}\0${input}`;
+  const known = recentAnswers.get(key);
+  if (known) return known;
+  const answer = parseCanonical(input, defaultCountry);
+  if (recentAnswers.size >= RECENT_ANSWERS_MAX) recentAnswers.delete(recentAnswers.keys().next().value as string);
+  recentAnswers.set(key, answer);
+  return answer;
+}
+
+function parseCanonical(input: string, defaultCountry?: string): CanonicalPhoneNumberResult {
   const fallback = defaultCountry && isKnownCountry(defaultCountry) ? defaultCountry : undefined;
   let parsed;
   try {
@@ -76,17 +96,17 @@ export function canonicalPhoneNumber(input: string, defaultCountry?: string): Ca
   } catch (err) {
     if (!(err instanceof ParseError)) throw err;
     const problem = PARSE_PROBLEMS[err.message] ?? 'not_a_number';
-    return { ok: false, problem, description: describe(problem, fallback) };
+    return Object.freeze({ ok: false, problem, description: describe(problem, fallback) });
   }
   if (!parsed.isValid()) {
     const length = validatePhoneNumberLength(input, fallback ? { defaultCountry: fallback } : undefined);
     const problem: PhoneNumberProblem = length ? (PARSE_PROBLEMS[length] ?? 'not_valid_for_country') : 'not_valid_for_country';
-    return { ok: false, problem, description: describe(problem, parsed.country ?? fallback ?? `+${parsed.countryCallingCode}`) };
+    return Object.freeze({ ok: false, problem, description: describe(problem, parsed.country ?? fallback ?? `+${parsed.countryCallingCode}`) });
   }
-  return {
+  return Object.freeze({
     ok: true,
-    number: { e164: parsed.number, country: parsed.country, callingCode: parsed.countryCallingCode, type: parsed.getType() },
-  };
+    number: Object.freeze({ e164: parsed.number, country: parsed.country, callingCode: parsed.countryCallingCode, type: parsed.getType() }),
+  });
 }
 
 /** The E.164 form when `input` is a valid number, else undefined (searches and identifiers that may hold other text). */

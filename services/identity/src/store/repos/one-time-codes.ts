@@ -59,8 +59,13 @@ export function sealedCodeSecret(cipher: SecretCipher, code: NewCode): string {
   return cipher.seal(code.secret, secretContext(code));
 }
 
+/** A code row as read (its secret sealed), with the secret opened. */
+export function openedCode(cipher: SecretCipher, row: StoredCode): StoredCode {
+  return { ...row, secret: cipher.open(row.secret, secretContext(row)) };
+}
+
 export function oneTimeCodesRepo(db: SqlExecutor, cipher: SecretCipher) {
-  const fromRow = (row: CodeRow): StoredCode => ({ ...row, secret: cipher.open(row.secret, secretContext(row)) });
+  const fromRow = (row: CodeRow): StoredCode => openedCode(cipher, row);
 
   return {
     /**

@@ -1,3 +1,4 @@
+import { groupCommit } from '../group-commit';
 import { fromJsonRow, type JsonRow } from '../json-rows';
 import type { SecretCipher } from '../secret-cipher';
 import type { SqlExecutor } from '../sql-client';
@@ -5,7 +6,7 @@ import type { StoredAccessToken } from './access-tokens';
 import type { StoredClient } from './clients';
 import type { FailureCounters } from './login-failures';
 import { openConnectionRow, SELECT_CONNECTION, type ConnectionRow, type StoredConnection } from './connections';
-import { sealedCodeSecret, type CodeKey, type NewCode } from './one-time-codes';
+import { openedCode, sealedCodeSecret, type CodeKey, type NewCode, type StoredCode } from './one-time-codes';
 import { GUARDED_HITS, rateLimitsRepo } from './rate-limits';
 import {
   ON_VERIFIED,
@@ -54,6 +55,7 @@ interface ContextRow {
   client: JsonRow<StoredClient> | null;
   connection: JsonRow<ConnectionRow> | null;
   user: JsonRow<Omit<StoredUser, 'connection_name'>> | null;
+  code?: (Omit<JsonRow<StoredCode>, 'issued_at' | 'expires_at'> & { issued_at: string; expires_at: string }) | null;
   ip_failures?: number | null;
   ip_last_failure_at?: Date | null;
   phone_failures?: number | null;
@@ -70,19 +72,47 @@ const START_CONTEXT = `SELECT to_jsonb(cl) AS client, to_jsonb(co) AS connection
 
 const EXCHANGE_CONTEXT = `
   SELECT to_jsonb(cl) AS client, to_jsonb(co) AS connection, to_jsonb(u) AS user,
+    (SELECT to_jsonb(oc) FROM one_time_codes oc WHERE oc.connection_id = co.id AND oc.phone_number = $3) AS code,
     (SELECT failures FROM login_failures_by_ip WHERE phone_number = $3 AND ip = $4) AS ip_failures,
     (SELECT updated_at FROM login_failures_by_ip WHERE phone_number = $3 AND ip = $4) AS ip_last_failure_at,
     (SELECT consecutive_failures FROM login_failures_by_phone WHERE phone_number = $3) AS phone_failures
   ${CONTEXT_FROM}`;
 
+/** Settled deliveries per grouped UPDATE at most. */
+const SETTLE_GROUP_MAX = 200;
+
+/** A delivery's outcome merged into its `cs` record's details (settleStart without a key). */
+interface RecordOutcome {
+  log_id: string;
+  outcome: Record<string, unknown>;
+}
+
+/**
+ * The `details` of many `cs` records in one statement. Outcomes for the same record (which
+ * one start never gives twice) are merged first, in the order given, as successive updates would.
+ */
+async function settleRecords(db: SqlExecutor, items: readonly RecordOutcome[]): Promise<void> {
+  const merged = new Map<string, Record<string, unknown>>();
+  for (const { log_id, outcome } of items) merged.set(log_id, { ...merged.get(log_id), ...outcome });
+  await db.query(
+    `UPDATE tenant_logs t SET details = t.details || s.outcome
+     FROM jsonb_to_recordset($1::jsonb) AS s(log_id text, outcome jsonb) WHERE t.log_id = s.log_id`,
+    [JSON.stringify([...merged].map(([log_id, outcome]) => ({ log_id, outcome })))],
+  );
+}
+
 /**
  * The statements of the passwordless login path that span several tables, one round trip
  * each: every round trip costs both processes a socket write and a wake-up, which on a
- * busy host outweighs the work the statement does.
+ * busy host outweighs the work the statement does. With `groupCommit` (the root store, not
+ * one bound to a transaction), the outcomes of concurrent starts' deliveries share one UPDATE.
  */
-export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, options: { recordTenantLogs?: boolean } = {}) {
+export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, options: { recordTenantLogs?: boolean; groupCommit?: boolean } = {}) {
   const recording = options.recordTenantLogs ?? true;
   const rateLimits = rateLimitsRepo(db);
+  const writeOutcomes = options.groupCommit
+    ? groupCommit((items: readonly RecordOutcome[]) => settleRecords(db, items), SETTLE_GROUP_MAX)
+    : (items: readonly RecordOutcome[]) => settleRecords(db, items);
   const contextFrom = (row: ContextRow): LoginContext => {
     const connectionRow = fromJsonRow<ConnectionRow>(row.connection);
     const connection = connectionRow ? openConnectionRow(cipher, connectionRow) : undefined;
@@ -92,6 +122,14 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
       connection,
       user: user && connection ? { ...user, connection_name: connection.name } : undefined,
     };
+  };
+
+  const codeOf = (row: NonNullable<ContextRow['code']>): StoredCode | undefined => {
+    try {
+      return openedCode(cipher, { ...row, issued_at: new Date(row.issued_at), expires_at: new Date(row.expires_at) });
+    } catch {
+      return undefined;
+    }
   };
 
   return {
@@ -159,13 +197,19 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
 
     /**
      * A start's delivery settled: its `cs` record's details get `outcome` and, with `key`, the
-     * key's row gets the start's answer (only while it still names this start). One statement.
+     * key's row gets the start's answer (only while it still names this start). One statement;
+     * without a key (most starts), grouped with concurrent starts' outcomes (groupCommit), and
+     * resolved once that statement has committed.
      */
     async settleStart(
       logId: string | undefined,
       outcome: Record<string, unknown>,
       key?: { clientId: string; idempotencyKey: string; startId: string; response: Record<string, unknown> },
     ): Promise<void> {
+      if (!key) {
+        if (recording && logId !== undefined) await writeOutcomes([{ log_id: logId, outcome }]);
+        return;
+      }
       await db.query(
         `WITH logged AS (
            UPDATE tenant_logs SET details = details || $2::jsonb WHERE $1::text IS NOT NULL AND log_id = $1)
@@ -180,17 +224,24 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
       await db.query('DELETE FROM passwordless_start_keys WHERE client_id = $1 AND idempotency_key = $2 AND start_id = $3', [clientId, idempotencyKey, startId]);
     },
 
-    /** startContext plus the brute-force counters of the number and of this IP for it. */
+    /**
+     * startContext plus the brute-force counters of the number and of this IP for it, and the
+     * number's code on the connection as it stands (read only: no attempt is taken; see
+     * consumeCodeAndRecordLogin's `takeAttempt`). A code whose secret does not open is left out
+     * (codes.reserveAttempt then reports it as before).
+     */
     async exchangeContext(
       clientId: string,
       connectionName: string,
       phoneNumber: string,
       ip: string,
-    ): Promise<LoginContext & { bruteForce: FailureCounters }> {
+    ): Promise<LoginContext & { bruteForce: FailureCounters; code?: StoredCode }> {
       const { rows } = await db.query<ContextRow>(EXCHANGE_CONTEXT, [clientId, connectionName, phoneNumber, ip]);
       const row = rows[0]!;
+      const code = row.code ? codeOf(row.code) : undefined;
       return {
         ...contextFrom(row),
+        ...(code ? { code } : {}),
         bruteForce: {
           ipFailures: row.ip_failures ?? 0,
           ipLastFailureAt: row.ip_last_failure_at ?? null,
@@ -229,8 +280,12 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
      * user or records another login, and appends `login.log` to the tenant logs with the
      * user's id. With `verification`, counts the fraud guard's verified code for its prefix;
      * with `accessToken`, stores that opaque token for the user (dropping the user's expired
-     * ones, as accessTokens.insert does). Undefined: the code was used (or replaced)
-     * meanwhile, and nothing was changed: no counter, no token.
+     * ones, as accessTokens.insert does). With `takeAttempt` (a guess checked against the code
+     * as exchangeContext read it, before any attempt was taken), the statement also takes the
+     * guess's attempt, as codes.reserveAttempt would: only from a code issued to that client and
+     * below `maxAttempts`, so of parallel guesses still at most `maxAttempts` count. Undefined: the
+     * code was used, replaced, expired or out of attempts meanwhile, and nothing was changed: no
+     * counter, no token, no attempt.
      */
     async consumeCodeAndRecordLogin(
       code: CodeKey,
@@ -242,14 +297,16 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
         log?: Omit<TenantLogRecord, 'user_id'>;
         verification?: SmsVerificationCount;
         accessToken?: Omit<StoredAccessToken, 'user_id'>;
+        takeAttempt?: { clientId: string };
       },
     ): Promise<StoredUser | undefined> {
       const token = login.accessToken;
       const { rows } = await db.query<StoredUser>(
         `WITH consumed AS (
-           UPDATE one_time_codes SET used = true
+           UPDATE one_time_codes SET used = true, attempts = attempts + CASE WHEN $17::text IS NULL THEN 0 ELSE 1 END
            WHERE connection_id = $1 AND phone_number = $2 AND request_id = $3
-             AND NOT used AND attempts <= $5 AND expires_at > $4
+             AND NOT used AND expires_at > $4
+             AND ($17::text IS NULL OR client_id = $17) AND attempts + CASE WHEN $17::text IS NULL THEN 0 ELSE 1 END <= $5
            RETURNING connection_id, phone_number),
          cleared_ip AS (
            DELETE FROM login_failures_by_ip WHERE phone_number = $2 AND ip = $7 AND EXISTS (SELECT 1 FROM consumed)),
@@ -285,6 +342,7 @@ export function passwordlessLoginsRepo(db: SqlExecutor, cipher: SecretCipher, op
           login.verification?.prefix ?? null, login.verification?.windowStart ?? null,
           token?.token_hash ?? null, token?.client_id ?? null, token?.scope ?? null, token?.created_at ?? null, token?.expires_at ?? null,
           token?.claims ?? null,
+          login.takeAttempt?.clientId ?? null,
         ],
       );
       return rows[0];
