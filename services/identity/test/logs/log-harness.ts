@@ -32,3 +32,23 @@ export async function logMark(h: FlowHarness): Promise<{ records(): Promise<LogR
     ).rows;
   return { records, types: async () => (await records()).map((r) => r.type) };
 }
+
+/**
+ * Waits until every transaction the server had open when `logIds` were appended has ended:
+ * a read by checkpoint (`from`/`take`, log streams) returns a record only then, so that it never
+ * skips one committed later behind it. The server is shared by every suite of a run, and any of
+ * them may hold a transaction open for a moment; this is the precondition of such a read, not a
+ * retried assertion. Fails after `timeoutMs`, naming what stayed unsettled.
+ */
+export async function untilSettled(h: FlowHarness, logIds: readonly string[], timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await h.identity.sql.query<{ unsettled: string }>(
+      'SELECT count(*)::text AS unsettled FROM tenant_logs WHERE log_id = ANY($1) AND tx_id >= pg_snapshot_xmin(pg_current_snapshot())',
+      [logIds],
+    );
+    if (rows[0]!.unsettled === '0') return;
+    if (Date.now() > deadline) throw new Error(`${rows[0]!.unsettled} records still behind a transaction open on the server after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { LogsEnvelopeSchema, TenantLogSchema } from '@smsauth/contracts';
 import { logRecord, type LogContext } from '../../src/domain/logs/tenant-log';
 import { describeOnEachDatabase, FlowHarness } from '../passwordless/flow-harness';
+import { untilSettled } from './log-harness';
 
 // GET /api/v2/logs, /logs/{id} and /users/{id}/logs over HTTP, on records the test appends
 // with known dates, types, users and clients.
@@ -83,6 +84,7 @@ describeOnEachDatabase('tenant logs API', (database) => {
   });
 
   it('reads by checkpoint in stream order with from/take, following the Link header to the end', async () => {
+    await untilSettled(h, seeded.map((s) => s.log_id));
     const read: string[] = [];
     let next = `/logs?from=${seeded[0]!.log_id}&take=4`;
     for (let page = 0; page < 10; page += 1) {
@@ -121,6 +123,7 @@ describeOnEachDatabase('tenant logs API', (database) => {
         const during = (await get(`/logs?from=${last}&take=100`).expect(200)).body.map((l: { log_id: string }) => l.log_id);
         expect(during).not.toContain(quick.log_id);
         await other.query('COMMIT');
+        await untilSettled(h, [slow.log_id, quick.log_id]);
         const after = (await get(`/logs?from=${last}&take=100`).expect(200)).body.map((l: { log_id: string }) => l.log_id);
         expect(after.indexOf(slow.log_id)).toBeGreaterThanOrEqual(0);
         expect(after.indexOf(quick.log_id)).toBeGreaterThan(after.indexOf(slow.log_id));
