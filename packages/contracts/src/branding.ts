@@ -108,10 +108,14 @@ export type PromptSettingsUpdate = z.infer<typeof PromptSettingsUpdateSchema>;
  * pages key each text `prompt.screen.key`.
  */
 export const CUSTOM_TEXT_SCREENS = {
+  'login-id': ['login-id'],
   'login-passwordless': ['login-passwordless-sms-otp'],
+  passkeys: ['passkey-enrollment-local'],
+  // Auth0's logout prompt has three screens; the pages show logout-complete. The other two are
+  // accepted so that texts exported from an Auth0 tenant import unchanged (stored, not shown).
   logout: ['logout', 'logout-aborted', 'logout-complete'],
   common: ['common'],
-  smsauth: ['phone-number', 'channel-choice', 'passkey-offer', 'error'],
+  smsauth: ['common', 'phone', 'code', 'errors', 'passkey-offer', 'signed-in', 'logout', 'co-verify', 'error-page'],
 } as const satisfies Record<string, readonly string[]>;
 export type CustomTextPrompt = keyof typeof CUSTOM_TEXT_SCREENS;
 export const CUSTOM_TEXT_PROMPTS = Object.keys(CUSTOM_TEXT_SCREENS) as CustomTextPrompt[];

@@ -1623,6 +1623,12 @@ export interface components {
                         [key: string]: string;
                     };
                 };
+                "login-id"?: {
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "login-id"?: {
+                        [key: string]: string;
+                    };
+                };
                 "login-passwordless"?: {
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
                     "login-passwordless-sms-otp"?: {
@@ -1643,13 +1649,35 @@ export interface components {
                         [key: string]: string;
                     };
                 };
+                passkeys?: {
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "passkey-enrollment-local"?: {
+                        [key: string]: string;
+                    };
+                };
                 smsauth?: {
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "channel-choice"?: {
+                    "co-verify"?: {
                         [key: string]: string;
                     };
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    error?: {
+                    code?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    common?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "error-page"?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    errors?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    logout?: {
                         [key: string]: string;
                     };
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
@@ -1657,7 +1685,11 @@ export interface components {
                         [key: string]: string;
                     };
                     /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-                    "phone-number"?: {
+                    phone?: {
+                        [key: string]: string;
+                    };
+                    /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+                    "signed-in"?: {
                         [key: string]: string;
                     };
                 };
@@ -2838,10 +2870,14 @@ export interface components {
                 } | null;
             };
         };
-        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-id: login-id; login-passwordless: login-passwordless-sms-otp; passkeys: passkey-enrollment-local; logout: logout, logout-aborted, logout-complete; common: common; smsauth: common, phone, code, errors, passkey-offer, signed-in, logout, co-verify, error-page. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
         CustomText: {
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            "channel-choice"?: {
+            "co-verify"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            code?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
@@ -2849,7 +2885,15 @@ export interface components {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            error?: {
+            "error-page"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            errors?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "login-id"?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
@@ -2869,18 +2913,30 @@ export interface components {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "passkey-enrollment-local"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
             "passkey-offer"?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            "phone-number"?: {
+            phone?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "signed-in"?: {
                 [key: string]: string;
             };
         };
-        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-id: login-id; login-passwordless: login-passwordless-sms-otp; passkeys: passkey-enrollment-local; logout: logout, logout-aborted, logout-complete; common: common; smsauth: common, phone, code, errors, passkey-offer, signed-in, logout, co-verify, error-page. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
         CustomTextRecord: {
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            "channel-choice"?: {
+            "co-verify"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            code?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
@@ -2888,7 +2944,15 @@ export interface components {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            error?: {
+            "error-page"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            errors?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "login-id"?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
@@ -2908,11 +2972,19 @@ export interface components {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "passkey-enrollment-local"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
             "passkey-offer"?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            "phone-number"?: {
+            phone?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "signed-in"?: {
                 [key: string]: string;
             };
         };
@@ -2925,10 +2997,14 @@ export interface components {
             signups: number;
             updated_at: string;
         };
-        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-passwordless: login-passwordless-sms-otp; logout: logout, logout-aborted, logout-complete; common: common; smsauth: phone-number, channel-choice, passkey-offer, error. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
+        /** @description Screens of the prompt, each with its texts. The screens by prompt: login-id: login-id; login-passwordless: login-passwordless-sms-otp; passkeys: passkey-enrollment-local; logout: logout, logout-aborted, logout-complete; common: common; smsauth: common, phone, code, errors, passkey-offer, signed-in, logout, co-verify, error-page. A screen of another prompt than the path's is refused. {} removes the prompt's texts in this language. */
         DefaultText: {
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            "channel-choice"?: {
+            "co-verify"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            code?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
@@ -2936,7 +3012,15 @@ export interface components {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            error?: {
+            "error-page"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            errors?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "login-id"?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
@@ -2956,11 +3040,19 @@ export interface components {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "passkey-enrollment-local"?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
             "passkey-offer"?: {
                 [key: string]: string;
             };
             /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
-            "phone-number"?: {
+            phone?: {
+                [key: string]: string;
+            };
+            /** @description Texts by key (Auth0's keys, such as title, description, buttonText); each at most 2000 characters. */
+            "signed-in"?: {
                 [key: string]: string;
             };
         };
@@ -8808,7 +8900,7 @@ export interface operations {
                 /** @description A language of the hosted pages (LOGIN_LANGUAGES; others are refused). */
                 language: "en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW";
                 /** @description A prompt whose texts the hosted pages show: login-passwordless, logout, common or smsauth (others are refused). */
-                prompt: "login-passwordless" | "logout" | "common" | "smsauth";
+                prompt: "login-id" | "login-passwordless" | "passkeys" | "logout" | "common" | "smsauth";
             };
             cookie?: never;
         };
@@ -8921,7 +9013,7 @@ export interface operations {
                 /** @description A language of the hosted pages (LOGIN_LANGUAGES); a text its file lacks is the English one, as on the pages. */
                 language: "en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW";
                 /** @description A prompt whose texts the hosted pages show: login-passwordless, logout, common or smsauth. */
-                prompt: "login-passwordless" | "logout" | "common" | "smsauth";
+                prompt: "login-id" | "login-passwordless" | "passkeys" | "logout" | "common" | "smsauth";
             };
             cookie?: never;
         };

@@ -100,7 +100,7 @@ describeOnEachDatabase('/api/v2/branding, /api/v2/prompts and /api/v2/tenants/se
     });
 
     it.each([
-      ['a prompt the pages do not have', '/prompts/signup/custom-text/en', { signup: { title: 'x' } }, /prompt: .*login-passwordless, logout, common, smsauth/],
+      ['a prompt the pages do not have', '/prompts/signup/custom-text/en', { signup: { title: 'x' } }, /prompt: .*login-id, login-passwordless, passkeys, logout, common, smsauth/],
       ['a language the pages do not speak', '/prompts/logout/custom-text/xx', { logout: { title: 'x' } }, /language: .*pt-BR/],
       ['a screen of another prompt', '/prompts/logout/custom-text/en', { 'login-passwordless-sms-otp': { title: 'x' } }, /is not a screen of the logout prompt/],
       ['an unknown screen', '/prompts/logout/custom-text/en', { 'logout-everywhere': { title: 'x' } }, /logout-everywhere/],

@@ -111,7 +111,7 @@ describeOnEachDatabase('POST /api/v2/branding/preview', (database) => {
     ['an http: logo', { screen: 'phone', language: 'en', branding: { logo_url: 'http://cdn.example.com/logo.png' } }, 'branding.logo_url', /must be an https: URL/],
     ['a named colour', { screen: 'phone', language: 'en', branding: { colors: { primary: 'red' } } }, 'branding.colors.primary', /must be a #rrggbb or #rgb colour/],
     ['an unknown prompt', { screen: 'phone', language: 'en', custom_text: { login: { login: { title: 'x' } } } }, 'custom_text.login', /login/],
-    ['a screen of another prompt', { screen: 'phone', language: 'en', custom_text: { common: { logout: { title: 'x' } } } }, 'custom_text.common.logout', /is not a screen of the common prompt/],
+    ['a screen of another prompt', { screen: 'phone', language: 'en', custom_text: { common: { logout: { title: 'x' } } } }, 'custom_text.common.logout', /unknown field/],
     ['a text too long', { screen: 'phone', language: 'en', custom_text: { common: { common: { languageLabel: 'x'.repeat(2001) } } } }, 'custom_text.common.common.languageLabel', /at most 2000/],
   ])('refuses %s with 400 saying why', async (_case, body, path, message) => {
     const res = await preview(body).expect(400);

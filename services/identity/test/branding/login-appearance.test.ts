@@ -30,13 +30,13 @@ describeOnEachDatabase('the hosted pages\' appearance read from the store', (dat
   it('merges every prompt\'s texts of a language, keyed prompt.screen.key, and no other language\'s', async () => {
     await put('/prompts/login-passwordless/custom-text/de', { 'login-passwordless-sms-otp': { title: 'Ihr Code', buttonText: 'Weiter' } }).expect(200);
     await put('/prompts/logout/custom-text/de', { 'logout-complete': { title: 'Abgemeldet' } }).expect(200);
-    await put('/prompts/smsauth/custom-text/de', { 'phone-number': { title: 'Ihre Nummer' } }).expect(200);
+    await put('/prompts/smsauth/custom-text/de', { phone: { title: 'Ihre Nummer' } }).expect(200);
     await put('/prompts/logout/custom-text/fr', { 'logout-complete': { title: 'Déconnecté' } }).expect(200);
     expect(await fresh().customText('de')).toEqual({
       'login-passwordless.login-passwordless-sms-otp.title': 'Ihr Code',
       'login-passwordless.login-passwordless-sms-otp.buttonText': 'Weiter',
       'logout.logout-complete.title': 'Abgemeldet',
-      'smsauth.phone-number.title': 'Ihre Nummer',
+      'smsauth.phone.title': 'Ihre Nummer',
     });
     expect(await fresh().customText('fr')).toEqual({ 'logout.logout-complete.title': 'Déconnecté' });
   });

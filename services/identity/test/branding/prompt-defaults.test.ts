@@ -29,7 +29,7 @@ describeOnEachDatabase('GET /api/v2/prompts/{prompt}/default-text/{language}', (
   });
 
   it('refuses a prompt without texts on the pages and a language not bundled, with 400', async () => {
-    const prompt = await h.management('get', '/prompts/login-id/default-text/en').expect(400);
+    const prompt = await h.management('get', '/prompts/signup/default-text/en').expect(400);
     expect(JSON.stringify(prompt.body)).toMatch(/login-passwordless/);
     await h.management('get', '/prompts/common/default-text/xx').expect(400);
   });

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
-import { LOGIN_LANGUAGES } from '@smsauth/contracts';
+import { CUSTOM_TEXT_SCREENS, LOGIN_LANGUAGES } from '@smsauth/contracts';
 import { LOGIN_LOCALES_DIRECTORY } from '../../src/routes/authorize/i18n/messages';
 
 /**
@@ -37,6 +37,12 @@ const english = load('en');
 const englishArguments = new Map(Object.entries(english).map(([key, message]) => [key, [...argumentsOf(parse(String(message), { ignoreTag: true }))].sort()]));
 
 describe('hosted login translations', () => {
+  it('keys every text `prompt.screen.key` with a prompt and screen a tenant may set custom text for', () => {
+    const settable = new Set(Object.entries(CUSTOM_TEXT_SCREENS).flatMap(([prompt, screens]) => screens.map((screen) => `${prompt}.${screen}`)));
+    const unsettable = Object.keys(english).filter((key) => !settable.has(key.split('.').slice(0, 2).join('.')));
+    expect(unsettable).toEqual([]);
+  });
+
   it('has one file per language of LOGIN_LANGUAGES and no other', () => {
     const files = readdirSync(LOGIN_LOCALES_DIRECTORY).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length));
     expect(files.sort()).toEqual([...LOGIN_LANGUAGES].sort());

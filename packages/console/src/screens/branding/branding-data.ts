@@ -26,10 +26,12 @@ void everyLanguage;
 
 /** The screens of each prompt whose texts can be set (the API refuses a screen of another prompt). */
 export const PROMPT_SCREENS: Record<Prompt, readonly Screen[]> = {
+  'login-id': ['login-id'],
   'login-passwordless': ['login-passwordless-sms-otp'],
+  passkeys: ['passkey-enrollment-local'],
   logout: ['logout', 'logout-aborted', 'logout-complete'],
   common: ['common'],
-  smsauth: ['phone-number', 'channel-choice', 'passkey-offer', 'error'],
+  smsauth: ['common', 'phone', 'code', 'errors', 'passkey-offer', 'signed-in', 'logout', 'co-verify', 'error-page'],
 };
 
 /** "French (français)": the name in English, then in the language itself, as the browser knows them. */

@@ -7,7 +7,9 @@ import { keysOf, languageName, PROMPT_SCREENS, textChanges, textsBodyOf, textsKe
 import { changeSentence, useSave } from './save';
 
 const PROMPT_NAMES: Record<Prompt, string> = {
+  'login-id': 'login-id: the phone page',
   'login-passwordless': 'login-passwordless: the code page',
+  passkeys: 'passkeys: the passkey offer',
   common: 'common: on every page',
   logout: 'logout: the logout pages',
   smsauth: 'smsauth: the pages Auth0 has no name for',
