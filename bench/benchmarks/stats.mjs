@@ -83,7 +83,7 @@ export async function run(ctx) {
     }
     const rollupStart = Date.now();
     for (;;) {
-      const { rows: cursor } = await db.query('SELECT seq::text AS seq FROM tenant_log_counts_cursor');
+      const { rows: cursor } = await db.query('SELECT seq::text AS seq FROM tenant_log_rollup_cursor');
       if (BigInt(cursor[0].seq) >= BigInt(counted[0].last)) break;
       if (Date.now() - rollupStart > 600_000) throw new Error('the rollup did not finish in 10 minutes');
       await new Promise((resolve) => setTimeout(resolve, 250));

@@ -5,7 +5,7 @@ import type { SqlClient } from '../../src/store/sql-client';
  * (STATS_ROLLUP_INTERVAL_MS, LoginStatsRollup): a run that lasts past a tick sees them change
  * between two requests that wrote nothing. They are derived, and tenant_logs itself is compared.
  */
-const ROLLED_UP_BY_A_WORKER = /^tenant_log_counts_/;
+const ROLLED_UP_BY_A_WORKER = /^tenant_log_(counts|rollup)_/;
 
 /**
  * Every table of the identity schema but the rolled-up figures, row count and a digest of its

@@ -5,25 +5,58 @@
  * each count of the rollup keeps it ('' for what no provider carried: refusals, passkey logins;
  * `unknown` for a code whose gateway named none).
  *
- * As migration 019 did for the channel: the rows counted so far have no provider, so they are
- * emptied and the rollup counts the tenant log again from the start; until it has, the figures
- * stay exact (counted from the log), only slower.
+ * Expand only (docs/production.md, "Upgrades"): the counts with a provider go to new tables,
+ * `tenant_log_rollup_*`, with a cursor of their own at the start of the log, so the rollup counts
+ * the log again into them; until it has, the figures stay exact (counted from the log), only
+ * slower. The `tenant_log_counts_*` tables are left as they are for the replicas of the previous
+ * release, which keep rolling up into them during a rollout (a key with a provider would break
+ * their ON CONFLICT); a later release drops them, saying so in its `contracts`.
  */
 export const sql = `
 ALTER TABLE one_time_codes ADD COLUMN provider text;
 
-ALTER TABLE tenant_log_counts_hourly ADD COLUMN provider text NOT NULL DEFAULT '';
-ALTER TABLE tenant_log_counts_hourly DROP CONSTRAINT tenant_log_counts_hourly_pkey;
-ALTER TABLE tenant_log_counts_hourly ADD PRIMARY KEY (hour, type, connection, country, prefix, reason, channel, provider);
+CREATE TABLE tenant_log_rollup_hourly (
+  hour       timestamptz NOT NULL,
+  type       text NOT NULL,
+  connection text NOT NULL,
+  country    text NOT NULL,
+  prefix     text NOT NULL,
+  reason     text NOT NULL,
+  channel    text NOT NULL,
+  provider   text NOT NULL,
+  n          bigint NOT NULL,
+  PRIMARY KEY (hour, type, connection, country, prefix, reason, channel, provider)
+);
 
-ALTER TABLE tenant_log_counts_hourly_by_country ADD COLUMN provider text NOT NULL DEFAULT '';
-ALTER TABLE tenant_log_counts_hourly_by_country DROP CONSTRAINT tenant_log_counts_hourly_by_country_pkey;
-ALTER TABLE tenant_log_counts_hourly_by_country ADD PRIMARY KEY (hour, type, connection, country, reason, channel, provider);
+CREATE TABLE tenant_log_rollup_hourly_by_country (
+  hour       timestamptz NOT NULL,
+  type       text NOT NULL,
+  connection text NOT NULL,
+  country    text NOT NULL,
+  reason     text NOT NULL,
+  channel    text NOT NULL,
+  provider   text NOT NULL,
+  n          bigint NOT NULL,
+  PRIMARY KEY (hour, type, connection, country, reason, channel, provider)
+);
 
-ALTER TABLE tenant_log_counts_daily ADD COLUMN provider text NOT NULL DEFAULT '';
-ALTER TABLE tenant_log_counts_daily DROP CONSTRAINT tenant_log_counts_daily_pkey;
-ALTER TABLE tenant_log_counts_daily ADD PRIMARY KEY (day, type, connection, country, prefix, reason, channel, provider);
+CREATE TABLE tenant_log_rollup_daily (
+  day        timestamptz NOT NULL,
+  type       text NOT NULL,
+  connection text NOT NULL,
+  country    text NOT NULL,
+  prefix     text NOT NULL,
+  reason     text NOT NULL,
+  channel    text NOT NULL,
+  provider   text NOT NULL,
+  n          bigint NOT NULL,
+  PRIMARY KEY (day, type, connection, country, prefix, reason, channel, provider)
+);
 
-TRUNCATE tenant_log_counts_hourly, tenant_log_counts_hourly_by_country, tenant_log_counts_daily;
-UPDATE tenant_log_counts_cursor SET tx_id = '0', seq = 0;
+CREATE TABLE tenant_log_rollup_cursor (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  tx_id    xid8 NOT NULL,
+  seq      bigint NOT NULL
+);
+INSERT INTO tenant_log_rollup_cursor (tx_id, seq) VALUES ('0', 0);
 `;

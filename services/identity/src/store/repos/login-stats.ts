@@ -64,7 +64,7 @@ const GROUP_COLUMN: Record<StatsGrouping, string> = { country: 'country', prefix
 
 /**
  * The figures of the operator console, from the tenant log: the hourly counts the rollup keeps
- * (tenant_log_counts_hourly) plus the records it has not reached yet, counted from the log itself.
+ * (tenant_log_rollup_hourly) plus the records it has not reached yet, counted from the log itself.
  */
 export function loginStatsRepo(db: SqlExecutor) {
   /**
@@ -76,7 +76,7 @@ export function loginStatsRepo(db: SqlExecutor) {
     const time = table === 'daily' ? 'day' : 'hour';
     const prefix = table === 'hourly_by_country' ? `'' AS prefix` : 'prefix';
     return `
-    SELECT ${time} AS hour, type, connection, country, ${prefix}, reason, channel, provider, n FROM tenant_log_counts_${table}
+    SELECT ${time} AS hour, type, connection, country, ${prefix}, reason, channel, provider, n FROM tenant_log_rollup_${table}
      WHERE ${time} >= $1 AND ${time} < $2 AND type = ANY($3::text[])
     UNION ALL
     SELECT ${COUNTED_COLUMNS}, 1 AS n FROM tenant_logs t
@@ -92,7 +92,7 @@ export function loginStatsRepo(db: SqlExecutor) {
      */
     async rollUp(batch: number): Promise<number> {
       const { rows } = await db.query<{ n: number }>(
-        `WITH cursor_at AS (SELECT tx_id, seq FROM tenant_log_counts_cursor),
+        `WITH cursor_at AS (SELECT tx_id, seq FROM tenant_log_rollup_cursor),
          batch AS (
            SELECT t.* FROM tenant_logs t, cursor_at c
             WHERE (t.tx_id, t.seq) > (c.tx_id, c.seq) AND t.tx_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -101,21 +101,21 @@ export function loginStatsRepo(db: SqlExecutor) {
            SELECT hour, type, connection, country, prefix, reason, channel, provider, count(*) AS n FROM (SELECT ${COUNTED_COLUMNS} FROM batch t WHERE ${COUNTED_TYPES}) counted
             GROUP BY hour, type, connection, country, prefix, reason, channel, provider),
          added AS (
-           INSERT INTO tenant_log_counts_hourly (hour, type, connection, country, prefix, reason, channel, provider, n)
+           INSERT INTO tenant_log_rollup_hourly (hour, type, connection, country, prefix, reason, channel, provider, n)
            SELECT hour, type, connection, country, prefix, reason, channel, provider, n FROM hourly
-           ON CONFLICT (hour, type, connection, country, prefix, reason, channel, provider) DO UPDATE SET n = tenant_log_counts_hourly.n + EXCLUDED.n),
+           ON CONFLICT (hour, type, connection, country, prefix, reason, channel, provider) DO UPDATE SET n = tenant_log_rollup_hourly.n + EXCLUDED.n),
          added_by_country AS (
-           INSERT INTO tenant_log_counts_hourly_by_country (hour, type, connection, country, reason, channel, provider, n)
+           INSERT INTO tenant_log_rollup_hourly_by_country (hour, type, connection, country, reason, channel, provider, n)
            SELECT hour, type, connection, country, reason, channel, provider, sum(n) FROM hourly
             GROUP BY hour, type, connection, country, reason, channel, provider
-           ON CONFLICT (hour, type, connection, country, reason, channel, provider) DO UPDATE SET n = tenant_log_counts_hourly_by_country.n + EXCLUDED.n),
+           ON CONFLICT (hour, type, connection, country, reason, channel, provider) DO UPDATE SET n = tenant_log_rollup_hourly_by_country.n + EXCLUDED.n),
          added_daily AS (
-           INSERT INTO tenant_log_counts_daily (day, type, connection, country, prefix, reason, channel, provider, n)
+           INSERT INTO tenant_log_rollup_daily (day, type, connection, country, prefix, reason, channel, provider, n)
            SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', type, connection, country, prefix, reason, channel, provider, sum(n) FROM hourly
             GROUP BY 1, type, connection, country, prefix, reason, channel, provider
-           ON CONFLICT (day, type, connection, country, prefix, reason, channel, provider) DO UPDATE SET n = tenant_log_counts_daily.n + EXCLUDED.n),
+           ON CONFLICT (day, type, connection, country, prefix, reason, channel, provider) DO UPDATE SET n = tenant_log_rollup_daily.n + EXCLUDED.n),
          last AS (SELECT tx_id, seq FROM batch ORDER BY tx_id DESC, seq DESC LIMIT 1),
-         moved AS (UPDATE tenant_log_counts_cursor SET tx_id = last.tx_id, seq = last.seq FROM last)
+         moved AS (UPDATE tenant_log_rollup_cursor SET tx_id = last.tx_id, seq = last.seq FROM last)
          SELECT count(*)::int AS n FROM batch`,
         [batch],
       );
@@ -133,7 +133,7 @@ export function loginStatsRepo(db: SqlExecutor) {
       // selective and the cursor not, and would read a month of records by date). Inside a
       // transaction (the domain's), so the setting ends with it.
       await db.query('SET LOCAL plan_cache_mode = force_custom_plan');
-      const { rows: cursor } = await db.query<{ tx_id: string; seq: string }>('SELECT tx_id::text AS tx_id, seq::text AS seq FROM tenant_log_counts_cursor');
+      const { rows: cursor } = await db.query<{ tx_id: string; seq: string }>('SELECT tx_id::text AS tx_id, seq::text AS seq FROM tenant_log_rollup_cursor');
       const { rows } = await db.query<{ period: Date; key: string; type: string; reason: string; n: string | number }>(
         `SELECT date_trunc('${interval === 'hour' ? 'hour' : 'day'}', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS period,
                 ${key} AS key, type, reason, sum(n)::bigint AS n
@@ -152,7 +152,7 @@ export function loginStatsRepo(db: SqlExecutor) {
       const dayAligned = interval === 'day' && range.from.getTime() % DAY_MS === 0 && range.to.getTime() % DAY_MS === 0;
       const table: CountTable = dayAligned ? 'daily' : groupBy === 'prefix' ? 'hourly' : 'hourly_by_country';
       await db.query('SET LOCAL plan_cache_mode = force_custom_plan');
-      const { rows: cursor } = await db.query<{ tx_id: string; seq: string }>('SELECT tx_id::text AS tx_id, seq::text AS seq FROM tenant_log_counts_cursor');
+      const { rows: cursor } = await db.query<{ tx_id: string; seq: string }>('SELECT tx_id::text AS tx_id, seq::text AS seq FROM tenant_log_rollup_cursor');
       const { rows } = await db.query<{ period: Date; key: string; country: string; channel: string; type: string; reason: string; n: string | number }>(
         `SELECT date_trunc('${interval === 'hour' ? 'hour' : 'day'}', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS period,
                 ${GROUP_COLUMN[groupBy]} AS key, country, channel, type, reason, sum(n)::bigint AS n
