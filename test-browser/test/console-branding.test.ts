@@ -77,18 +77,23 @@ describeWithChromium('the console\'s Branding screen, in a real browser', () => 
     await dialog.getByRole('button', { name: 'Apply' }).click();
     await dialog.getByRole('alert').filter({ hasText: /HTTP 400/ }).waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
     expect(await logo.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#brand-logo_url-error').textContent()).toMatch(/^logo_url: .*https/);
     await logo.fill('');
 
     // Saving: each dialog lists the changed fields; the API has them afterwards.
     await page.getByRole('button', { name: 'Save the brand…' }).click();
+    // The dialog's list is read once it is drawn (allTextContents does not wait).
+    await dialog.locator('li').first().waitFor();
     expect(await dialog.locator('li').allTextContents()).toEqual(['colors.primary: #aa0000 (none now)']);
     await dialog.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('Brand saved').waitFor();
     expect(await suite.api.call('GET', '/branding')).toEqual({ colors: { primary: '#aa0000' } });
 
+    await dialog.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Save the texts…' }).click();
+    await dialog.locator('li').first().waitFor();
     expect(await dialog.textContent()).toContain('login-passwordless-sms-otp.title: Your transfer code (none now)');
     await dialog.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('Texts saved').waitFor();
