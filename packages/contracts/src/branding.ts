@@ -190,6 +190,7 @@ export const LOGIN_PREVIEW_SCREENS = [
   'signed-out',
   'error',
   'front-channel-logout',
+  'co-verify',
 ] as const;
 export type LoginPreviewScreen = (typeof LOGIN_PREVIEW_SCREENS)[number];
 
@@ -198,7 +199,7 @@ export const BrandingPreviewSchema = z.strictObject({
   screen: z
     .enum(LOGIN_PREVIEW_SCREENS, { message: `the hosted login's page states: ${LOGIN_PREVIEW_SCREENS.join(', ')}` })
     .describe(
-      'The page and its state: the phone page (empty, or refusing a number), the code page (waiting for the code, refusing one, or just after a resend while the resend button waits), the passkey offer after an SMS login, the phone page refusing a passkey, the page of a completed sign-in, the signed-out page, an error page, the front-channel logout page.',
+      'The page and its state: the phone page (empty, or refusing a number), the code page (waiting for the code, refusing one, or just after a resend while the resend button waits), the passkey offer after an SMS login, the phone page refusing a passkey, the page of a completed sign-in, the signed-out page, an error page, the front-channel logout page, the cross-origin verification page of an embedded login (/co/verify: no brand, shown for a moment).',
     ),
   language: z.enum(LOGIN_LANGUAGES, { message: `the hosted pages speak these languages only: ${LOGIN_LANGUAGES.join(', ')}` }).describe('The page\'s language (LOGIN_LANGUAGES; enabled or not).'),
   branding: BrandingUpdateSchema.optional().describe('A draft of the brand, as PATCH /api/v2/branding takes it: merged over the saved brand for this page, not saved.'),

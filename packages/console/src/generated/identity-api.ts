@@ -1700,10 +1700,10 @@ export interface components {
              */
             language: "en" | "ar" | "cs" | "da" | "de" | "el" | "es" | "fa" | "fi" | "fr" | "he" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-CN" | "zh-TW";
             /**
-             * @description The page and its state: the phone page (empty, or refusing a number), the code page (waiting for the code, refusing one, or just after a resend while the resend button waits), the passkey offer after an SMS login, the phone page refusing a passkey, the page of a completed sign-in, the signed-out page, an error page, the front-channel logout page.
+             * @description The page and its state: the phone page (empty, or refusing a number), the code page (waiting for the code, refusing one, or just after a resend while the resend button waits), the passkey offer after an SMS login, the phone page refusing a passkey, the page of a completed sign-in, the signed-out page, an error page, the front-channel logout page, the cross-origin verification page of an embedded login (/co/verify: no brand, shown for a moment).
              * @enum {string}
              */
-            screen: "phone" | "phone-error" | "code" | "code-error" | "code-resend-wait" | "passkey-offer" | "passkey-error" | "signed-in" | "signed-out" | "error" | "front-channel-logout";
+            screen: "phone" | "phone-error" | "code" | "code-error" | "code-resend-wait" | "passkey-offer" | "passkey-error" | "signed-in" | "signed-out" | "error" | "front-channel-logout" | "co-verify";
         };
         BrandingUpdate: {
             /** @description null removes both colours. */

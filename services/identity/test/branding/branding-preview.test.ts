@@ -17,6 +17,7 @@ const SCREENS: Record<LoginPreviewScreen, { title: string; mark: RegExp }> = {
   'signed-out': { title: 'logout.logout-complete.title', mark: /<p>/ },
   error: { title: 'smsauth.error-page.expiredTitle', mark: /<p role="alert">/ },
   'front-channel-logout': { title: 'logout.logout-complete.title', mark: /<p id="status" role="status"/ },
+  'co-verify': { title: 'smsauth.co-verify.title', mark: /<form id="co-verify" method="post" action="#"/ },
 };
 
 describeOnEachDatabase('POST /api/v2/branding/preview', (database) => {

@@ -216,6 +216,7 @@ export const PREVIEW_SCREENS = [
   ['signed-out', 'Signed out'],
   ['error', 'Error page'],
   ['front-channel-logout', 'Logging out of the applications'],
+  ['co-verify', 'Embedded login: verifying across sites'],
 ] as const satisfies ReadonlyArray<readonly [PreviewScreen, string]>;
 // Every state of the API is offered: a state added to identity fails this line until it is added here.
 const everyScreen: Exclude<PreviewScreen, (typeof PREVIEW_SCREENS)[number][0]> extends never ? true : never = true;

@@ -7,6 +7,7 @@ import type { PreviewAppearance } from '../../domain/branding/preview';
 import { PASSKEY_MESSAGES } from '../../domain/passkeys/sign-in';
 import { loginPageCountry, phoneCountries } from '../../domain/phone/countries';
 import { brandAssets, brandStylesheet } from './brand';
+import { coVerifyPage } from './co-verify';
 import { enabledLanguages } from './i18n/language';
 import { Translator } from './i18n/messages';
 import {
@@ -62,18 +63,22 @@ function drawScreen(screen: LoginPreviewScreen, chrome: PageChrome, form: FormCo
       return errorPage(chrome, PAGE_ERRORS.expired());
     case 'front-channel-logout':
       return frontChannelLogoutPage(chrome, [{ clientName: form.appName, url: SAMPLE_LOGOUT_URL }], undefined);
+    case 'co-verify':
+      // The real page carries no brand: it is drawn as the route draws it (its frame is hidden).
+      return coVerifyPage({ t }, { frameUrl: `${SAMPLE_RETURN_URL}callback#origin=preview`, frameOrigin: SAMPLE_RETURN_URL.slice(0, -1), coId: 'preview', fields: {} });
   }
 }
 
 /**
  * A page as a picture: no script (the passkey and logout scripts, and the frames a noscript block
- * would load), no form that posts, no link that leaves, no autofocus taking the focus from the
+ * would load), no frame (the cross-origin verification's hidden one), no form that posts, no link that leaves, no autofocus taking the focus from the
  * page that shows the preview. The markup is the views' own, so these patterns are exact.
  */
 function inert(html: string): string {
   return html
     .replace(/<script\b[^>]*>[\s\S]*?<\/script>\n?/g, '')
     .replace(/<noscript>[\s\S]*?<\/noscript>\n?/g, '')
+    .replace(/<iframe\b[^>]*>[\s\S]*?<\/iframe>\n?/g, '')
     .replace(/(<form\b[^>]*?) action="[^"]*"/g, '$1 action="#"')
     .replace(/(<a\b[^>]*?) href="[^"]*"/g, '$1 href="#"')
     .replace(/(<input\b[^>]*?) autofocus(?=[\s>])/g, '$1');
